@@ -1,0 +1,150 @@
+// Slack through Bolt: HTTP Events API (mounted on the bot's HTTP server) or Socket Mode.
+import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Config } from '../../src/config/schema.ts';
+import { sessionKey } from '../../src/core/thread-ref.ts';
+import type { TurnRunner } from '../../src/core/turn-runner.ts';
+import type { Metrics } from '../../src/http/metrics.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { SessionHistory } from '../../src/store/session-history.ts';
+import type { Store } from '../../src/store/store.ts';
+import { boltLogger } from './bolt-logger.ts';
+import type { SlackCapabilities } from './slack-answer.ts';
+import { type Classified, classifySlackEvent, type SlackEnvelope, type SlackMessageEvent } from './slack-events.ts';
+import { SlackReply } from './slack-reply.ts';
+
+export interface SlackAdapterDeps {
+  config: Config;
+  runner: TurnRunner;
+  store: Store;
+  history: SessionHistory;
+  metrics: Metrics;
+  log: Logger;
+}
+
+const EMPTY_MENTION_HINT = 'Hi! Ask me something in the same message, for example: “@threadmind what does this error mean?”';
+
+export class SlackAdapter {
+  readonly app: App;
+  private readonly d: SlackAdapterDeps;
+  private readonly httpReceiver: HTTPReceiver | undefined;
+  private readonly socketReceiver: SocketModeReceiver | undefined;
+  private readonly caps: SlackCapabilities = { streaming: undefined, assistantStatus: undefined };
+  private botUserId: string | undefined;
+
+  constructor(d: SlackAdapterDeps) {
+    this.d = d;
+    const { config } = d;
+    const s = config.secrets;
+    const logger = boltLogger(d.log.child({ component: 'slack' }));
+    const clientOptions = {
+      slackApiUrl: config.slack.apiUrl,
+      retryConfig: { retries: config.slack.maxRetries, factor: 2, minTimeout: 500, maxTimeout: 10_000 },
+    };
+    let receiver: HTTPReceiver | SocketModeReceiver;
+    if (config.slackTransport === 'socket') {
+      receiver = this.socketReceiver = new SocketModeReceiver({
+        appToken: s.slackAppToken ?? '',
+        logger,
+        installerOptions: { clientOptions },
+      });
+    } else {
+      receiver = this.httpReceiver = new HTTPReceiver({
+        signingSecret: s.slackSigningSecret ?? '',
+        logger,
+        // The bot's own server listens; this receiver only verifies and dispatches.
+        port: 0,
+        unhandledRequestTimeoutMillis: 3001,
+      });
+    }
+    this.app = new App({
+      token: s.slackBotToken ?? '',
+      receiver,
+      clientOptions,
+      logger,
+    });
+    this.app.event('app_mention', async ({ event, body }) => {
+      await this.onEvent(body as SlackEnvelope, event as unknown as SlackMessageEvent);
+    });
+    this.app.event('message', async ({ event, body }) => {
+      await this.onEvent(body as SlackEnvelope, event as unknown as SlackMessageEvent);
+    });
+    this.app.error(async (err) => {
+      d.log.error({ err }, 'slack listener error');
+    });
+  }
+
+  /** POST /slack/events, for the bot's HTTP server (HTTP mode only). */
+  get eventsRoute(): ((req: HttpRequest, res: ServerResponse) => void) | undefined {
+    return this.httpReceiver?.requestListener;
+  }
+
+  private get client(): WebClient {
+    return this.app.client;
+  }
+
+  async start(): Promise<void> {
+    const auth = await this.client.auth.test();
+    this.botUserId = auth.user_id;
+    this.d.log.info({ team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport }, 'slack connected');
+    if (this.socketReceiver) await this.socketReceiver.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.socketReceiver) await this.socketReceiver.stop();
+  }
+
+  private async onEvent(envelope: SlackEnvelope, event: SlackMessageEvent): Promise<void> {
+    const botUserId = this.botUserId;
+    if (!botUserId) return;
+    const c = classifySlackEvent(envelope, event, botUserId);
+    if (!c) return;
+    const key = sessionKey(c.ref);
+    const log = this.d.log.child({ platform: 'slack', session: key, event_id: envelope.event_id });
+    if (c.onlyIfParticipating) {
+      if (!this.d.config.slack.answerThreadsWithoutMention) return;
+      if (!(await this.isParticipating(key))) return;
+    }
+    if (!(await this.claimOnce(envelope, c))) {
+      this.d.metrics.duplicateEvents.inc({ platform: 'slack' });
+      log.debug('duplicate event ignored');
+      return;
+    }
+    await this.d.store.kv.set(`participating:${key}`, true);
+    const reply = new SlackReply({
+      client: this.client,
+      target: { channel: c.ref.channelId, threadTs: c.ref.sessionId, teamId: c.teamId, userId: c.principal, isDirect: c.isDirect },
+      caps: this.caps,
+      log,
+      streaming: this.d.config.slack.streaming,
+      assistantStatus: this.d.config.slack.assistantStatus,
+      thinkingText: this.d.config.slack.thinkingText,
+      updateIntervalMs: this.d.config.slack.updateIntervalMs,
+    });
+    if (c.text === '') {
+      await reply.postMessage(EMPTY_MENTION_HINT);
+      return;
+    }
+    // Not awaited: Bolt has acked already and the turn can take minutes. The runner owns the
+    // promise, catches everything and tells the user.
+    void this.d.runner.submit(
+      { ref: c.ref, principal: c.principal, text: c.text, messageId: c.messageId, receivedAt: Date.now() },
+      reply,
+    );
+  }
+
+  private async isParticipating(key: string): Promise<boolean> {
+    return (await this.d.store.kv.get(`participating:${key}`)) === true || (await this.d.history.exists(key));
+  }
+
+  /**
+   * Exactly one answer per message: Slack retries events it thinks were missed (same event_id), and
+   * one mention arrives as both `message` and `app_mention` (different event_ids, same ts).
+   */
+  private async claimOnce(envelope: SlackEnvelope, c: Classified): Promise<boolean> {
+    const ttl = this.d.config.store.dedupeTtlSeconds * 1000;
+    if (envelope.event_id && !(await this.d.store.claim(`event:slack:${envelope.event_id}`, 'seen', ttl))) return false;
+    return this.d.store.claim(`msg:slack:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`, 'seen', ttl);
+  }
+}

@@ -1,0 +1,83 @@
+import type { WebClient } from '@slack/web-api';
+import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import { splitMessage } from '../../src/render/split-message.ts';
+import { MRKDWN_LIMIT, SlackAnswer, type SlackCapabilities, type SlackTarget } from './slack-answer.ts';
+import { isUnavailable, slackErrorCode } from './slack-errors.ts';
+import { escapeBroadcasts, markdownToMrkdwn } from './mrkdwn.ts';
+
+export interface SlackReplyOptions {
+  client: WebClient;
+  target: SlackTarget;
+  caps: SlackCapabilities;
+  log: Logger;
+  streaming: 'auto' | 'off';
+  assistantStatus: boolean;
+  thinkingText: string;
+  updateIntervalMs: number;
+}
+
+/** Answers in one Slack thread: status while working, the streamed answer, errors. */
+export class SlackReply implements ReplySink {
+  private readonly o: SlackReplyOptions;
+  private placeholderTs: string | undefined;
+
+  constructor(o: SlackReplyOptions) {
+    this.o = o;
+  }
+
+  async showStatus(kind: 'thinking' | 'summarizing'): Promise<void> {
+    const status = kind === 'thinking' ? this.o.thinkingText : 'is summarising this thread…';
+    const { client, target, caps } = this.o;
+    if (this.o.assistantStatus && caps.assistantStatus !== false) {
+      try {
+        await client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status });
+        caps.assistantStatus = true;
+        return;
+      } catch (err) {
+        if (!isUnavailable(err)) throw err;
+        this.o.log.info({ error: slackErrorCode(err) }, 'assistant thread status unavailable; using a placeholder message');
+        caps.assistantStatus = false;
+      }
+    }
+    if (this.placeholderTs !== undefined) {
+      await client.chat.update({ channel: target.channel, ts: this.placeholderTs, text: `_${status}_` });
+      return;
+    }
+    const res = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: `_${status}_` });
+    this.placeholderTs = res.ts;
+  }
+
+  beginAnswer(): AnswerStream {
+    const placeholderTs = this.placeholderTs;
+    this.placeholderTs = undefined;
+    return new SlackAnswer({
+      client: this.o.client,
+      target: this.o.target,
+      caps: this.o.caps,
+      useStreaming: this.o.streaming === 'auto',
+      updateIntervalMs: this.o.updateIntervalMs,
+      log: this.o.log,
+      placeholderTs,
+    });
+  }
+
+  async postMessage(markdown: string): Promise<void> {
+    const { client, target } = this.o;
+    for (const part of splitMessage(markdownToMrkdwn(escapeBroadcasts(markdown)), MRKDWN_LIMIT)) {
+      await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: part });
+    }
+  }
+
+  async reportError(userMessage: string): Promise<void> {
+    const { client, target } = this.o;
+    const text = `:warning: ${markdownToMrkdwn(escapeBroadcasts(userMessage))}`;
+    if (this.placeholderTs !== undefined) {
+      const ts = this.placeholderTs;
+      this.placeholderTs = undefined;
+      await client.chat.update({ channel: target.channel, ts, text });
+      return;
+    }
+    await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text });
+  }
+}

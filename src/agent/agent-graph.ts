@@ -1,0 +1,51 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+
+export const AgentState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  /** Model ↔ tool round trips so far in this turn. */
+  rounds: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+});
+
+export interface GraphOptions {
+  model: BaseChatModel;
+  tools: StructuredToolInterface[];
+  maxToolRounds: number;
+}
+
+function hasToolCalls(m: BaseMessage | undefined): boolean {
+  return (m as AIMessage | undefined)?.tool_calls?.length ? true : false;
+}
+
+/**
+ * model → (tools → model)* → end. On the last allowed round the model is called without tools, so
+ * a turn always ends with an answer instead of a recursion error.
+ */
+export function buildAgentGraph(o: GraphOptions) {
+  const withTools = o.tools.length > 0 && o.model.bindTools ? o.model.bindTools(o.tools) : o.model;
+  const callModel = async (state: typeof AgentState.State, config: RunnableConfig) => {
+    const system = String(config.configurable?.system ?? '');
+    const model = state.rounds >= o.maxToolRounds ? o.model : withTools;
+    const reply = await model.invoke([new SystemMessage(system), ...state.messages], config);
+    return { messages: [reply] };
+  };
+  const toolNode = o.tools.length > 0 ? new ToolNode(o.tools, { handleToolErrors: true }) : null;
+  const runTools = async (state: typeof AgentState.State, config: RunnableConfig) => {
+    if (!toolNode) return {};
+    const out = (await toolNode.invoke(state, config)) as { messages: BaseMessage[] };
+    return { messages: out.messages, rounds: 1 };
+  };
+  return new StateGraph(AgentState)
+    .addNode('model', callModel)
+    .addNode('tools', runTools)
+    .addEdge(START, 'model')
+    .addConditionalEdges('model', (s) => (hasToolCalls(s.messages.at(-1)) ? 'tools' : END), ['tools', END])
+    .addEdge('tools', 'model')
+    .compile();
+}
+
+export type AgentGraph = ReturnType<typeof buildAgentGraph>;

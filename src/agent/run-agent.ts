@@ -1,0 +1,85 @@
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { AgentGraph } from './agent-graph.ts';
+
+export interface TurnUsage {
+  /** prompt_tokens of the last model call: what the context weighs now. */
+  lastPromptTokens: number | undefined;
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+}
+
+export interface AgentRunInput {
+  graph: AgentGraph;
+  system: string;
+  messages: BaseMessage[];
+  signal: AbortSignal;
+  maxToolRounds: number;
+  /** Text as the model streams it. */
+  onText(delta: string): void;
+  /** Something happened (a chunk, a tool finishing): resets idle watchdogs. */
+  onActivity?(phase: 'model' | 'tools'): void;
+}
+
+export interface AgentRunResult {
+  /** Messages this turn added after the input (AI replies, tool calls and results). */
+  added: BaseMessage[];
+  /** The final answer's text. */
+  text: string;
+  usage: TurnUsage;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: unknown) =>
+      typeof p === 'string' ? p : (p as { type?: string; text?: string }).type === 'text' ? ((p as { text?: string }).text ?? '') : '',
+    )
+    .join('');
+}
+
+/** Runs the graph once, streaming the answer's tokens and collecting what the turn added. */
+export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
+  const usage: TurnUsage = { lastPromptTokens: undefined, inputTokens: 0, outputTokens: 0, modelCalls: 0 };
+  const added: BaseMessage[] = [];
+  const stream = await input.graph.stream(
+    { messages: input.messages },
+    {
+      streamMode: ['messages', 'updates'],
+      signal: input.signal,
+      recursionLimit: input.maxToolRounds * 2 + 3,
+      configurable: { system: input.system },
+    },
+  );
+  for await (const item of stream as AsyncIterable<[string, unknown]>) {
+    const [mode, payload] = item;
+    if (mode === 'messages') {
+      const [chunk, meta] = payload as [BaseMessage, { langgraph_node?: string }];
+      if (meta.langgraph_node !== 'model' || !AIMessageChunk.isInstance(chunk)) continue;
+      input.onActivity?.('model');
+      const delta = textOf(chunk.content);
+      if (delta) input.onText(delta);
+    } else if (mode === 'updates') {
+      const update = payload as Record<string, { messages?: BaseMessage[] } | undefined>;
+      for (const [node, value] of Object.entries(update)) {
+        for (const m of value?.messages ?? []) {
+          added.push(m);
+          if (node === 'model' && AIMessage.isInstance(m)) {
+            usage.modelCalls += 1;
+            const u = (m as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }).usage_metadata;
+            if (u) {
+              usage.inputTokens += u.input_tokens;
+              usage.outputTokens += u.output_tokens;
+              usage.lastPromptTokens = u.input_tokens;
+            }
+          }
+        }
+        input.onActivity?.(node === 'tools' ? 'model' : 'tools');
+      }
+    }
+  }
+  const last = added.at(-1);
+  const text = last && AIMessage.isInstance(last) ? textOf(last.content) : '';
+  return { added, text, usage };
+}

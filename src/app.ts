@@ -1,0 +1,102 @@
+// Composition root: builds every part from the config and wires them together. Adapters are
+// created here (and only here) so the core never imports a platform library.
+import { SlackAdapter } from '../adapters/slack/slack-adapter.ts';
+import { ToolRegistry } from './agent/tool-registry.ts';
+import type { Config } from './config/schema.ts';
+import { TurnRunner } from './core/turn-runner.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { HttpServer, type RouteHandler } from './http/server.ts';
+import { TextEndpoint } from './llm/text-endpoint.ts';
+import type { Logger } from './log/logger.ts';
+import { createStore } from './store/create-store.ts';
+import { SessionHistory } from './store/session-history.ts';
+import { SessionLock } from './store/session-lock.ts';
+import type { Store } from './store/store.ts';
+
+export interface AppOptions {
+  log: Logger;
+  /** Extra tools (tests register probes here; features register theirs in `registerTools`). */
+  tools?: ToolRegistry;
+  host?: string;
+}
+
+export interface RunningApp {
+  port: number;
+  store: Store;
+  metrics: Metrics;
+  runner: TurnRunner;
+  slack: SlackAdapter | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
+  const { log } = opts;
+  const store = await createStore(config.storeUrl);
+  const metrics = createMetrics();
+  const history = new SessionHistory(store, config.store.historyMaxMessages);
+  const llm = new TextEndpoint({
+    baseUrl: config.llm.text.baseUrl,
+    model: config.llm.text.model,
+    apiKey: config.secrets.llmApiKey,
+    temperature: config.llm.text.temperature,
+    maxReplyTokens: config.llm.text.maxReplyTokens,
+    requestTimeoutMs: config.llm.requestTimeoutMs,
+    maxRetries: config.llm.maxRetries,
+    log,
+  });
+  const tools = opts.tools ?? new ToolRegistry();
+  const runner = new TurnRunner(
+    {
+      botName: config.agent.name,
+      maxConcurrentTurns: config.core.maxConcurrentTurns,
+      maxQueuedPerSession: config.core.maxQueuedPerSession,
+      maxToolRounds: config.agent.maxToolRounds,
+      turnTimeoutMs: config.agent.turnTimeoutMs,
+      firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
+      historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
+    },
+    { llm, tools, history, lock: new SessionLock(store, config.store.lockTtlSeconds * 1000), metrics, log },
+  );
+
+  const routes = new Map<string, RouteHandler>();
+  let slack: SlackAdapter | undefined;
+  if (config.slackTransport) {
+    slack = new SlackAdapter({ config, runner, store, history, metrics, log });
+    const events = slack.eventsRoute;
+    if (events) routes.set('/slack/events', events);
+  }
+  const http = new HttpServer({
+    port: config.server.port,
+    ...(opts.host ? { host: opts.host } : {}),
+    metrics,
+    log,
+    routes,
+    checks: [
+      { name: 'store', check: () => store.ping() },
+      { name: 'llm_text', check: () => llm.check() },
+    ],
+  });
+
+  try {
+    await slack?.start();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const port = await http.listen();
+
+  return {
+    port,
+    store,
+    metrics,
+    runner,
+    slack,
+    async stop() {
+      await slack?.stop();
+      const drained = await runner.drain(config.server.shutdownGraceMs);
+      if (!drained) log.warn('shutting down with turns still running');
+      await http.close();
+      await store.close();
+    },
+  };
+}

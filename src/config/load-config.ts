@@ -1,0 +1,177 @@
+// The only module that reads the environment (DESIGN.md §2): everything else gets a Config.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { Config, Secrets } from './schema.ts';
+import { settingsSchema } from './schema.ts';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`threadmind cannot start; fix the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../config/default.yaml');
+
+/** Environment variable → settings path (DESIGN.md §3). */
+const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
+  PORT: { path: ['server', 'port'], type: 'int' },
+  LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
+  DATA_DIR: { path: ['dataDir'], type: 'string' },
+  STORE_URL: { path: ['store', 'url'], type: 'string' },
+  LLM_TEXT_BASE_URL: { path: ['llm', 'text', 'baseUrl'], type: 'string' },
+  LLM_TEXT_MODEL: { path: ['llm', 'text', 'model'], type: 'string' },
+  LLM_VISION_BASE_URL: { path: ['llm', 'vision', 'baseUrl'], type: 'string' },
+  LLM_VISION_MODEL: { path: ['llm', 'vision', 'model'], type: 'string' },
+  SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
+};
+
+const SECRET_WORDS = /token|secret|password|api_?key/i;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isRecord(b) && isRecord(v) ? deepMerge(b, v) : v;
+  }
+  return out;
+}
+
+function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (!isRecord(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  const last = keys.at(-1);
+  if (last !== undefined) node[last] = value;
+}
+
+function findSecretKeys(obj: unknown, prefix: string, found: string[]): void {
+  if (!isRecord(obj)) return;
+  for (const [k, v] of Object.entries(obj)) {
+    const where = prefix ? `${prefix}.${k}` : k;
+    if (SECRET_WORDS.test(k)) found.push(where);
+    findSecretKeys(v, where, found);
+  }
+}
+
+function readYaml(file: string, problems: string[]): Record<string, unknown> {
+  try {
+    const parsed: unknown = parseYaml(readFileSync(file, 'utf8'));
+    if (parsed === null || parsed === undefined) return {};
+    if (!isRecord(parsed)) {
+      problems.push(`${file}: expected a mapping of settings at the top level`);
+      return {};
+    }
+    return parsed;
+  } catch (err) {
+    problems.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return {};
+  }
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function readSecrets(env: Env): Secrets {
+  const secrets: Secrets = {};
+  const bot = nonEmpty(env.SLACK_BOT_TOKEN);
+  const signing = nonEmpty(env.SLACK_SIGNING_SECRET);
+  const app = nonEmpty(env.SLACK_APP_TOKEN);
+  const llm = nonEmpty(env.LLM_API_KEY);
+  if (bot) secrets.slackBotToken = bot;
+  if (signing) secrets.slackSigningSecret = signing;
+  if (app) secrets.slackAppToken = app;
+  if (llm) secrets.llmApiKey = llm;
+  return secrets;
+}
+
+function checkSlack(settings: Pick<Config['slack'], 'mode'>, s: Secrets, problems: string[]): Config['slackTransport'] {
+  if (!s.slackBotToken) {
+    if (s.slackSigningSecret || s.slackAppToken) {
+      problems.push('SLACK_BOT_TOKEN is required when SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set (Slack app → OAuth & Permissions → Bot User OAuth Token, xoxb-…)');
+    }
+    return null;
+  }
+  if (!s.slackBotToken.startsWith('xoxb-')) {
+    problems.push('SLACK_BOT_TOKEN must be a bot token starting with xoxb- (OAuth & Permissions → Bot User OAuth Token)');
+  }
+  if (s.slackAppToken && !s.slackAppToken.startsWith('xapp-')) {
+    problems.push('SLACK_APP_TOKEN must be an app-level token starting with xapp- (Basic Information → App-Level Tokens, scope connections:write)');
+  }
+  const mode = settings.mode === 'auto' ? (s.slackAppToken ? 'socket' : 'http') : settings.mode;
+  if (mode === 'socket' && !s.slackAppToken) {
+    problems.push('SLACK_APP_TOKEN is required for slack.mode=socket (Basic Information → App-Level Tokens)');
+  }
+  if (mode === 'http' && !s.slackSigningSecret) {
+    problems.push('SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set (Basic Information → Signing Secret), or set SLACK_APP_TOKEN to use Socket Mode');
+  }
+  return mode;
+}
+
+export interface LoadOptions {
+  env?: Env;
+  /** Extra YAML merged over the defaults (tests); THREADMIND_CONFIG is read as well. */
+  overrides?: Record<string, unknown>;
+}
+
+/** Loads defaults, the optional THREADMIND_CONFIG file and the environment; lists every problem at once. */
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const problems: string[] = [];
+  let raw = readYaml(DEFAULT_FILE, problems);
+  const extraFile = nonEmpty(env.THREADMIND_CONFIG);
+  if (extraFile) {
+    const extra = readYaml(extraFile, problems);
+    const secretKeys: string[] = [];
+    findSecretKeys(extra, '', secretKeys);
+    for (const k of secretKeys) {
+      problems.push(`${extraFile}: "${k}" looks like a secret; secrets are read only from environment variables`);
+    }
+    raw = deepMerge(raw, extra);
+  }
+  if (opts.overrides) raw = deepMerge(raw, opts.overrides);
+
+  for (const [name, spec] of Object.entries(ENV_PATHS)) {
+    const value = nonEmpty(env[name]);
+    if (value === undefined) continue;
+    if (spec.type === 'int') {
+      const n = Number(value);
+      if (!Number.isInteger(n)) problems.push(`${name} must be a whole number, got "${value}"`);
+      else setPath(raw, spec.path, n);
+    } else {
+      setPath(raw, spec.path, value);
+    }
+  }
+
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const where = issue.path.join('.') || '(top level)';
+      const envName = Object.entries(ENV_PATHS).find(([, s]) => s.path.join('.') === where)?.[0];
+      problems.push(`${where}${envName ? ` (${envName})` : ''}: ${issue.message}`);
+    }
+  }
+  const secrets = readSecrets(env);
+  // Checked even when the settings are invalid, so every problem is listed in one go.
+  const slackMode = isRecord(raw.slack) && typeof raw.slack.mode === 'string' ? raw.slack.mode : 'auto';
+  const slackTransport = checkSlack({ mode: slackMode as Config['slack']['mode'] }, secrets, problems);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const settings = parsed.data;
+
+  const storeUrl = settings.store.url || `sqlite://${path.join(settings.dataDir, 'threadmind.db')}`;
+  return { ...settings, secrets, slackTransport, storeUrl };
+}

@@ -1,0 +1,9 @@
+/**
+ * LangChain reads these from the environment. Background callbacks run on a shared queue that can
+ * observe another request's async context (DESIGN.md §4.1), and tracing would phone home: both off.
+ */
+export function applyLangChainEnvironment(): void {
+  process.env.LANGCHAIN_CALLBACKS_BACKGROUND = 'false';
+  process.env.LANGCHAIN_TRACING_V2 = 'false';
+  process.env.LANGSMITH_TRACING = 'false';
+}

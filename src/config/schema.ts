@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+const url = z.string().url();
+const positiveInt = z.number().int().positive();
+
+/** Settings that may appear in YAML. Secrets are deliberately absent: see `secretsSchema`. */
+export const settingsSchema = z
+  .object({
+    server: z
+      .object({
+        port: z.number().int().min(0).max(65535),
+        shutdownGraceMs: positiveInt,
+      })
+      .strict(),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+      })
+      .strict(),
+    dataDir: z.string().min(1),
+    store: z
+      .object({
+        url: z
+          .string()
+          .refine((v) => v === '' || /^(sqlite|redis|rediss):\/\//.test(v), {
+            message: 'must start with sqlite:// or redis:// (or be empty for the default SQLite file)',
+          }),
+        dedupeTtlSeconds: z.number().int().min(600, {
+          message: 'must be at least 600: Slack retries an event for about 5 minutes',
+        }),
+        lockTtlSeconds: positiveInt,
+        historyMaxMessages: positiveInt,
+      })
+      .strict(),
+    llm: z
+      .object({
+        requestTimeoutMs: positiveInt,
+        firstTokenTimeoutMs: positiveInt,
+        maxRetries: z.number().int().min(0).max(10),
+        text: z
+          .object({
+            baseUrl: url,
+            model: z.string(),
+            temperature: z.number().min(0).max(2),
+            maxReplyTokens: positiveInt,
+          })
+          .strict(),
+        vision: z.object({ baseUrl: url, model: z.string() }).strict(),
+      })
+      .strict(),
+    agent: z
+      .object({
+        name: z.string().min(1),
+        maxToolRounds: positiveInt,
+        turnTimeoutMs: positiveInt,
+        historyTurnsInPrompt: positiveInt,
+      })
+      .strict(),
+    core: z
+      .object({
+        maxConcurrentTurns: positiveInt,
+        maxQueuedPerSession: positiveInt,
+      })
+      .strict(),
+    slack: z
+      .object({
+        mode: z.enum(['auto', 'http', 'socket']),
+        apiUrl: url,
+        answerThreadsWithoutMention: z.boolean(),
+        streaming: z.enum(['auto', 'off']),
+        updateIntervalMs: positiveInt,
+        assistantStatus: z.boolean(),
+        thinkingText: z.string().min(1),
+        maxRetries: z.number().int().min(0).max(10),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** Secrets come only from the environment. */
+export interface Secrets {
+  slackBotToken?: string;
+  slackSigningSecret?: string;
+  slackAppToken?: string;
+  llmApiKey?: string;
+}
+
+export interface Config extends Settings {
+  secrets: Secrets;
+  /** The Slack transport in effect, or null when Slack is not configured. */
+  slackTransport: 'http' | 'socket' | null;
+  /** SQLite path or Redis URL after defaults. */
+  storeUrl: string;
+}

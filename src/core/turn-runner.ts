@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
+import { systemPrompt, userTurnText } from '../agent/prompts.ts';
+import { runAgent } from '../agent/run-agent.ts';
+import type { ToolRegistry } from '../agent/tool-registry.ts';
+import { asCodedError, ThreadmindError } from '../errors.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { TextEndpoint } from '../llm/text-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import { runInScope } from '../scope/scope.ts';
+import type { SessionHistory } from '../store/session-history.ts';
+import type { SessionLock } from '../store/session-lock.ts';
+import { KeyedQueue } from './keyed-queue.ts';
+import { Semaphore } from './semaphore.ts';
+import { ownersOf, sessionKey } from './thread-ref.ts';
+import type { AnswerStream, IncomingMessage, ReplySink, TurnOutcome } from './types.ts';
+
+export interface TurnRunnerOptions {
+  botName: string;
+  maxConcurrentTurns: number;
+  maxQueuedPerSession: number;
+  maxToolRounds: number;
+  turnTimeoutMs: number;
+  firstTokenTimeoutMs: number;
+  historyTurnsInPrompt: number;
+}
+
+export interface TurnRunnerDeps {
+  llm: TextEndpoint;
+  tools: ToolRegistry;
+  history: SessionHistory;
+  lock: SessionLock;
+  metrics: Metrics;
+  log: Logger;
+  now?: () => Date;
+}
+
+/**
+ * The turn pipeline: per-session FIFO, a global concurrency bound, the request scope, the agent,
+ * streaming to the platform and persisting history. Never rejects: every failure ends as a message
+ * in the thread and a log line with the trace id.
+ */
+export class TurnRunner {
+  private readonly o: TurnRunnerOptions;
+  private readonly d: TurnRunnerDeps;
+  private readonly queue: KeyedQueue;
+  private readonly slots: Semaphore;
+  private readonly graphs = new WeakMap<object, AgentGraph>();
+  private readonly running = new Set<Promise<TurnOutcome>>();
+  private closing = false;
+
+  constructor(o: TurnRunnerOptions, d: TurnRunnerDeps) {
+    this.o = o;
+    this.d = d;
+    this.queue = new KeyedQueue(o.maxQueuedPerSession);
+    this.slots = new Semaphore(o.maxConcurrentTurns);
+  }
+
+  get pendingTurns(): number {
+    return this.queue.size;
+  }
+
+  /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
+  submit(msg: IncomingMessage, reply: ReplySink): Promise<TurnOutcome> {
+    if (this.closing) return Promise.resolve({ status: 'rejected', reason: 'shutting_down' });
+    const key = sessionKey(msg.ref);
+    const traceId = randomUUID();
+    const log = this.d.log.child({ trace_id: traceId, platform: msg.ref.platform, session: key });
+    const queued = this.queue.push(key, () => this.run(msg, reply, key, traceId, log));
+    if (!queued) {
+      log.warn({ pending: this.queue.pending(key) }, 'session queue full; message refused');
+      this.d.metrics.errors.inc({ kind: 'queue_full' });
+      const text = `I already have ${this.o.maxQueuedPerSession} messages waiting in this thread. Please wait for my answers before sending more.`;
+      return reply.reportError(text).then(
+        () => ({ status: 'rejected', reason: 'queue_full' }) as const,
+        (err: unknown) => {
+          log.error({ err }, 'could not tell the user the queue is full');
+          return { status: 'rejected', reason: 'queue_full' } as const;
+        },
+      );
+    }
+    this.d.metrics.queueDepth.set(this.queue.size);
+    log.debug({ pending: this.queue.pending(key) }, 'message queued');
+    this.running.add(queued);
+    void queued.finally(() => {
+      this.running.delete(queued);
+      this.d.metrics.queueDepth.set(this.queue.size);
+    });
+    return queued;
+  }
+
+  /** Stops taking messages and waits (bounded) for queued and running turns to finish. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.closing = true;
+    const all = Promise.allSettled([...this.running]).then(() => true);
+    const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref());
+    return Promise.race([all, timeout]);
+  }
+
+  private graphFor(model: object): AgentGraph {
+    let g = this.graphs.get(model);
+    if (!g) {
+      g = buildAgentGraph({
+        model: model as Parameters<typeof buildAgentGraph>[0]['model'],
+        tools: this.d.tools.list(),
+        maxToolRounds: this.o.maxToolRounds,
+      });
+      this.graphs.set(model, g);
+    }
+    return g;
+  }
+
+  private async run(msg: IncomingMessage, reply: ReplySink, key: string, traceId: string, log: Logger): Promise<TurnOutcome> {
+    const release = await this.slots.acquire();
+    const started = performance.now();
+    this.d.metrics.turnsInFlight.inc();
+    let answer: AnswerStream | undefined;
+    const controller = new AbortController();
+    const turnTimer = setTimeout(
+      () => controller.abort(new ThreadmindError('turn_timeout', `turn exceeded ${this.o.turnTimeoutMs} ms`, `I could not finish within ${Math.round(this.o.turnTimeoutMs / 1000)} seconds, so I stopped. Please try a narrower question.`)),
+      this.o.turnTimeoutMs,
+    );
+    let idleTimer: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(
+        () => controller.abort(new ThreadmindError('model_timeout', `no output from the model for ${this.o.firstTokenTimeoutMs} ms`, 'The model did not respond in time. Please try again in a minute.')),
+        this.o.firstTokenTimeoutMs,
+      );
+    };
+    let lock: { release(): Promise<void> } | undefined;
+    try {
+      lock = await this.d.lock.acquire(key, this.o.turnTimeoutMs);
+      log.info({ principal: msg.principal, chars: msg.text.length }, 'turn started');
+      await reply.showStatus('thinking').catch((err: unknown) => log.warn({ err }, 'could not show status'));
+      const history = await this.d.history.load(key);
+      const model = await this.d.llm.resolve();
+      const human = new HumanMessage(userTurnText(msg.principal, msg.text));
+      const prompt: BaseMessage[] = [...history.slice(-this.o.historyTurnsInPrompt), human];
+      const system = systemPrompt({ botName: this.o.botName, platform: msg.ref.platform, now: (this.d.now ?? (() => new Date()))() });
+      armIdle();
+      const result = await runInScope(
+        { ref: msg.ref, principal: msg.principal, owners: ownersOf(msg.ref), images: [], traceId },
+        () =>
+          runAgent({
+            graph: this.graphFor(model.chat),
+            system,
+            messages: prompt,
+            signal: controller.signal,
+            maxToolRounds: this.o.maxToolRounds,
+            onText: (delta) => {
+              answer ??= reply.beginAnswer();
+              answer.append(delta);
+            },
+            onActivity: (phase) => (phase === 'model' ? armIdle() : clearTimeout(idleTimer)),
+          }),
+      );
+      clearTimeout(idleTimer);
+      const text = result.text.trim() || '_The model returned an empty answer. Please rephrase your question._';
+      answer ??= reply.beginAnswer();
+      await answer.finish(text);
+      await this.d.history.save(key, [...history, human, ...result.added]);
+      this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
+      this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
+      this.d.metrics.turnSeconds.observe({ platform: msg.ref.platform, outcome: 'answered' }, (performance.now() - started) / 1000);
+      log.info({ ms: Math.round(performance.now() - started), usage: result.usage, chars: text.length }, 'turn answered');
+      return { status: 'answered', text };
+    } catch (err) {
+      const coded = asCodedError(controller.signal.reason instanceof ThreadmindError ? controller.signal.reason : err);
+      log.error({ err, code: coded.code }, 'turn failed');
+      this.d.metrics.errors.inc({ kind: coded.code });
+      this.d.metrics.turnSeconds.observe({ platform: msg.ref.platform, outcome: 'failed' }, (performance.now() - started) / 1000);
+      try {
+        if (answer) await answer.fail(coded.userMessage);
+        else await reply.reportError(coded.userMessage);
+      } catch (postErr) {
+        log.error({ err: postErr }, 'could not post the error message to the thread');
+      }
+      return { status: 'failed', code: coded.code, userMessage: coded.userMessage };
+    } finally {
+      clearTimeout(turnTimer);
+      clearTimeout(idleTimer);
+      await lock?.release().catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
+      this.d.metrics.turnsInFlight.dec();
+      release();
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The bot's Prometheus metrics, on a registry of its own (no global state between tests). */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'threadmind_' });
+  return {
+    registry,
+    turnSeconds: new Histogram({
+      name: 'threadmind_turn_duration_seconds',
+      help: 'Wall time of one turn, from the start of its run to the answer posted',
+      labelNames: ['platform', 'outcome'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160],
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'threadmind_llm_tokens_total',
+      help: 'Tokens reported by the model server (usage), by direction',
+      labelNames: ['direction'] as const,
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'threadmind_errors_total',
+      help: 'Errors by kind',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'threadmind_queue_depth',
+      help: 'Messages waiting or running, over all sessions',
+      registers: [registry],
+    }),
+    turnsInFlight: new Gauge({
+      name: 'threadmind_turns_in_flight',
+      help: 'Turns running now',
+      registers: [registry],
+    }),
+    duplicateEvents: new Counter({
+      name: 'threadmind_duplicate_events_total',
+      help: 'Platform events dropped as retries or duplicates',
+      labelNames: ['platform'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

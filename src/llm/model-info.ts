@@ -1,0 +1,52 @@
+import { ThreadmindError } from '../errors.ts';
+
+export interface ModelInfo {
+  id: string;
+  /** vLLM reports the served context window; other servers may not. */
+  maxModelLen: number | undefined;
+}
+
+interface ModelsResponse {
+  data?: { id?: unknown; max_model_len?: unknown }[];
+}
+
+export interface EndpointOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+function headers(apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+}
+
+/** GET {baseUrl}/models; the configured model (or the first one served) with its context window. */
+export async function fetchModelInfo(opts: EndpointOptions, wanted: string): Promise<ModelInfo> {
+  const doFetch = opts.fetch ?? fetch;
+  const url = `${opts.baseUrl.replace(/\/+$/, '')}/models`;
+  let body: ModelsResponse;
+  try {
+    const res = await doFetch(url, {
+      headers: headers(opts.apiKey),
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    if (!res.ok) throw new Error(`GET ${url} answered HTTP ${res.status}`);
+    body = (await res.json()) as ModelsResponse;
+  } catch (err) {
+    throw new ThreadmindError(
+      'model_unavailable',
+      `cannot list models at ${url}: ${err instanceof Error ? err.message : String(err)}`,
+      "I can't reach the language model right now. Please try again in a few minutes.",
+      { cause: err },
+    );
+  }
+  const models = (body.data ?? []).filter((m): m is { id: string; max_model_len?: unknown } => typeof m.id === 'string');
+  const pick = wanted ? models.find((m) => m.id === wanted) : models[0];
+  if (!pick) {
+    if (wanted) return { id: wanted, maxModelLen: undefined };
+    throw new ThreadmindError('model_unavailable', `${url} lists no models`, 'The language model server has no model loaded.');
+  }
+  const len = typeof pick.max_model_len === 'number' ? pick.max_model_len : undefined;
+  return { id: pick.id, maxModelLen: len };
+}

@@ -1,0 +1,63 @@
+// Entry point: `npm start`.
+import { startApp } from './app.ts';
+import { ConfigError, loadConfig } from './config/load-config.ts';
+import { applyLangChainEnvironment } from './config/runtime-env.ts';
+import type { Config } from './config/schema.ts';
+import { createLogger } from './log/logger.ts';
+
+const NO_PLATFORM = `threadmind has no chat platform to serve. Set one of:
+  Slack over HTTP:    SLACK_BOT_TOKEN=xoxb-…  SLACK_SIGNING_SECRET=…   (events at POST /slack/events)
+  Slack Socket Mode:  SLACK_BOT_TOKEN=xoxb-…  SLACK_APP_TOKEN=xapp-…
+and point it at your model server with LLM_TEXT_BASE_URL (default http://localhost:8000/v1).
+See README.md, "Set up Slack".
+`;
+
+function load(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = load();
+  if (!config.slackTransport) {
+    process.stderr.write(NO_PLATFORM);
+    process.exit(2);
+  }
+  applyLangChainEnvironment();
+  const log = createLogger(config.log.level);
+  let app: Awaited<ReturnType<typeof startApp>>;
+  try {
+    app = await startApp(config, { log });
+  } catch (err) {
+    log.fatal({ err }, 'threadmind could not start');
+    process.exit(1);
+  }
+  log.info({ port: app.port }, 'threadmind is running');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'unclean shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // One conversation's bug must not take the others down: log it and keep serving.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+}
+
+await main();

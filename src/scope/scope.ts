@@ -1,0 +1,34 @@
+// The one home of AsyncLocalStorage (DESIGN.md §2). Tools learn whose files and knowledge to look
+// at from here, never from their arguments. Only run() is used: a scope cannot outlive its turn.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ThreadRef } from '../core/thread-ref.ts';
+
+/** What an attachment can belong to (DESIGN.md §1). */
+export interface Owner {
+  kind: 'session' | 'channel' | 'project';
+  key: string;
+}
+
+export interface TurnScope {
+  readonly ref: ThreadRef;
+  readonly principal: string;
+  /** Owners whose attachments this turn may see: its session, its channel, its project. */
+  readonly owners: readonly Owner[];
+  /** Image attachments in reach of this turn, newest last (filled by the attachments feature). */
+  readonly images: readonly string[];
+  readonly traceId: string;
+}
+
+const storage = new AsyncLocalStorage<TurnScope>();
+
+export function runInScope<T>(scope: TurnScope, fn: () => T): T {
+  return storage.run(Object.freeze({ ...scope }), fn);
+}
+
+export function currentScope(): TurnScope | undefined {
+  return storage.getStore();
+}
+
+/** What a tool answers when it is called outside any conversation. */
+export const NO_SCOPE_MESSAGE =
+  'No active conversation context: this tool can only be used while answering a message in a thread.';

@@ -1,0 +1,21 @@
+import type Keyv from 'keyv';
+
+/**
+ * The bot's state. `kv` is plain keyv (history, session metadata); claims are the one operation keyv
+ * cannot express atomically — "set if absent, with a TTL" — which event de-duplication and
+ * per-session locks need to be safe across replicas.
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'redis';
+  readonly kv: Keyv;
+  /** Sets `key` to `holder` for `ttlMs` unless someone holds it; true when this call got it. */
+  claim(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extends a claim this holder still has; false when it was lost. */
+  renew(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Frees a claim only if `holder` still has it. */
+  release(key: string, holder: string): Promise<void>;
+  /** Who holds the claim now, if anyone. */
+  holder(key: string): Promise<string | undefined>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
