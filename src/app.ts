@@ -55,7 +55,14 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
     },
-    { llm, tools, history, lock: new SessionLock(store, config.store.lockTtlSeconds * 1000), metrics, log },
+    {
+      llm,
+      tools,
+      history,
+      lock: new SessionLock(store, config.store.lockTtlSeconds * 1000),
+      metrics,
+      log,
+    },
   );
 
   const routes = new Map<string, RouteHandler>();

@@ -15,7 +15,12 @@ export type ErrorCode =
 export class ThreadmindError extends Error {
   readonly code: ErrorCode;
   readonly userMessage: string;
-  constructor(code: ErrorCode, message: string, userMessage: string, options?: { cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    userMessage: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ThreadmindError';
     this.code = code;
@@ -37,7 +42,8 @@ function textOf(err: unknown): string {
   return String(err);
 }
 
-const CONNECTION = /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|socket hang up|Connection error|fetch failed|terminated|other side closed/i;
+const CONNECTION =
+  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|socket hang up|Connection error|fetch failed|terminated|other side closed/i;
 const CONTEXT = /maximum context length|context length|too many tokens|prompt is too long/i;
 
 /** Turns whatever a model call threw into a coded error with a message fit for the thread. */
@@ -46,19 +52,49 @@ export function asCodedError(err: unknown): ThreadmindError {
   const text = textOf(err);
   const status = statusOf(err);
   if (status === 400 && CONTEXT.test(text)) {
-    return new ThreadmindError('context_too_long', text, 'This thread has grown too long for the model to read at once. Start a new thread, or ask me to summarize this one.', { cause: err });
+    return new ThreadmindError(
+      'context_too_long',
+      text,
+      'This thread has grown too long for the model to read at once. Start a new thread, or ask me to summarize this one.',
+      { cause: err },
+    );
   }
   if (status === 429) {
-    return new ThreadmindError('rate_limited', text, 'The model is busy right now (rate limited). Please try again in a minute.', { cause: err });
+    return new ThreadmindError(
+      'rate_limited',
+      text,
+      'The model is busy right now (rate limited). Please try again in a minute.',
+      { cause: err },
+    );
   }
   if (/timed? ?out|TimeoutError|AbortError|aborted/i.test(text)) {
-    return new ThreadmindError('model_timeout', text, 'The model took too long to answer. Please try again, or ask a shorter question.', { cause: err });
+    return new ThreadmindError(
+      'model_timeout',
+      text,
+      'The model took too long to answer. Please try again, or ask a shorter question.',
+      { cause: err },
+    );
   }
   if ((status !== undefined && status >= 500) || CONNECTION.test(text)) {
-    return new ThreadmindError('model_unavailable', text, "I can't reach the language model right now. Please try again in a few minutes; if it keeps happening, tell whoever runs threadmind.", { cause: err });
+    return new ThreadmindError(
+      'model_unavailable',
+      text,
+      "I can't reach the language model right now. Please try again in a few minutes; if it keeps happening, tell whoever runs threadmind.",
+      { cause: err },
+    );
   }
   if (status !== undefined && status >= 400) {
-    return new ThreadmindError('model_rejected', text, 'The model refused this request. Please rephrase it or start a new thread.', { cause: err });
+    return new ThreadmindError(
+      'model_rejected',
+      text,
+      'The model refused this request. Please rephrase it or start a new thread.',
+      { cause: err },
+    );
   }
-  return new ThreadmindError('internal', text, 'Something went wrong while answering. The details are in the bot\'s log.', { cause: err });
+  return new ThreadmindError(
+    'internal',
+    text,
+    "Something went wrong while answering. The details are in the bot's log.",
+    { cause: err },
+  );
 }

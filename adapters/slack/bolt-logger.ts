@@ -5,7 +5,8 @@ import type { Logger } from '../../src/log/logger.ts';
 export function boltLogger(log: Logger): BoltLogger {
   let level = LogLevel.INFO;
   let name = 'bolt';
-  const fmt = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
+  const fmt = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
   return {
     debug: (...msg) => log.debug({ component: name }, fmt(msg)),
     info: (...msg) => log.debug({ component: name }, fmt(msg)),

@@ -11,7 +11,12 @@ import type { SessionHistory } from '../../src/store/session-history.ts';
 import type { Store } from '../../src/store/store.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { SlackCapabilities } from './slack-answer.ts';
-import { type Classified, classifySlackEvent, type SlackEnvelope, type SlackMessageEvent } from './slack-events.ts';
+import {
+  type Classified,
+  classifySlackEvent,
+  type SlackEnvelope,
+  type SlackMessageEvent,
+} from './slack-events.ts';
 import { SlackReply } from './slack-reply.ts';
 
 export interface SlackAdapterDeps {
@@ -23,7 +28,8 @@ export interface SlackAdapterDeps {
   log: Logger;
 }
 
-const EMPTY_MENTION_HINT = 'Hi! Ask me something in the same message, for example: “@threadmind what does this error mean?”';
+const EMPTY_MENTION_HINT =
+  'Hi! Ask me something in the same message, for example: “@threadmind what does this error mean?”';
 
 export class SlackAdapter {
   readonly app: App;
@@ -40,7 +46,12 @@ export class SlackAdapter {
     const logger = boltLogger(d.log.child({ component: 'slack' }));
     const clientOptions = {
       slackApiUrl: config.slack.apiUrl,
-      retryConfig: { retries: config.slack.maxRetries, factor: 2, minTimeout: 500, maxTimeout: 10_000 },
+      retryConfig: {
+        retries: config.slack.maxRetries,
+        factor: 2,
+        minTimeout: 500,
+        maxTimeout: 10_000,
+      },
     };
     let receiver: HTTPReceiver | SocketModeReceiver;
     if (config.slackTransport === 'socket') {
@@ -87,7 +98,10 @@ export class SlackAdapter {
   async start(): Promise<void> {
     const auth = await this.client.auth.test();
     this.botUserId = auth.user_id;
-    this.d.log.info({ team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport }, 'slack connected');
+    this.d.log.info(
+      { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
+      'slack connected',
+    );
     if (this.socketReceiver) await this.socketReceiver.start();
   }
 
@@ -114,7 +128,13 @@ export class SlackAdapter {
     await this.d.store.kv.set(`participating:${key}`, true);
     const reply = new SlackReply({
       client: this.client,
-      target: { channel: c.ref.channelId, threadTs: c.ref.sessionId, teamId: c.teamId, userId: c.principal, isDirect: c.isDirect },
+      target: {
+        channel: c.ref.channelId,
+        threadTs: c.ref.sessionId,
+        teamId: c.teamId,
+        userId: c.principal,
+        isDirect: c.isDirect,
+      },
       caps: this.caps,
       log,
       streaming: this.d.config.slack.streaming,
@@ -129,13 +149,22 @@ export class SlackAdapter {
     // Not awaited: Bolt has acked already and the turn can take minutes. The runner owns the
     // promise, catches everything and tells the user.
     void this.d.runner.submit(
-      { ref: c.ref, principal: c.principal, text: c.text, messageId: c.messageId, receivedAt: Date.now() },
+      {
+        ref: c.ref,
+        principal: c.principal,
+        text: c.text,
+        messageId: c.messageId,
+        receivedAt: Date.now(),
+      },
       reply,
     );
   }
 
   private async isParticipating(key: string): Promise<boolean> {
-    return (await this.d.store.kv.get(`participating:${key}`)) === true || (await this.d.history.exists(key));
+    return (
+      (await this.d.store.kv.get(`participating:${key}`)) === true ||
+      (await this.d.history.exists(key))
+    );
   }
 
   /**
@@ -144,7 +173,15 @@ export class SlackAdapter {
    */
   private async claimOnce(envelope: SlackEnvelope, c: Classified): Promise<boolean> {
     const ttl = this.d.config.store.dedupeTtlSeconds * 1000;
-    if (envelope.event_id && !(await this.d.store.claim(`event:slack:${envelope.event_id}`, 'seen', ttl))) return false;
-    return this.d.store.claim(`msg:slack:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`, 'seen', ttl);
+    if (
+      envelope.event_id &&
+      !(await this.d.store.claim(`event:slack:${envelope.event_id}`, 'seen', ttl))
+    )
+      return false;
+    return this.d.store.claim(
+      `msg:slack:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
+      'seen',
+      ttl,
+    );
   }
 }

@@ -1,11 +1,11 @@
 // One answer streaming into a Slack thread: chat.startStream/appendStream/stopStream where the
 // workspace has them, otherwise a message edited with chat.update at most once per interval.
 import type { WebClient } from '@slack/web-api';
+import type { AnswerStream } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { splitMessage } from '../../src/render/split-message.ts';
-import type { AnswerStream } from '../../src/core/types.ts';
-import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import { escapeBroadcasts, markdownToMrkdwn } from './mrkdwn.ts';
+import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 
 /** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000 (DESIGN.md §4.3). */
 export const MRKDWN_LIMIT = 3000;
@@ -46,7 +46,12 @@ function openFence(text: string): { marker: string; info: string } | null {
     if (!m) continue;
     const marker = m[1] ?? '```';
     if (!open) open = { marker, info: (m[2] ?? '').trim() };
-    else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && (m[2] ?? '').trim() === '') open = null;
+    else if (
+      marker[0] === open.marker[0] &&
+      marker.length >= open.marker.length &&
+      (m[2] ?? '').trim() === ''
+    )
+      open = null;
   }
   return open;
 }
@@ -87,10 +92,13 @@ export class SlackAnswer implements AnswerStream {
   append(delta: string): void {
     this.text += delta;
     if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.enqueue(false);
-      }, this.sent === 0 ? 0 : this.o.updateIntervalMs);
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.enqueue(false);
+        },
+        this.sent === 0 ? 0 : this.o.updateIntervalMs,
+      );
     }
   }
 
@@ -131,7 +139,10 @@ export class SlackAnswer implements AnswerStream {
         return;
       } catch (err) {
         if (this.streamTs !== undefined || !isUnavailable(err)) throw err;
-        this.o.log.info({ error: slackErrorCode(err) }, 'Slack streaming unavailable; editing messages instead');
+        this.o.log.info(
+          { error: slackErrorCode(err) },
+          'Slack streaming unavailable; editing messages instead',
+        );
         this.o.caps.streaming = false;
         this.mode = 'update';
       }
@@ -159,9 +170,11 @@ export class SlackAnswer implements AnswerStream {
       this.sent = end;
     }
     if (final && this.streamTs !== undefined) {
-      await this.o.client.chat.stopStream({ channel: this.o.target.channel, ts: this.streamTs }).catch((err: unknown) => {
-        if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
-      });
+      await this.o.client.chat
+        .stopStream({ channel: this.o.target.channel, ts: this.streamTs })
+        .catch((err: unknown) => {
+          if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
+        });
       this.streamTs = undefined;
     } else if (final && this.streamTs === undefined && this.text.length === 0) {
       await this.postPart(':warning: The model returned an empty answer.');
@@ -175,7 +188,11 @@ export class SlackAnswer implements AnswerStream {
       return;
     }
     try {
-      await client.chat.appendStream({ channel: target.channel, ts: this.streamTs, markdown_text: markdown });
+      await client.chat.appendStream({
+        channel: target.channel,
+        ts: this.streamTs,
+        markdown_text: markdown,
+      });
       this.streamChars += markdown.length;
     } catch (err) {
       // Slack closes streams after a few minutes; carry on in a new message, losing nothing.
@@ -197,7 +214,9 @@ export class SlackAnswer implements AnswerStream {
       channel: target.channel,
       thread_ts: target.threadTs,
       markdown_text: markdown,
-      ...(target.isDirect ? {} : { recipient_user_id: target.userId, recipient_team_id: target.teamId }),
+      ...(target.isDirect
+        ? {}
+        : { recipient_user_id: target.userId, recipient_team_id: target.teamId }),
     });
     this.o.caps.streaming = true;
     this.streamTs = res.ts;
@@ -209,7 +228,11 @@ export class SlackAnswer implements AnswerStream {
   private async rollStream(): Promise<void> {
     const fence = openFence(this.text.slice(0, this.sent));
     if (fence && this.streamTs !== undefined) {
-      await this.o.client.chat.appendStream({ channel: this.o.target.channel, ts: this.streamTs, markdown_text: `\n${fence.marker}` });
+      await this.o.client.chat.appendStream({
+        channel: this.o.target.channel,
+        ts: this.streamTs,
+        markdown_text: `\n${fence.marker}`,
+      });
     }
     if (this.streamTs !== undefined) {
       await this.o.client.chat.stopStream({ channel: this.o.target.channel, ts: this.streamTs });
@@ -222,9 +245,11 @@ export class SlackAnswer implements AnswerStream {
     if (this.placeholderTs === undefined) return;
     const ts = this.placeholderTs;
     this.placeholderTs = undefined;
-    await this.o.client.chat.delete({ channel: this.o.target.channel, ts }).catch((err: unknown) => {
-      this.o.log.warn({ err }, 'could not remove the thinking placeholder');
-    });
+    await this.o.client.chat
+      .delete({ channel: this.o.target.channel, ts })
+      .catch((err: unknown) => {
+        this.o.log.warn({ err }, 'could not remove the thinking placeholder');
+      });
   }
 
   // --- update mode -------------------------------------------------------------------------
@@ -258,7 +283,11 @@ export class SlackAnswer implements AnswerStream {
 
   private async postPart(text: string): Promise<string> {
     const { client, target } = this.o;
-    const res = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text });
+    const res = await client.chat.postMessage({
+      channel: target.channel,
+      thread_ts: target.threadTs,
+      text,
+    });
     return res.ts ?? '';
   }
 }

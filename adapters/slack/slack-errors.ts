@@ -5,7 +5,13 @@ export function slackErrorCode(err: unknown): string | undefined {
   return typeof data?.error === 'string' ? data.error : undefined;
 }
 
-const TRANSIENT = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const TRANSIENT = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 /**
  * True when Slack says the method itself is not available to this app (not an AI app, missing

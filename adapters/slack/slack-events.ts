@@ -47,14 +47,21 @@ export function mentionsUser(text: string, userId: string): boolean {
 }
 
 export function stripMention(text: string, userId: string): string {
-  return text.replace(new RegExp(`<@${userId}(\\|[^>]*)?>`, 'g'), '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(new RegExp(`<@${userId}(\\|[^>]*)?>`, 'g'), '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
  * Decides whether an event is a question for the bot. A top-level mention starts a thread under
  * itself (session = its ts); inside a thread the session is the thread root. DMs work the same way.
  */
-export function classifySlackEvent(env: SlackEnvelope, ev: SlackMessageEvent, botUserId: string): Classified | null {
+export function classifySlackEvent(
+  env: SlackEnvelope,
+  ev: SlackMessageEvent,
+  botUserId: string,
+): Classified | null {
   if (ev.bot_id || !ev.user || ev.user === botUserId) return null;
   if (!ANSWERABLE_SUBTYPES.has(ev.subtype)) return null;
   const projectId = slackProjectId(env, ev);

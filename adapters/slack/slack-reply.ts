@@ -2,9 +2,14 @@ import type { WebClient } from '@slack/web-api';
 import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { splitMessage } from '../../src/render/split-message.ts';
-import { MRKDWN_LIMIT, SlackAnswer, type SlackCapabilities, type SlackTarget } from './slack-answer.ts';
-import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import { escapeBroadcasts, markdownToMrkdwn } from './mrkdwn.ts';
+import {
+  MRKDWN_LIMIT,
+  SlackAnswer,
+  type SlackCapabilities,
+  type SlackTarget,
+} from './slack-answer.ts';
+import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 
 export interface SlackReplyOptions {
   client: WebClient;
@@ -31,20 +36,35 @@ export class SlackReply implements ReplySink {
     const { client, target, caps } = this.o;
     if (this.o.assistantStatus && caps.assistantStatus !== false) {
       try {
-        await client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status });
+        await client.assistant.threads.setStatus({
+          channel_id: target.channel,
+          thread_ts: target.threadTs,
+          status,
+        });
         caps.assistantStatus = true;
         return;
       } catch (err) {
         if (!isUnavailable(err)) throw err;
-        this.o.log.info({ error: slackErrorCode(err) }, 'assistant thread status unavailable; using a placeholder message');
+        this.o.log.info(
+          { error: slackErrorCode(err) },
+          'assistant thread status unavailable; using a placeholder message',
+        );
         caps.assistantStatus = false;
       }
     }
     if (this.placeholderTs !== undefined) {
-      await client.chat.update({ channel: target.channel, ts: this.placeholderTs, text: `_${status}_` });
+      await client.chat.update({
+        channel: target.channel,
+        ts: this.placeholderTs,
+        text: `_${status}_`,
+      });
       return;
     }
-    const res = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: `_${status}_` });
+    const res = await client.chat.postMessage({
+      channel: target.channel,
+      thread_ts: target.threadTs,
+      text: `_${status}_`,
+    });
     this.placeholderTs = res.ts;
   }
 
@@ -65,7 +85,11 @@ export class SlackReply implements ReplySink {
   async postMessage(markdown: string): Promise<void> {
     const { client, target } = this.o;
     for (const part of splitMessage(markdownToMrkdwn(escapeBroadcasts(markdown)), MRKDWN_LIMIT)) {
-      await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: part });
+      await client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: part,
+      });
     }
   }
 

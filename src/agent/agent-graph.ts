@@ -18,7 +18,7 @@ export interface GraphOptions {
 }
 
 function hasToolCalls(m: BaseMessage | undefined): boolean {
-  return (m as AIMessage | undefined)?.tool_calls?.length ? true : false;
+  return ((m as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0;
 }
 
 /**
@@ -43,7 +43,10 @@ export function buildAgentGraph(o: GraphOptions) {
     .addNode('model', callModel)
     .addNode('tools', runTools)
     .addEdge(START, 'model')
-    .addConditionalEdges('model', (s) => (hasToolCalls(s.messages.at(-1)) ? 'tools' : END), ['tools', END])
+    .addConditionalEdges('model', (s) => (hasToolCalls(s.messages.at(-1)) ? 'tools' : END), [
+      'tools',
+      END,
+    ])
     .addEdge('tools', 'model')
     .compile();
 }

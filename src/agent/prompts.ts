@@ -9,7 +9,8 @@ export interface PromptContext {
 }
 
 const FORMAT: Record<Platform, string> = {
-  slack: 'Answer in GitHub-flavoured Markdown; it is converted for Slack. Keep answers focused; use code blocks for code.',
+  slack:
+    'Answer in GitHub-flavoured Markdown; it is converted for Slack. Keep answers focused; use code blocks for code.',
   discord: 'Answer in Discord Markdown. Keep answers focused; use code blocks for code.',
 };
 

@@ -34,14 +34,23 @@ function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
     .map((p: unknown) =>
-      typeof p === 'string' ? p : (p as { type?: string; text?: string }).type === 'text' ? ((p as { text?: string }).text ?? '') : '',
+      typeof p === 'string'
+        ? p
+        : (p as { type?: string; text?: string }).type === 'text'
+          ? ((p as { text?: string }).text ?? '')
+          : '',
     )
     .join('');
 }
 
 /** Runs the graph once, streaming the answer's tokens and collecting what the turn added. */
 export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
-  const usage: TurnUsage = { lastPromptTokens: undefined, inputTokens: 0, outputTokens: 0, modelCalls: 0 };
+  const usage: TurnUsage = {
+    lastPromptTokens: undefined,
+    inputTokens: 0,
+    outputTokens: 0,
+    modelCalls: 0,
+  };
   const added: BaseMessage[] = [];
   const stream = await input.graph.stream(
     { messages: input.messages },
@@ -67,7 +76,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
           added.push(m);
           if (node === 'model' && AIMessage.isInstance(m)) {
             usage.modelCalls += 1;
-            const u = (m as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }).usage_metadata;
+            const u = (
+              m as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }
+            ).usage_metadata;
             if (u) {
               usage.inputTokens += u.input_tokens;
               usage.outputTokens += u.output_tokens;

@@ -9,7 +9,9 @@ import { settingsSchema } from './schema.ts';
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`threadmind cannot start; fix the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      `threadmind cannot start; fix the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
     this.problems = problems;
   }
@@ -17,7 +19,10 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const DEFAULT_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../config/default.yaml');
+const DEFAULT_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../config/default.yaml',
+);
 
 /** Environment variable → settings path (DESIGN.md §3). */
 const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
@@ -38,7 +43,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+function deepMerge(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
@@ -99,25 +107,39 @@ function readSecrets(env: Env): Secrets {
   return secrets;
 }
 
-function checkSlack(settings: Pick<Config['slack'], 'mode'>, s: Secrets, problems: string[]): Config['slackTransport'] {
+function checkSlack(
+  settings: Pick<Config['slack'], 'mode'>,
+  s: Secrets,
+  problems: string[],
+): Config['slackTransport'] {
   if (!s.slackBotToken) {
     if (s.slackSigningSecret || s.slackAppToken) {
-      problems.push('SLACK_BOT_TOKEN is required when SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set (Slack app → OAuth & Permissions → Bot User OAuth Token, xoxb-…)');
+      problems.push(
+        'SLACK_BOT_TOKEN is required when SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set (Slack app → OAuth & Permissions → Bot User OAuth Token, xoxb-…)',
+      );
     }
     return null;
   }
   if (!s.slackBotToken.startsWith('xoxb-')) {
-    problems.push('SLACK_BOT_TOKEN must be a bot token starting with xoxb- (OAuth & Permissions → Bot User OAuth Token)');
+    problems.push(
+      'SLACK_BOT_TOKEN must be a bot token starting with xoxb- (OAuth & Permissions → Bot User OAuth Token)',
+    );
   }
   if (s.slackAppToken && !s.slackAppToken.startsWith('xapp-')) {
-    problems.push('SLACK_APP_TOKEN must be an app-level token starting with xapp- (Basic Information → App-Level Tokens, scope connections:write)');
+    problems.push(
+      'SLACK_APP_TOKEN must be an app-level token starting with xapp- (Basic Information → App-Level Tokens, scope connections:write)',
+    );
   }
   const mode = settings.mode === 'auto' ? (s.slackAppToken ? 'socket' : 'http') : settings.mode;
   if (mode === 'socket' && !s.slackAppToken) {
-    problems.push('SLACK_APP_TOKEN is required for slack.mode=socket (Basic Information → App-Level Tokens)');
+    problems.push(
+      'SLACK_APP_TOKEN is required for slack.mode=socket (Basic Information → App-Level Tokens)',
+    );
   }
   if (mode === 'http' && !s.slackSigningSecret) {
-    problems.push('SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set (Basic Information → Signing Secret), or set SLACK_APP_TOKEN to use Socket Mode');
+    problems.push(
+      'SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set (Basic Information → Signing Secret), or set SLACK_APP_TOKEN to use Socket Mode',
+    );
   }
   return mode;
 }
@@ -139,7 +161,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     const secretKeys: string[] = [];
     findSecretKeys(extra, '', secretKeys);
     for (const k of secretKeys) {
-      problems.push(`${extraFile}: "${k}" looks like a secret; secrets are read only from environment variables`);
+      problems.push(
+        `${extraFile}: "${k}" looks like a secret; secrets are read only from environment variables`,
+      );
     }
     raw = deepMerge(raw, extra);
   }
@@ -167,8 +191,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
   const secrets = readSecrets(env);
   // Checked even when the settings are invalid, so every problem is listed in one go.
-  const slackMode = isRecord(raw.slack) && typeof raw.slack.mode === 'string' ? raw.slack.mode : 'auto';
-  const slackTransport = checkSlack({ mode: slackMode as Config['slack']['mode'] }, secrets, problems);
+  const slackMode =
+    isRecord(raw.slack) && typeof raw.slack.mode === 'string' ? raw.slack.mode : 'auto';
+  const slackTransport = checkSlack(
+    { mode: slackMode as Config['slack']['mode'] },
+    secrets,
+    problems,
+  );
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 

@@ -20,11 +20,10 @@ export const settingsSchema = z
     dataDir: z.string().min(1),
     store: z
       .object({
-        url: z
-          .string()
-          .refine((v) => v === '' || /^(sqlite|redis|rediss):\/\//.test(v), {
-            message: 'must start with sqlite:// or redis:// (or be empty for the default SQLite file)',
-          }),
+        url: z.string().refine((v) => v === '' || /^(sqlite|redis|rediss):\/\//.test(v), {
+          message:
+            'must start with sqlite:// or redis:// (or be empty for the default SQLite file)',
+        }),
         dedupeTtlSeconds: z.number().int().min(600, {
           message: 'must be at least 600: Slack retries an event for about 5 minutes',
         }),

@@ -111,21 +111,41 @@ export class TurnRunner {
     return g;
   }
 
-  private async run(msg: IncomingMessage, reply: ReplySink, key: string, traceId: string, log: Logger): Promise<TurnOutcome> {
+  private async run(
+    msg: IncomingMessage,
+    reply: ReplySink,
+    key: string,
+    traceId: string,
+    log: Logger,
+  ): Promise<TurnOutcome> {
     const release = await this.slots.acquire();
     const started = performance.now();
     this.d.metrics.turnsInFlight.inc();
     let answer: AnswerStream | undefined;
     const controller = new AbortController();
     const turnTimer = setTimeout(
-      () => controller.abort(new ThreadmindError('turn_timeout', `turn exceeded ${this.o.turnTimeoutMs} ms`, `I could not finish within ${Math.round(this.o.turnTimeoutMs / 1000)} seconds, so I stopped. Please try a narrower question.`)),
+      () =>
+        controller.abort(
+          new ThreadmindError(
+            'turn_timeout',
+            `turn exceeded ${this.o.turnTimeoutMs} ms`,
+            `I could not finish within ${Math.round(this.o.turnTimeoutMs / 1000)} seconds, so I stopped. Please try a narrower question.`,
+          ),
+        ),
       this.o.turnTimeoutMs,
     );
     let idleTimer: NodeJS.Timeout | undefined;
     const armIdle = () => {
       clearTimeout(idleTimer);
       idleTimer = setTimeout(
-        () => controller.abort(new ThreadmindError('model_timeout', `no output from the model for ${this.o.firstTokenTimeoutMs} ms`, 'The model did not respond in time. Please try again in a minute.')),
+        () =>
+          controller.abort(
+            new ThreadmindError(
+              'model_timeout',
+              `no output from the model for ${this.o.firstTokenTimeoutMs} ms`,
+              'The model did not respond in time. Please try again in a minute.',
+            ),
+          ),
         this.o.firstTokenTimeoutMs,
       );
     };
@@ -133,12 +153,18 @@ export class TurnRunner {
     try {
       lock = await this.d.lock.acquire(key, this.o.turnTimeoutMs);
       log.info({ principal: msg.principal, chars: msg.text.length }, 'turn started');
-      await reply.showStatus('thinking').catch((err: unknown) => log.warn({ err }, 'could not show status'));
+      await reply
+        .showStatus('thinking')
+        .catch((err: unknown) => log.warn({ err }, 'could not show status'));
       const history = await this.d.history.load(key);
       const model = await this.d.llm.resolve();
       const human = new HumanMessage(userTurnText(msg.principal, msg.text));
       const prompt: BaseMessage[] = [...history.slice(-this.o.historyTurnsInPrompt), human];
-      const system = systemPrompt({ botName: this.o.botName, platform: msg.ref.platform, now: (this.d.now ?? (() => new Date()))() });
+      const system = systemPrompt({
+        botName: this.o.botName,
+        platform: msg.ref.platform,
+        now: (this.d.now ?? (() => new Date()))(),
+      });
       armIdle();
       const result = await runInScope(
         { ref: msg.ref, principal: msg.principal, owners: ownersOf(msg.ref), images: [], traceId },
@@ -157,20 +183,33 @@ export class TurnRunner {
           }),
       );
       clearTimeout(idleTimer);
-      const text = result.text.trim() || '_The model returned an empty answer. Please rephrase your question._';
+      const text =
+        result.text.trim() ||
+        '_The model returned an empty answer. Please rephrase your question._';
       answer ??= reply.beginAnswer();
       await answer.finish(text);
       await this.d.history.save(key, [...history, human, ...result.added]);
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
-      this.d.metrics.turnSeconds.observe({ platform: msg.ref.platform, outcome: 'answered' }, (performance.now() - started) / 1000);
-      log.info({ ms: Math.round(performance.now() - started), usage: result.usage, chars: text.length }, 'turn answered');
+      this.d.metrics.turnSeconds.observe(
+        { platform: msg.ref.platform, outcome: 'answered' },
+        (performance.now() - started) / 1000,
+      );
+      log.info(
+        { ms: Math.round(performance.now() - started), usage: result.usage, chars: text.length },
+        'turn answered',
+      );
       return { status: 'answered', text };
     } catch (err) {
-      const coded = asCodedError(controller.signal.reason instanceof ThreadmindError ? controller.signal.reason : err);
+      const coded = asCodedError(
+        controller.signal.reason instanceof ThreadmindError ? controller.signal.reason : err,
+      );
       log.error({ err, code: coded.code }, 'turn failed');
       this.d.metrics.errors.inc({ kind: coded.code });
-      this.d.metrics.turnSeconds.observe({ platform: msg.ref.platform, outcome: 'failed' }, (performance.now() - started) / 1000);
+      this.d.metrics.turnSeconds.observe(
+        { platform: msg.ref.platform, outcome: 'failed' },
+        (performance.now() - started) / 1000,
+      );
       try {
         if (answer) await answer.fail(coded.userMessage);
         else await reply.reportError(coded.userMessage);
@@ -181,7 +220,9 @@ export class TurnRunner {
     } finally {
       clearTimeout(turnTimer);
       clearTimeout(idleTimer);
-      await lock?.release().catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
+      await lock
+        ?.release()
+        .catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
       this.d.metrics.turnsInFlight.dec();
       release();
     }

@@ -22,7 +22,10 @@ export interface HttpServerOptions {
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -32,11 +35,20 @@ async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
       try {
         await Promise.race([
           c.check(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
+          new Promise((_, reject) =>
+            setTimeout(
+              () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+              timeoutMs,
+            ).unref(),
+          ),
         ]);
         return { name: c.name, ok: true as const };
       } catch (err) {
-        return { name: c.name, ok: false as const, error: err instanceof Error ? err.message : String(err) };
+        return {
+          name: c.name,
+          ok: false as const,
+          error: err instanceof Error ? err.message : String(err),
+        };
       }
     }),
   );
@@ -74,7 +86,10 @@ export class HttpServer {
       runChecks(this.o.checks, this.o.readinessTimeoutMs ?? 3000).then(
         (results) => {
           const failing = results.filter((r) => !r.ok);
-          json(res, failing.length ? 503 : 200, { status: failing.length ? 'not ready' : 'ready', checks: results });
+          json(res, failing.length ? 503 : 200, {
+            status: failing.length ? 'not ready' : 'ready',
+            checks: results,
+          });
         },
         (err: unknown) => json(res, 500, { error: String(err) }),
       );

@@ -16,7 +16,8 @@ export class OfflineChatOpenAI extends ChatOpenAICompletions {
     let total = 0;
     for (const part of content) {
       if (typeof part === 'string') total += estimateTextTokens(part);
-      else if (part.type === 'text' && typeof part.text === 'string') total += estimateTextTokens(part.text);
+      else if (part.type === 'text' && typeof part.text === 'string')
+        total += estimateTextTokens(part.text);
     }
     return total;
   }

@@ -41,11 +41,17 @@ export async function fetchModelInfo(opts: EndpointOptions, wanted: string): Pro
       { cause: err },
     );
   }
-  const models = (body.data ?? []).filter((m): m is { id: string; max_model_len?: unknown } => typeof m.id === 'string');
+  const models = (body.data ?? []).filter(
+    (m): m is { id: string; max_model_len?: unknown } => typeof m.id === 'string',
+  );
   const pick = wanted ? models.find((m) => m.id === wanted) : models[0];
   if (!pick) {
     if (wanted) return { id: wanted, maxModelLen: undefined };
-    throw new ThreadmindError('model_unavailable', `${url} lists no models`, 'The language model server has no model loaded.');
+    throw new ThreadmindError(
+      'model_unavailable',
+      `${url} lists no models`,
+      'The language model server has no model loaded.',
+    );
   }
   const len = typeof pick.max_model_len === 'number' ? pick.max_model_len : undefined;
   return { id: pick.id, maxModelLen: len };

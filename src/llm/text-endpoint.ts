@@ -48,10 +48,18 @@ export class TextEndpoint {
 
   private async discover(): Promise<ResolvedModel> {
     const info = await fetchModelInfo(
-      { baseUrl: this.o.baseUrl, apiKey: this.o.apiKey, timeoutMs: 10_000, ...(this.o.fetch ? { fetch: this.o.fetch } : {}) },
+      {
+        baseUrl: this.o.baseUrl,
+        apiKey: this.o.apiKey,
+        timeoutMs: 10_000,
+        ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
+      },
       this.o.model,
     );
-    this.o.log.info({ model: info.id, max_model_len: info.maxModelLen, base_url: this.o.baseUrl }, 'text model resolved');
+    this.o.log.info(
+      { model: info.id, max_model_len: info.maxModelLen, base_url: this.o.baseUrl },
+      'text model resolved',
+    );
     const chat = createChatModel({
       baseUrl: this.o.baseUrl,
       model: info.id,
@@ -67,7 +75,12 @@ export class TextEndpoint {
   /** For /readyz: the server answers /models within a short time. */
   async check(timeoutMs = 3000): Promise<void> {
     await fetchModelInfo(
-      { baseUrl: this.o.baseUrl, apiKey: this.o.apiKey, timeoutMs, ...(this.o.fetch ? { fetch: this.o.fetch } : {}) },
+      {
+        baseUrl: this.o.baseUrl,
+        apiKey: this.o.apiKey,
+        timeoutMs,
+        ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
+      },
       this.o.model,
     );
   }

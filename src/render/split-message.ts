@@ -41,7 +41,13 @@ type Fence = {
   fits: boolean;
 };
 
-type OpenFence = { lineStart: number; bodyStart: number; indent: string; marks: string; line: string };
+type OpenFence = {
+  lineStart: number;
+  bodyStart: number;
+  indent: string;
+  marks: string;
+  line: string;
+};
 
 type FenceScan = { closed: Fence[]; open: OpenFence | null };
 
@@ -58,7 +64,13 @@ function scanFences(text: string, limit: number): FenceScan {
       const m = OPEN_FENCE.exec(line);
       // A backtick info string cannot contain backticks: "```a```" on one line is inline code.
       if (m && !(m[2]?.startsWith('`') && m[3]?.includes('`'))) {
-        open = { lineStart: i, bodyStart: next, indent: m[1] ?? '', marks: m[2] ?? '', line: line.trimEnd() };
+        open = {
+          lineStart: i,
+          bodyStart: next,
+          indent: m[1] ?? '',
+          marks: m[2] ?? '',
+          line: line.trimEnd(),
+        };
       }
     } else {
       const m = CLOSE_FENCE.exec(line);
@@ -73,7 +85,13 @@ function scanFences(text: string, limit: number): FenceScan {
   return { closed, open };
 }
 
-function makeFence(text: string, open: OpenFence, closeStart: number, end: number, limit: number): Fence {
+function makeFence(
+  text: string,
+  open: OpenFence,
+  closeStart: number,
+  end: number,
+  limit: number,
+): Fence {
   const close = open.indent + open.marks;
   const length = trimmedEnd(text, open.lineStart, end) - open.lineStart;
   return {
@@ -134,8 +152,9 @@ function isSentenceEnd(src: string, from: number, c: number): boolean {
   while (j >= from && SENTENCE_CLOSERS.includes(src[j] ?? '')) j--;
   if (j < from || !SENTENCE_END.includes(src[j] ?? '')) return false;
   // "1. Install" is a list marker, not a sentence.
-  const lineStart = src.lastIndexOf('\n', j) + 1;
-  return !/^[ \t]*\d*$/.test(src.slice(lineStart, j));
+  let m = j - 1;
+  while (m >= 0 && /[\d \t]/.test(src[m] ?? '')) m--;
+  return m >= 0 && src[m] !== '\n';
 }
 
 type Cut = { at: number; fence: Fence | undefined; midLine: boolean };
@@ -188,7 +207,11 @@ function findCut(src: string, pos: number, prefixLen: number, fences: Fence[], l
       if (isHighSurrogate(src.charCodeAt(c - 1)) && isLowSurrogate(src.charCodeAt(c))) continue;
       level = HARD;
     }
-    best[level] = { at: c, fence: inBody ? fence : undefined, midLine: level === SENTENCE || level === SPACE };
+    best[level] = {
+      at: c,
+      fence: inBody ? fence : undefined,
+      midLine: level === SENTENCE || level === SPACE,
+    };
   }
 
   const room = limit - prefixLen;

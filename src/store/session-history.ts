@@ -40,7 +40,10 @@ export class SessionHistory {
       await this.archive(sessionKey, messages.slice(0, cut));
       keep = messages.slice(cut);
     }
-    const rec: HistoryRecord = { messages: mapChatMessagesToStoredMessages(keep), updatedAt: Date.now() };
+    const rec: HistoryRecord = {
+      messages: mapChatMessagesToStoredMessages(keep),
+      updatedAt: Date.now(),
+    };
     await this.store.kv.set(`history:${sessionKey}`, rec);
   }
 
@@ -52,7 +55,9 @@ export class SessionHistory {
   }
 
   async archived(sessionKey: string): Promise<BaseMessage[]> {
-    const stored = (await this.store.kv.get(`archive:${sessionKey}`)) as StoredMessage[] | undefined;
+    const stored = (await this.store.kv.get(`archive:${sessionKey}`)) as
+      | StoredMessage[]
+      | undefined;
     return stored ? mapStoredMessagesToChatMessages(stored) : [];
   }
 

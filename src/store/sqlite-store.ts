@@ -14,7 +14,10 @@ const PRUNE_EVERY_WRITES = 500;
 class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
   opts: Record<string, unknown> = { dialect: 'sqlite' };
   namespace?: string | undefined;
-  private readonly stmts: Record<'get' | 'set' | 'del' | 'prune' | 'clearNs' | 'clearAll', StatementSync>;
+  private readonly stmts: Record<
+    'get' | 'set' | 'del' | 'prune' | 'clearNs' | 'clearAll',
+    StatementSync
+  >;
   private writes = 0;
   private readonly now: Clock;
 
@@ -83,7 +86,9 @@ export class SqliteStore implements Store {
     this.db = new DatabaseSync(file);
     this.now = now;
     // WAL + busy timeout: several processes may share one file (the bot and an admin command).
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;',
+    );
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
       CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;

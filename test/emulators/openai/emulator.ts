@@ -1,0 +1,197 @@
+// The emulator's HTTP server: routes, auth, the reply queue and lifecycle. Everything binds to
+// 127.0.0.1 on an ephemeral port; close() tears down open sockets so a test never waits on one.
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ChatContext, handleChat, resolveModel } from './chat.ts';
+import { readBody, sendJson, sendNotFound } from './http.ts';
+import { contentText, countTokens, tokenizeChat, tokenizeText } from './tokenizer.ts';
+import type {
+  EmulatorOptions,
+  ModelSpec,
+  OpenAIEmulator,
+  RecordedRequest,
+  RequestBody,
+  Responder,
+  ScriptedReply,
+} from './types.ts';
+import { errorBody, modelList, modelNotFound } from './wire.ts';
+
+export const DEFAULT_MODELS: readonly ModelSpec[] = [{ id: 'qwen3-8b', max_model_len: 32768 }];
+
+const CHAT_PATH = '/v1/chat/completions';
+const ROUTES: Record<string, string> = {
+  '/health': 'GET',
+  '/v1/models': 'GET',
+  [CHAT_PATH]: 'POST',
+  '/tokenize': 'POST',
+};
+
+/** Replies `echo: <text of the last user message>`. */
+export const echoResponder: Responder = (req: RequestBody) => {
+  const messages: unknown[] = Array.isArray(req?.messages) ? req.messages : [];
+  const lastUser = messages.findLast((m) => (m as { role?: unknown } | null)?.role === 'user');
+  return {
+    content: `echo: ${contentText((lastUser as { content?: unknown } | undefined)?.content)}`,
+  };
+};
+
+function parseJson(text: string): { ok: true; value: RequestBody } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function isJsonContentType(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return type === undefined || type.toLowerCase().startsWith('application/json');
+}
+
+export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<OpenAIEmulator> {
+  let models: ModelSpec[] = [...(opts.models ?? DEFAULT_MODELS)];
+  let tokenizeOn = opts.tokenize ?? true;
+  let down = false;
+  let responder: Responder = echoResponder;
+  let counter = 0;
+  const queue: (ScriptedReply | Responder)[] = [];
+  const requests: RecordedRequest[] = [];
+  const closing = new AbortController();
+
+  const ctx: ChatContext = {
+    models: () => models,
+    closing: closing.signal,
+    takeReply: async (body) => {
+      const next = queue.shift() ?? responder;
+      return typeof next === 'function' ? await next(body) : next;
+    },
+    // Unique per completion: LangChain merges messages that share an id.
+    nextCompletionId: () => `chatcmpl-${++counter}-${randomBytes(6).toString('hex')}`,
+  };
+
+  const authorized = (req: IncomingMessage): boolean =>
+    opts.apiKey === undefined || req.headers.authorization === `Bearer ${opts.apiKey}`;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    const method = ROUTES[path];
+    if (method === undefined || (path === '/tokenize' && !tokenizeOn)) {
+      req.resume();
+      return sendNotFound(res);
+    }
+    if (req.method !== method) {
+      req.resume();
+      return sendJson(res, 405, { detail: 'Method Not Allowed' });
+    }
+    if (path === '/health') {
+      res.writeHead(200, { 'content-length': '0' });
+      res.end();
+      return;
+    }
+
+    const raw = method === 'POST' ? await readBody(req) : '';
+    const parsed = parseJson(raw);
+    if (path === CHAT_PATH && parsed.ok) {
+      requests.push({ path, body: parsed.value, headers: { ...req.headers }, at: Date.now() });
+    }
+    // vLLM guards every route but the health probes once --api-key is set.
+    if (!authorized(req)) {
+      const message = 'Unauthorized: missing or invalid API key';
+      return sendJson(res, 401, errorBody(message, 'AuthenticationError', 401));
+    }
+    if (path === '/v1/models') return sendJson(res, 200, modelList(models));
+    if (!isJsonContentType(req)) {
+      return sendJson(res, 415, {
+        detail: "Unsupported Media Type: Only 'application/json' is allowed",
+      });
+    }
+    if (!parsed.ok) return sendJson(res, 400, errorBody(`JSON decode error: ${parsed.error}`));
+    if (path === CHAT_PATH) return handleChat(ctx, res, parsed.value);
+    return tokenize(res, parsed.value);
+  }
+
+  function tokenize(res: ServerResponse, body: RequestBody): void {
+    const [status, answer] = tokenizeAnswer(body);
+    sendJson(res, status, answer);
+  }
+
+  function tokenizeAnswer(body: RequestBody): [number, unknown] {
+    if (body === null || typeof body !== 'object') {
+      return [400, errorBody('The request body must be a JSON object.')];
+    }
+    const model = resolveModel(models, body.model);
+    if (model === undefined) return [404, modelNotFound(String(body.model))];
+    if (body.continue_final_message === true && body.add_generation_prompt === true) {
+      const message =
+        'Cannot set both `continue_final_message` and `add_generation_prompt` to True.';
+      return [400, errorBody(message)];
+    }
+    let tokens: number[];
+    if (Array.isArray(body.messages)) tokens = tokenizeChat(body);
+    else if (typeof body.prompt === 'string') tokens = tokenizeText(body.prompt).map((p) => p.id);
+    else return [400, errorBody("Either 'prompt' or 'messages' is required.")];
+    const { max_model_len } = model;
+    return [200, { count: tokens.length, max_model_len, tokens, token_strs: null }];
+  }
+
+  const server = http.createServer((req, res) => {
+    if (down) {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    res.on('error', () => undefined);
+    route(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      const message = err instanceof Error ? err.message : String(err);
+      sendJson(res, 500, errorBody(message, 'InternalServerError', 500));
+    });
+  });
+  // Down: refuse at the door, before any bytes are read, so nothing is recorded either.
+  server.on('connection', (socket) => {
+    if (down) socket.resetAndDestroy();
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    requests,
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    setResponder: (fn) => {
+      responder = fn;
+    },
+    setModels: (next) => {
+      models = [...next];
+    },
+    setTokenizeEnabled: (on) => {
+      tokenizeOn = on;
+    },
+    setDown: (value) => {
+      down = value;
+    },
+    countTokens,
+    countPromptTokens: (req) => tokenizeChat({ messages: req.messages, tools: req.tools }).length,
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Public types of the vLLM emulator. Request bodies stay `any` on purpose: tests script replies
+// from whatever the client sent without narrowing every optional field first.
+
+// biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON sent by the client under test
+export type RequestBody = any;
+
+export interface ModelSpec {
+  id: string;
+  max_model_len: number;
+}
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is serialised with JSON.stringify; a string is sent verbatim (even if malformed). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export type Fault = 'http500' | 'reset' | 'context_length' | 'http429' | 'hang';
+
+export interface ScriptedReply {
+  /** Assistant text, streamed word by word when the request has `stream: true`. */
+  content?: string;
+  toolCalls?: ScriptedToolCall[];
+  finishReason?: 'stop' | 'length' | 'tool_calls';
+  /** Overrides the computed usage (total_tokens is always their sum). */
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  /** Wait before the response headers: a slow first token. */
+  delayMs?: number;
+  /** Wait between streamed chunks. */
+  chunkDelayMs?: number;
+  fault?: Fault;
+  /** `retry-after` sent with an http429 fault, in seconds (fractions allowed). Default 1. */
+  retryAfterSeconds?: number;
+}
+
+export type Responder = (req: RequestBody) => ScriptedReply | Promise<ScriptedReply>;
+
+export interface RecordedRequest {
+  path: string;
+  body: RequestBody;
+  headers: Record<string, string | string[] | undefined>;
+  /** Date.now() when the body had been read. */
+  at: number;
+}
+
+export interface OpenAIEmulator {
+  /** Server root, e.g. http://127.0.0.1:PORT (/health and /tokenize live here). */
+  url: string;
+  /** `${url}/v1`, what the OpenAI clients take as baseURL. */
+  baseURL: string;
+  /** Every chat completion request whose body parsed as JSON, in arrival order. */
+  requests: RecordedRequest[];
+  /** FIFO of replies, one consumed per chat completion that passes validation. */
+  enqueue(...replies: (ScriptedReply | Responder)[]): void;
+  /** Used when the queue is empty. */
+  setResponder(fn: Responder): void;
+  setModels(models: ModelSpec[]): void;
+  /** Off: POST /tokenize answers 404 like a server without the endpoint. */
+  setTokenizeEnabled(on: boolean): void;
+  /** Down: every connection is reset as soon as it is accepted. */
+  setDown(down: boolean): void;
+  /** The emulator's deterministic tokenizer over plain text. */
+  countTokens(text: string): number;
+  /** Prompt tokens for a chat request (messages + tools + template), as usage and /tokenize report. */
+  countPromptTokens(req: { messages: unknown; tools?: unknown }): number;
+  close(): Promise<void>;
+}
+
+export interface EmulatorOptions {
+  models?: ModelSpec[];
+  /** When set, every route but /health requires `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Whether POST /tokenize exists. Default true. */
+  tokenize?: boolean;
+}

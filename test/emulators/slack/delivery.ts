@@ -1,0 +1,99 @@
+// Getting events to the app: over an open Socket Mode connection when there is one, else as
+// signed HTTP POSTs to the events URL; plus Slack's redelivery policy for unacknowledged events.
+import { buildEnvelope, type EnvelopeIdentity, newEventId } from './event-envelope.ts';
+import { isTimeout, postSigned } from './http-delivery.ts';
+import type { SocketModeServer } from './socket-mode.ts';
+import type { DeliverOptions, DeliveryResult, RetryOptions } from './types.ts';
+
+// Slack's deadline for the app's 2xx (or Socket Mode ack), and how often it redelivers.
+const ACK_TIMEOUT_MS = 3000;
+const MAX_RETRIES = 3;
+
+interface Attempt {
+  timeoutMs: number;
+  retryNum?: number;
+  retryReason?: string;
+  badSignature?: boolean;
+  timestampSkewSec?: number;
+}
+
+export class Deliverer {
+  eventsUrl: string | undefined;
+  readonly #ids: EnvelopeIdentity;
+  readonly #signingSecret: string;
+  readonly #socket: SocketModeServer;
+
+  constructor(ids: EnvelopeIdentity, signingSecret: string, socket: SocketModeServer) {
+    this.#ids = ids;
+    this.#signingSecret = signingSecret;
+    this.#socket = socket;
+  }
+
+  async deliverEvent(
+    event: Record<string, unknown>,
+    opts: DeliverOptions = {},
+  ): Promise<DeliveryResult> {
+    const envelope = buildEnvelope(this.#ids, event, envelopeOptions(opts));
+    const attempt: Attempt = { timeoutMs: opts.ackTimeoutMs ?? ACK_TIMEOUT_MS };
+    if (opts.retryNum !== undefined) attempt.retryNum = opts.retryNum;
+    if (opts.retryReason !== undefined) attempt.retryReason = opts.retryReason;
+    if (opts.badSignature !== undefined) attempt.badSignature = opts.badSignature;
+    if (opts.timestampSkewSec !== undefined) attempt.timestampSkewSec = opts.timestampSkewSec;
+    return this.#send(envelope, attempt);
+  }
+
+  /**
+   * Slack's policy: redeliver the same envelope (same event_id) up to three times while the app
+   * fails to answer 2xx in time. Slack spaces retries out (now, 1 min, 5 min); here they follow
+   * at once. An `X-Slack-No-Retry: 1` answer stops them, as it does on Slack.
+   */
+  async deliverWithRetries(
+    event: Record<string, unknown>,
+    opts: RetryOptions = {},
+  ): Promise<DeliveryResult[]> {
+    const envelope = buildEnvelope(this.#ids, event, {
+      ...envelopeOptions(opts),
+      eventId: opts.eventId ?? newEventId(),
+    });
+    const timeoutMs = opts.ackTimeoutMs ?? ACK_TIMEOUT_MS;
+    const results: DeliveryResult[] = [];
+    let reason: string | undefined;
+    for (let n = 0; n <= MAX_RETRIES; n++) {
+      const attempt: Attempt = { timeoutMs };
+      if (n > 0) attempt.retryNum = n;
+      if (reason !== undefined) attempt.retryReason = reason;
+      const r = await this.#send(envelope, attempt);
+      results.push(r);
+      if ((r.status >= 200 && r.status < 300) || r.headers['x-slack-no-retry'] === '1') break;
+      reason = this.#retryReason(r);
+    }
+    return results;
+  }
+
+  async #send(envelope: Record<string, unknown>, attempt: Attempt): Promise<DeliveryResult> {
+    if (this.#socket.connected) {
+      const opts = { timeoutMs: attempt.timeoutMs, retryAttempt: attempt.retryNum ?? 0 };
+      return this.#socket.send(envelope, { ...opts, retryReason: attempt.retryReason ?? '' });
+    }
+    if (this.eventsUrl === undefined) {
+      throw new Error(
+        'Slack emulator: nowhere to deliver the event; call setEventsUrl() or connect a Socket Mode client first',
+      );
+    }
+    return postSigned(this.eventsUrl, envelope, { signingSecret: this.#signingSecret, ...attempt });
+  }
+
+  #retryReason(r: DeliveryResult): string {
+    if (this.#socket.connected) return 'timeout';
+    if (isTimeout(r)) return 'http_timeout';
+    return r.status === 0 ? 'connection_failed' : 'http_error';
+  }
+}
+
+function envelopeOptions(opts: { eventId?: string; teamId?: string; enterpriseId?: string }) {
+  const out: { eventId?: string; teamId?: string; enterpriseId?: string } = {};
+  if (opts.eventId !== undefined) out.eventId = opts.eventId;
+  if (opts.teamId !== undefined) out.teamId = opts.teamId;
+  if (opts.enterpriseId !== undefined) out.enterpriseId = opts.enterpriseId;
+  return out;
+}

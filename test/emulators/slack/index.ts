@@ -1,0 +1,158 @@
+// A local, protocol-faithful Slack for tests: Web API under /api/, Socket Mode under /link/,
+// and Events API deliveries to the app. The unmodified Bolt app talks to it through
+// `clientOptions.slackApiUrl = emu.apiUrl`.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Deliverer } from './delivery.ts';
+import { FaultQueue } from './faults.ts';
+import { MessageStore, toPublic } from './message-store.ts';
+import type { ApiContext } from './methods/context.ts';
+import { SocketModeServer } from './socket-mode.ts';
+import type { ApiCall, SlackEmulator, SlackEmulatorOptions } from './types.ts';
+import { postUserMessage } from './user-messages.ts';
+import { clip, waitFor } from './wait-for.ts';
+import { createWebApi } from './web-api.ts';
+
+export type {
+  ApiCall,
+  ChannelType,
+  DeliverOptions,
+  DeliveryResult,
+  Fault,
+  RetryOptions,
+  SlackEmulator,
+  SlackEmulatorOptions,
+  SlackMessage,
+  SlackReaction,
+  UserMessageInput,
+} from './types.ts';
+
+const DEFAULT_WAIT_MS = 5000;
+
+export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<SlackEmulator> {
+  const teamId = opts.teamId ?? 'T0EMU00001';
+  const ids = {
+    teamId,
+    teamDomain: 'threadmind-emulator',
+    botUserId: opts.botUserId ?? 'U0EMUBOT01',
+    botId: 'B0EMUBOT01',
+    appId: 'A0EMUAPP01',
+    botToken: opts.botToken ?? 'xoxb-1000000001-2000000002-emulatorbottoken',
+    appToken: opts.appToken ?? 'xapp-1-A0EMUAPP01-3000000003-emulatorapptoken',
+  };
+  const store = new MessageStore();
+  const calls: ApiCall[] = [];
+  const faults = new FaultQueue();
+  const socket = new SocketModeServer(ids.appId);
+  let origin = '';
+  const ctx: ApiContext = {
+    ids,
+    store,
+    channelTypes: new Map(),
+    dmUsers: new Map(),
+    users: new Map(),
+    files: new Map(),
+    streamingAvailable: true,
+    assistantStatusAvailable: true,
+    openSocketUrl: () => socket.newUrl(`ws://${origin}`),
+  };
+  const webApi = createWebApi(ctx, calls, faults);
+  const deliverer = new Deliverer(
+    {
+      teamId,
+      botUserId: ids.botUserId,
+      appId: ids.appId,
+      verificationToken: randomBytes(12).toString('base64url'),
+    },
+    opts.signingSecret,
+    socket,
+  );
+
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    if (path.startsWith('/api/') && path.length > '/api/'.length) {
+      void webApi.handle(req, res, decodeURIComponent(path.slice('/api/'.length)));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  server.on('upgrade', (req, sock, head) => socket.handleUpgrade(req, sock, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  origin = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const describeState = (): string => {
+    const recent = calls.slice(-10).map((c) => {
+      const outcome = c.ok ? 'ok' : `error=${c.error ?? '?'}`;
+      return `  ${c.method} ${outcome} ${clip(JSON.stringify(c.args), 100)}`;
+    });
+    const msgs = store.all().map((m) => {
+      const who = m.bot_id !== undefined ? 'bot' : (m.user ?? '?');
+      const flags = `${m.thread_ts !== undefined ? ` thread=${m.thread_ts}` : ''}${m.streaming === true ? ' streaming' : ''}`;
+      return `  ${m.channel} ${m.ts}${flags} ${who}: ${clip(m.text)}`;
+    });
+    return [
+      `last ${recent.length} of ${calls.length} API calls:`,
+      ...(recent.length > 0 ? recent : ['  (none)']),
+      `messages (${msgs.length}):`,
+      ...(msgs.length > 0 ? msgs : ['  (none)']),
+    ].join('\n');
+  };
+
+  return {
+    apiUrl: `http://${origin}/api/`,
+    teamId,
+    botUserId: ids.botUserId,
+    botId: ids.botId,
+    appId: ids.appId,
+    botToken: ids.botToken,
+    appToken: ids.appToken,
+    calls,
+    messages: (channel, threadTs) =>
+      (threadTs === undefined ? store.topLevel(channel) : store.thread(channel, threadTs)).map(
+        toPublic,
+      ),
+    allMessages: () => store.all().map(toPublic),
+    waitFor: (probe, timeoutMs = DEFAULT_WAIT_MS) => waitFor(probe, timeoutMs, describeState),
+    setEventsUrl: (url) => {
+      deliverer.eventsUrl = url;
+    },
+    postUserMessage: (m) =>
+      postUserMessage(
+        {
+          store,
+          deliverer,
+          teamId,
+          botUserId: ids.botUserId,
+          channelTypes: ctx.channelTypes,
+          dmUsers: ctx.dmUsers,
+        },
+        m,
+      ),
+    deliverEvent: (event, o) => deliverer.deliverEvent(event, o),
+    deliverWithRetries: (event, o) => deliverer.deliverWithRetries(event, o),
+    failNext: (method, fault) => faults.add(method, fault),
+    setStreamingAvailable: (on) => {
+      ctx.streamingAvailable = on;
+    },
+    setAssistantStatusAvailable: (on) => {
+      ctx.assistantStatusAvailable = on;
+    },
+    expireStream: (channel, ts) => {
+      const m = store.find(channel, ts);
+      if (m === undefined) throw new Error(`Slack emulator: no message ${channel}/${ts} to expire`);
+      store.expire(m);
+    },
+    setStreamLifetimeMs: (ms) => {
+      store.streamLifetimeMs = ms;
+    },
+    close: async () => {
+      await socket.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

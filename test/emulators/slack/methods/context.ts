@@ -1,0 +1,98 @@
+// What every Web API method handler gets, and the small helpers they share.
+import type { MessageStore, StoredMessage } from '../message-store.ts';
+import type { ChannelType } from '../types.ts';
+
+export type ApiArgs = Record<string, unknown>;
+export type ApiResult = { ok: boolean; error?: string } & Record<string, unknown>;
+
+export interface Identity {
+  teamId: string;
+  teamDomain: string;
+  botUserId: string;
+  botId: string;
+  appId: string;
+  botToken: string;
+  appToken: string;
+}
+
+export interface ApiContext {
+  ids: Identity;
+  store: MessageStore;
+  /** Channel kinds learned from user messages; otherwise inferred from the id's first letter. */
+  channelTypes: Map<string, ChannelType>;
+  /** The human side of each DM seen so far (conversations.info's `user`). */
+  dmUsers: Map<string, string>;
+  /** users.info overrides by id; other well-formed ids get a generated profile. */
+  users: Map<string, Record<string, unknown>>;
+  /** files.info answers from here; empty until a test needs files. */
+  files: Map<string, Record<string, unknown>>;
+  streamingAvailable: boolean;
+  assistantStatusAvailable: boolean;
+  /** Issues a single-use Socket Mode URL. */
+  openSocketUrl(): string;
+}
+
+export type TokenKind = 'bot' | 'app';
+
+export interface MethodSpec {
+  token: TokenKind;
+  /** When false the method answers unknown_method, as on a workspace without the feature. */
+  available?: (ctx: ApiContext) => boolean;
+  handle(args: ApiArgs, ctx: ApiContext): ApiResult;
+}
+
+export function fail(error: string, extra: Record<string, unknown> = {}): ApiResult {
+  return { ok: false, error, ...extra };
+}
+
+/** Slack's schema-validated methods answer this shape for missing arguments. */
+export function invalidArguments(...problems: string[]): ApiResult {
+  return fail('invalid_arguments', {
+    response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) },
+  });
+}
+
+/** A string argument; numbers are accepted because form encoding loses the distinction. */
+export function str(args: ApiArgs, key: string): string | undefined {
+  const v = args[key];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** A non-empty string argument. */
+export function present(args: ApiArgs, key: string): string | undefined {
+  const v = str(args, key);
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function arr(args: ApiArgs, key: string): unknown[] | undefined {
+  const v = args[key];
+  return Array.isArray(v) ? v : undefined;
+}
+
+export function channelTypeOf(ctx: ApiContext, channel: string): ChannelType {
+  const known = ctx.channelTypes.get(channel);
+  if (known !== undefined) return known;
+  if (channel.startsWith('D')) return 'im';
+  if (channel.startsWith('G')) return 'group';
+  return 'channel';
+}
+
+/** Slack's API shape of a message (conversations.replies, chat.postMessage's `message`). */
+export function apiMessage(ctx: ApiContext, m: StoredMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: 'message', text: m.text, ts: m.ts };
+  if (m.user !== undefined) out.user = m.user;
+  if (m.bot_id !== undefined) {
+    out.bot_id = m.bot_id;
+    out.app_id = m.app_id ?? ctx.ids.appId;
+    out.bot_profile = { id: m.bot_id, app_id: ctx.ids.appId, name: 'threadmind', deleted: false };
+  }
+  out.team = m.team ?? ctx.ids.teamId;
+  if (m.thread_ts !== undefined) out.thread_ts = m.thread_ts;
+  if (m.blocks !== undefined) out.blocks = m.blocks;
+  if (m.markdown_text !== undefined) out.markdown_text = m.markdown_text;
+  if (m.reactions !== undefined) out.reactions = m.reactions;
+  if (m.edited === true) out.edited = { user: m.user ?? ctx.ids.botUserId, ts: m.ts };
+  return out;
+}

@@ -1,0 +1,10 @@
+// The Web API method table: adding a method is one entry in one of these files.
+import { authMethods } from './auth.ts';
+import { chatMethods } from './chat.ts';
+import type { MethodSpec } from './context.ts';
+import { lookupMethods } from './lookup.ts';
+import { streamingMethods } from './streaming.ts';
+
+export const methods: ReadonlyMap<string, MethodSpec> = new Map(
+  Object.entries({ ...authMethods, ...chatMethods, ...streamingMethods, ...lookupMethods }),
+);

@@ -1,0 +1,12 @@
+import { createStore } from '../../src/store/create-store.ts';
+import { startTestRedis } from '../support/redis-server.ts';
+import { storeContract } from './store-contract.ts';
+
+storeContract('Redis', async () => {
+  const redis = await startTestRedis();
+  return {
+    store: await createStore(redis.url),
+    reopen: () => createStore(redis.url),
+    cleanup: () => redis.stop(),
+  };
+});

@@ -1,0 +1,30 @@
+import type { SlackEmulator, SlackMessage } from '../emulators/slack/index.ts';
+
+/** The bot's messages in a thread, oldest first. */
+export function botReplies(
+  slack: SlackEmulator,
+  channel: string,
+  threadTs: string,
+): SlackMessage[] {
+  return slack.messages(channel, threadTs).filter((m) => m.bot_id !== undefined);
+}
+
+/** Waits until the bot's finished (non-streaming, non-placeholder) replies contain `needle`. */
+export function waitForReply(
+  slack: SlackEmulator,
+  channel: string,
+  threadTs: string,
+  needle: string | RegExp,
+  timeoutMs = 8000,
+): Promise<SlackMessage[]> {
+  return slack.waitFor(() => {
+    const replies = botReplies(slack, channel, threadTs).filter((m) => !m.streaming);
+    const text = replies.map((m) => m.text).join('\n');
+    const found = typeof needle === 'string' ? text.includes(needle) : needle.test(text);
+    return found ? replies : undefined;
+  }, timeoutMs);
+}
+
+export function callsTo(slack: SlackEmulator, method: string) {
+  return slack.calls.filter((c) => c.method === method);
+}
