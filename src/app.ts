@@ -2,6 +2,7 @@
 // created here (and only here) so the core never imports a platform library.
 import { SlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { ToolRegistry } from './agent/tool-registry.ts';
+import { applyLangChainEnvironment } from './config/runtime-env.ts';
 import type { Config } from './config/schema.ts';
 import { TurnRunner } from './core/turn-runner.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
@@ -31,6 +32,7 @@ export interface RunningApp {
 
 export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
   const { log } = opts;
+  applyLangChainEnvironment();
   const store = await createStore(config.storeUrl);
   const metrics = createMetrics();
   const history = new SessionHistory(store, config.store.historyMaxMessages);
@@ -51,6 +53,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       maxConcurrentTurns: config.core.maxConcurrentTurns,
       maxQueuedPerSession: config.core.maxQueuedPerSession,
       maxToolRounds: config.agent.maxToolRounds,
+      maxReplyTokens: config.llm.text.maxReplyTokens,
       turnTimeoutMs: config.agent.turnTimeoutMs,
       firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,

@@ -1,5 +1,4 @@
 // Entry point: `npm start`.
-import { startApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { applyLangChainEnvironment } from './config/runtime-env.ts';
 import type { Config } from './config/schema.ts';
@@ -30,7 +29,9 @@ async function main(): Promise<void> {
     process.stderr.write(NO_PLATFORM);
     process.exit(2);
   }
+  // Before LangChain is loaded: its callback handlers read these when they are constructed.
   applyLangChainEnvironment();
+  const { startApp } = await import('./app.ts');
   const log = createLogger(config.log.level);
   let app: Awaited<ReturnType<typeof startApp>>;
   try {

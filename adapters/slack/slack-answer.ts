@@ -1,5 +1,6 @@
 // One answer streaming into a Slack thread: chat.startStream/appendStream/stopStream where the
 // workspace has them, otherwise a message edited with chat.update at most once per interval.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { AnswerStream } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -10,6 +11,8 @@ import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 /** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000 (DESIGN.md §4.3). */
 export const MRKDWN_LIMIT = 3000;
 export const MARKDOWN_LIMIT = 12_000;
+/** Room left for a closing fence and the continuation marker. */
+const STREAM_BUDGET = MARKDOWN_LIMIT - 200;
 
 export interface SlackTarget {
   channel: string;
@@ -74,6 +77,7 @@ export class SlackAnswer implements AnswerStream {
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
+  private flushWaiting = false;
   private mode: 'stream' | 'update';
   // stream mode
   private streamTs: string | undefined;
@@ -81,6 +85,8 @@ export class SlackAnswer implements AnswerStream {
   private carryFence = '';
   // update mode: the messages showing parts of the answer, in order
   private readonly parts: string[] = [];
+  private readonly partTs: string[] = [];
+  private readonly editedAt = new Map<string, number>();
   private placeholderTs: string | undefined;
 
   constructor(o: SlackAnswerOptions) {
@@ -121,15 +127,19 @@ export class SlackAnswer implements AnswerStream {
     await this.chain;
   }
 
+  /** Flushes run one after another; a slow Slack never piles up more than one waiting flush. */
   private enqueue(final: boolean): void {
-    this.chain = this.chain.then(
-      () => (this.failure ? undefined : this.flush(final)),
-      () => undefined,
-    );
-    this.chain = this.chain.catch((err: unknown) => {
-      this.failure = err;
-      this.o.log.error({ err }, 'could not deliver the answer to Slack');
-    });
+    if (!final && this.flushWaiting) return;
+    this.flushWaiting = true;
+    this.chain = this.chain
+      .then(() => {
+        this.flushWaiting = false;
+        return this.failure ? undefined : this.flush(final);
+      })
+      .catch((err: unknown) => {
+        this.failure = err;
+        this.o.log.error({ err }, 'could not deliver the answer to Slack');
+      });
   }
 
   private async flush(final: boolean): Promise<void> {
@@ -154,20 +164,22 @@ export class SlackAnswer implements AnswerStream {
 
   private async flushStream(final: boolean): Promise<void> {
     const end = final ? this.text.length : this.sent + safePrefixLength(this.text.slice(this.sent));
-    let chunk = this.text.slice(this.sent, end);
-    if (chunk.length > 0 || final) {
-      while (chunk.length > 0) {
-        // Roll over to a new message before Slack's markdown limit, closing and reopening a fence.
-        const room = MARKDOWN_LIMIT - 200 - this.streamChars;
-        if (this.streamTs !== undefined && room <= 0) {
-          await this.rollStream();
-          continue;
-        }
-        const piece = chunk.slice(0, Math.max(1, room));
-        await this.appendToStream(escapeBroadcasts(piece));
-        chunk = chunk.slice(piece.length);
+    while (this.sent < end) {
+      // Roll over to a new message before Slack's markdown limit, closing and reopening a fence.
+      const room =
+        STREAM_BUDGET - (this.streamTs === undefined ? this.carryFence.length : this.streamChars);
+      if (room <= 0) {
+        await this.rollStream();
+        continue;
       }
-      this.sent = end;
+      let piece = this.text.slice(this.sent, Math.min(end, this.sent + room));
+      if (this.sent + piece.length < end) {
+        // The message fills up here: end it at a line break when there is one.
+        const nl = piece.lastIndexOf('\n');
+        if (nl > 0) piece = piece.slice(0, nl + 1);
+      }
+      await this.appendToStream(escapeBroadcasts(piece));
+      this.sent += piece.length;
     }
     if (final && this.streamTs !== undefined) {
       await this.o.client.chat
@@ -266,13 +278,16 @@ export class SlackAnswer implements AnswerStream {
     this.sent = upto;
   }
 
-  private readonly partTs: string[] = [];
-
   private async showPart(i: number, text: string): Promise<void> {
     const { client, target } = this.o;
     const ts = this.partTs[i] ?? (i === 0 ? this.placeholderTs : undefined);
     if (ts !== undefined) {
+      // At most one edit per message per interval, the final one included (Slack rate-limits edits).
+      const wait =
+        (this.editedAt.get(ts) ?? Number.NEGATIVE_INFINITY) + this.o.updateIntervalMs - Date.now();
+      if (wait > 0) await sleep(wait);
       await client.chat.update({ channel: target.channel, ts, text });
+      this.editedAt.set(ts, Date.now());
       this.partTs[i] = ts;
       if (i === 0) this.placeholderTs = undefined;
     } else {

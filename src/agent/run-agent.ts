@@ -15,6 +15,8 @@ export interface AgentRunInput {
   messages: BaseMessage[];
   signal: AbortSignal;
   maxToolRounds: number;
+  /** The reply budget (max_tokens) each model call was given. */
+  maxReplyTokens: number;
   /** Text as the model streams it. */
   onText(delta: string): void;
   /** Something happened (a chunk, a tool finishing): resets idle watchdogs. */
@@ -26,6 +28,8 @@ export interface AgentRunResult {
   added: BaseMessage[];
   /** The final answer's text. */
   text: string;
+  /** The model stopped at the reply token limit, so the answer is incomplete. */
+  truncated: boolean;
   usage: TurnUsage;
 }
 
@@ -91,6 +95,16 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
     }
   }
   const last = added.at(-1);
-  const text = last && AIMessage.isInstance(last) ? textOf(last.content) : '';
-  return { added, text, usage };
+  const isAnswer = last !== undefined && AIMessage.isInstance(last);
+  const text = isAnswer ? textOf(last.content) : '';
+  // Streamed chunks drop finish_reason, so a reply that used its whole budget counts as cut off.
+  const outTokens = isAnswer
+    ? (last as unknown as { usage_metadata?: { output_tokens: number } }).usage_metadata
+        ?.output_tokens
+    : undefined;
+  const truncated =
+    isAnswer &&
+    (last.response_metadata?.finish_reason === 'length' ||
+      (outTokens !== undefined && outTokens >= input.maxReplyTokens));
+  return { added, text, truncated, usage };
 }

@@ -1,5 +1,6 @@
 /**
- * LangChain reads these from the environment. Background callbacks run on a shared queue that can
+ * LangChain reads these from the environment, each callback handler when it is constructed: call
+ * this before anything builds one (main.ts does, before it loads the app). Background callbacks run on a shared queue that can
  * observe another request's async context (DESIGN.md §4.1), and tracing would phone home: both off.
  */
 export function applyLangChainEnvironment(): void {

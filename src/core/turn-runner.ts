@@ -16,11 +16,14 @@ import { Semaphore } from './semaphore.ts';
 import { ownersOf, sessionKey } from './thread-ref.ts';
 import type { AnswerStream, IncomingMessage, ReplySink, TurnOutcome } from './types.ts';
 
+const TRUNCATED_NOTE = 'The answer was cut off at the reply length limit. Ask me to continue.';
+
 export interface TurnRunnerOptions {
   botName: string;
   maxConcurrentTurns: number;
   maxQueuedPerSession: number;
   maxToolRounds: number;
+  maxReplyTokens: number;
   turnTimeoutMs: number;
   firstTokenTimeoutMs: number;
   historyTurnsInPrompt: number;
@@ -175,6 +178,7 @@ export class TurnRunner {
             messages: prompt,
             signal: controller.signal,
             maxToolRounds: this.o.maxToolRounds,
+            maxReplyTokens: this.o.maxReplyTokens,
             onText: (delta) => {
               answer ??= reply.beginAnswer();
               answer.append(delta);
@@ -183,10 +187,16 @@ export class TurnRunner {
           }),
       );
       clearTimeout(idleTimer);
-      const text =
+      let text =
         result.text.trim() ||
         '_The model returned an empty answer. Please rephrase your question._';
       answer ??= reply.beginAnswer();
+      if (result.truncated) {
+        // Nothing silent: say so when the reply budget cut the answer short.
+        const note = `\n\n_(${TRUNCATED_NOTE})_`;
+        answer.append(note);
+        text += note;
+      }
       await answer.finish(text);
       await this.d.history.save(key, [...history, human, ...result.added]);
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);

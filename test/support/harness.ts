@@ -49,7 +49,10 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   };
   const config = loadConfig({
     env,
-    overrides: { slack: { updateIntervalMs: 50, maxRetries: 2 }, ...o.overrides },
+    overrides: {
+      ...o.overrides,
+      slack: { updateIntervalMs: 50, maxRetries: 2, ...(o.overrides?.slack as object | undefined) },
+    },
   });
   const log = createLogger(config.log.level, process.stderr as never);
   const start = () =>
