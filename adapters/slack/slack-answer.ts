@@ -35,8 +35,8 @@ export interface SlackAnswerOptions {
   useStreaming: boolean;
   updateIntervalMs: number;
   log: Logger;
-  /** A "…is thinking" message to replace, when one was posted. */
-  placeholderTs: string | undefined;
+  /** The "…is thinking" message to replace, if one was posted; settles once the status is shown. */
+  placeholder: Promise<string | undefined>;
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -88,10 +88,10 @@ export class SlackAnswer implements AnswerStream {
   private readonly partTs: string[] = [];
   private readonly editedAt = new Map<string, number>();
   private placeholderTs: string | undefined;
+  private placeholderKnown = false;
 
   constructor(o: SlackAnswerOptions) {
     this.o = o;
-    this.placeholderTs = o.placeholderTs;
     this.mode = o.useStreaming && o.caps.streaming !== false ? 'stream' : 'update';
   }
 
@@ -143,6 +143,10 @@ export class SlackAnswer implements AnswerStream {
   }
 
   private async flush(final: boolean): Promise<void> {
+    if (!this.placeholderKnown) {
+      this.placeholderTs = await this.o.placeholder;
+      this.placeholderKnown = true;
+    }
     if (this.mode === 'stream') {
       try {
         await this.flushStream(final);

@@ -26,12 +26,23 @@ export interface SlackReplyOptions {
 export class SlackReply implements ReplySink {
   private readonly o: SlackReplyOptions;
   private placeholderTs: string | undefined;
+  private statusDone: Promise<void> = Promise.resolve();
 
   constructor(o: SlackReplyOptions) {
     this.o = o;
   }
 
-  async showStatus(kind: 'thinking' | 'summarizing'): Promise<void> {
+  /**
+   * Runs in the background while the turn starts; whatever is posted next waits for it, so the
+   * status can never land after the answer and stick.
+   */
+  showStatus(kind: 'thinking' | 'summarizing'): Promise<void> {
+    const run = this.statusDone.then(() => this.setStatus(kind));
+    this.statusDone = run.catch(() => undefined);
+    return run;
+  }
+
+  private async setStatus(kind: 'thinking' | 'summarizing'): Promise<void> {
     const status = kind === 'thinking' ? this.o.thinkingText : 'is summarising this thread…';
     const { client, target, caps } = this.o;
     if (this.o.assistantStatus && caps.assistantStatus !== false) {
@@ -69,8 +80,11 @@ export class SlackReply implements ReplySink {
   }
 
   beginAnswer(): AnswerStream {
-    const placeholderTs = this.placeholderTs;
-    this.placeholderTs = undefined;
+    const placeholder = this.statusDone.then(() => {
+      const ts = this.placeholderTs;
+      this.placeholderTs = undefined;
+      return ts;
+    });
     return new SlackAnswer({
       client: this.o.client,
       target: this.o.target,
@@ -78,11 +92,12 @@ export class SlackReply implements ReplySink {
       useStreaming: this.o.streaming === 'auto',
       updateIntervalMs: this.o.updateIntervalMs,
       log: this.o.log,
-      placeholderTs,
+      placeholder,
     });
   }
 
   async postMessage(markdown: string): Promise<void> {
+    await this.statusDone;
     const { client, target } = this.o;
     for (const part of splitMessage(markdownToMrkdwn(escapeBroadcasts(markdown)), MRKDWN_LIMIT)) {
       await client.chat.postMessage({
@@ -94,6 +109,7 @@ export class SlackReply implements ReplySink {
   }
 
   async reportError(userMessage: string): Promise<void> {
+    await this.statusDone;
     const { client, target } = this.o;
     const text = `:warning: ${markdownToMrkdwn(escapeBroadcasts(userMessage))}`;
     if (this.placeholderTs !== undefined) {

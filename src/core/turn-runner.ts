@@ -156,11 +156,11 @@ export class TurnRunner {
     try {
       lock = await this.d.lock.acquire(key, this.o.turnTimeoutMs);
       log.info({ principal: msg.principal, chars: msg.text.length }, 'turn started');
-      await reply
+      // The status goes out while the turn gets ready; the reply sink orders what follows it.
+      reply
         .showStatus('thinking')
         .catch((err: unknown) => log.warn({ err }, 'could not show status'));
-      const history = await this.d.history.load(key);
-      const model = await this.d.llm.resolve();
+      const [history, model] = await Promise.all([this.d.history.load(key), this.d.llm.resolve()]);
       const human = new HumanMessage(userTurnText(msg.principal, msg.text));
       const prompt: BaseMessage[] = [...history.slice(-this.o.historyTurnsInPrompt), human];
       const system = systemPrompt({

@@ -1,0 +1,2 @@
+/** Shared by the bench and its emulator thread. */
+export const SIGNING_SECRET = 'bench-signing-secret';
