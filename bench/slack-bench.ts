@@ -109,7 +109,9 @@ export async function benchSlack(): Promise<string[]> {
         const times: number[] = [];
         const elu0 = performance.eventLoopUtilization();
         for (let r = 0; r < rounds; r++) {
-          times.push(...(await emu.call<number[]>({ op: 'turns', channels: channels(concurrency) })));
+          times.push(
+            ...(await emu.call<number[]>({ op: 'turns', channels: channels(concurrency) })),
+          );
         }
         // Busy time of the bot's event loop (the emulators run on another thread).
         const cpuPerTurn = performance.eventLoopUtilization(elu0).active / times.length;

@@ -11,6 +11,7 @@ import type { SessionHistory } from '../../src/store/session-history.ts';
 import type { Store } from '../../src/store/store.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { SlackCapabilities } from './slack-answer.ts';
+import { slackErrorCode } from './slack-errors.ts';
 import {
   type Classified,
   classifySlackEvent,
@@ -38,6 +39,7 @@ export class SlackAdapter {
   private readonly socketReceiver: SocketModeReceiver | undefined;
   private readonly caps: SlackCapabilities = { streaming: undefined, assistantStatus: undefined };
   private botUserId: string | undefined;
+  private stopping = false;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -86,9 +88,22 @@ export class SlackAdapter {
     });
   }
 
-  /** POST /slack/events, for the bot's HTTP server (HTTP mode only). */
+  /**
+   * POST /slack/events, for the bot's HTTP server (HTTP mode only). While shutting down it answers
+   * 503, so Slack delivers the event again (to this replica after a restart, or to another one)
+   * instead of it being acknowledged and lost.
+   */
   get eventsRoute(): ((req: HttpRequest, res: ServerResponse) => void) | undefined {
-    return this.httpReceiver?.requestListener;
+    const listener = this.httpReceiver?.requestListener;
+    if (!listener) return undefined;
+    return (req, res) => {
+      if (this.stopping) {
+        req.resume();
+        res.writeHead(503, { 'retry-after': '5' }).end();
+        return;
+      }
+      listener(req, res);
+    };
   }
 
   private get client(): WebClient {
@@ -96,7 +111,12 @@ export class SlackAdapter {
   }
 
   async start(): Promise<void> {
-    const auth = await this.client.auth.test();
+    const auth = await this.client.auth.test().catch((err: unknown) => {
+      throw new Error(
+        `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
+        { cause: err },
+      );
+    });
     this.botUserId = auth.user_id;
     this.d.log.info(
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
@@ -106,6 +126,7 @@ export class SlackAdapter {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.socketReceiver) await this.socketReceiver.stop();
   }
 

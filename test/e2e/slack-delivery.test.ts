@@ -132,6 +132,33 @@ describe('Slack delivery over HTTP', () => {
     await waitForReply(h.slack, 'C5', a.ts, 'grid');
     assert.equal(await h.app.store.kv.get(`participating:slack:E999.T111:C5:${a.ts}`), true);
   });
+  test('while shutting down, events are refused with 503 so Slack delivers them again', async () => {
+    await h.app.slack?.stop();
+    const ts = '1700000000.000400';
+    const res = await h.slack.deliverEvent({
+      type: 'app_mention',
+      user: 'U1',
+      text: `<@${h.slack.botUserId}> late`,
+      ts,
+      channel: 'C6',
+      event_ts: ts,
+    });
+    assert.equal(res.status, 503);
+    await h.restart();
+    const again = await h.slack.deliverEvent(
+      {
+        type: 'app_mention',
+        user: 'U1',
+        text: `<@${h.slack.botUserId}> late`,
+        ts,
+        channel: 'C6',
+        event_ts: ts,
+      },
+      { retryNum: 1, retryReason: 'http_error' },
+    );
+    assert.equal(again.status, 200);
+    await waitForReply(h.slack, 'C6', ts, 'late');
+  });
 });
 
 describe('Slack over Socket Mode', () => {
