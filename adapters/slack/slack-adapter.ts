@@ -1,4 +1,5 @@
 // Slack through Bolt: HTTP Events API (mounted on the bot's HTTP server) or Socket Mode.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -136,7 +137,13 @@ export class SlackAdapter {
     const c = classifySlackEvent(envelope, event, botUserId);
     if (!c) return;
     const key = sessionKey(c.ref);
-    const log = this.d.log.child({ platform: 'slack', session: key, event_id: envelope.event_id });
+    const traceId = randomUUID();
+    const log = this.d.log.child({
+      trace_id: traceId,
+      platform: 'slack',
+      session: key,
+      event_id: envelope.event_id,
+    });
     if (c.onlyIfParticipating) {
       if (!this.d.config.slack.answerThreadsWithoutMention) return;
       if (!(await this.isParticipating(key))) return;
@@ -176,6 +183,7 @@ export class SlackAdapter {
         text: c.text,
         messageId: c.messageId,
         receivedAt: Date.now(),
+        traceId,
       },
       reply,
     );

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
 import { systemPrompt, userTurnText } from '../agent/prompts.ts';
@@ -15,6 +14,16 @@ import { KeyedQueue } from './keyed-queue.ts';
 import { Semaphore } from './semaphore.ts';
 import { ownersOf, sessionKey } from './thread-ref.ts';
 import type { AnswerStream, IncomingMessage, ReplySink, TurnOutcome } from './types.ts';
+
+/**
+ * The last `max` messages, starting at a person's message: a window that opened on a tool result
+ * or a tool call would be rejected by the server (a tool message must follow its call).
+ */
+export function recentHistory(history: BaseMessage[], max: number): BaseMessage[] {
+  let start = Math.max(0, history.length - max);
+  while (start < history.length && history[start]?.type !== 'human') start++;
+  return history.slice(start);
+}
 
 const TRUNCATED_NOTE = 'The answer was cut off at the reply length limit. Ask me to continue.';
 
@@ -68,7 +77,7 @@ export class TurnRunner {
   submit(msg: IncomingMessage, reply: ReplySink): Promise<TurnOutcome> {
     if (this.closing) return Promise.resolve({ status: 'rejected', reason: 'shutting_down' });
     const key = sessionKey(msg.ref);
-    const traceId = randomUUID();
+    const traceId = msg.traceId;
     const log = this.d.log.child({ trace_id: traceId, platform: msg.ref.platform, session: key });
     const queued = this.queue.push(key, () => this.run(msg, reply, key, traceId, log));
     if (!queued) {
@@ -162,7 +171,7 @@ export class TurnRunner {
         .catch((err: unknown) => log.warn({ err }, 'could not show status'));
       const [history, model] = await Promise.all([this.d.history.load(key), this.d.llm.resolve()]);
       const human = new HumanMessage(userTurnText(msg.principal, msg.text));
-      const prompt: BaseMessage[] = [...history.slice(-this.o.historyTurnsInPrompt), human];
+      const prompt: BaseMessage[] = [...recentHistory(history, this.o.historyTurnsInPrompt), human];
       const system = systemPrompt({
         botName: this.o.botName,
         platform: msg.ref.platform,

@@ -10,6 +10,8 @@ export interface IncomingMessage {
   /** Platform id of the message (Slack ts, Discord snowflake). */
   messageId: string;
   receivedAt: number;
+  /** Set by the adapter so its own log lines and the turn's share one trace id. */
+  traceId: string;
 }
 
 /** The answer as it streams; the adapter decides how often the platform is updated. */
