@@ -1,0 +1,118 @@
+// Shared shapes of the attachments feature: download → sniff → extract/process → index → search.
+import type { Owner } from '../scope/scope.ts';
+
+export type AttachmentKind = 'pdf' | 'docx' | 'text' | 'image';
+
+export type AttachmentErrorCode =
+  | 'too_large'
+  | 'unsupported_type'
+  | 'encrypted'
+  | 'corrupt'
+  | 'timed_out'
+  | 'empty'
+  | 'no_text_layer'
+  | 'too_complex'
+  | 'no_access'
+  | 'download_failed';
+
+const USER_MESSAGES: Record<AttachmentErrorCode, (name: string, detail: string) => string> = {
+  too_large: (n, d) => `${n} is too large for me to read${d ? ` (${d})` : ''}.`,
+  unsupported_type: (n, d) => `I can't read ${n}: ${d || 'this file type is not supported'}. I read PDF, DOCX, text, Markdown, CSV, JSON, source code and images (PNG, JPEG, GIF, WebP).`,
+  encrypted: (n) => `${n} is password-protected, so I can't read it. Share a copy without a password.`,
+  corrupt: (n, d) => `${n} looks damaged or incomplete, so I can't read it${d ? ` (${d})` : ''}.`,
+  timed_out: (n) => `Reading ${n} took too long, so I stopped. Try a smaller or simpler file.`,
+  empty: (n) => `${n} is empty: there is no text in it to read.`,
+  no_text_layer: (n) => `${n} has no text layer (it looks like a scan), so I can't search it. Share a text PDF, or paste the part you need.`,
+  too_complex: (n, d) => `${n} is too large or complex to unpack safely${d ? ` (${d})` : ''}, so I skipped it.`,
+  no_access: (n) => `I couldn't download ${n}: Slack did not give me access to the file.`,
+  download_failed: (n, d) => `I couldn't download ${n}${d ? ` (${d})` : ''}. Please try uploading it again.`,
+};
+
+/** A file the bot cannot take in; `userMessage` is what the person who posted it is told. */
+export class AttachmentError extends Error {
+  readonly code: AttachmentErrorCode;
+  readonly filename: string;
+  readonly userMessage: string;
+  constructor(code: AttachmentErrorCode, filename: string, detail = '', options?: { cause?: unknown }) {
+    super(`${code}: ${filename}${detail ? ` (${detail})` : ''}`, options);
+    this.name = 'AttachmentError';
+    this.code = code;
+    this.filename = filename;
+    this.userMessage = USER_MESSAGES[code](filename, detail);
+  }
+}
+
+/** A stretch of a document's text with where it came from. */
+export interface ExtractedSection {
+  text: string;
+  /** 1-based page (PDF). */
+  page?: number;
+  /** Nearest heading above (DOCX, Markdown). */
+  heading?: string;
+}
+
+export interface ExtractedDocument {
+  kind: 'pdf' | 'docx' | 'text';
+  sections: ExtractedSection[];
+  /** Total pages (PDF), even when only some were read. */
+  pages?: number;
+  /** Detected text encoding (text files). */
+  encoding?: string;
+  /** Set when limits stopped the reading early: what the user should be told. */
+  partial?: string;
+}
+
+export interface ExtractLimits {
+  timeoutMs: number;
+  /** Heap limit of the extraction worker. */
+  maxMemoryMb: number;
+  maxPages: number;
+  /** Stop collecting text past this many characters. */
+  maxChars: number;
+  /** Sum of uncompressed entry sizes allowed in a DOCX (zip bomb guard). */
+  maxUnzippedBytes: number;
+}
+
+export interface ProcessedImage {
+  data: Buffer;
+  mime: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  /** Format of the upload as decoded (png, jpeg, gif, webp, …). */
+  sourceFormat: string;
+}
+
+export interface ImageLimits {
+  /** Refuse images whose header claims more pixels than this (decompression bombs). */
+  maxInputPixels: number;
+  /** Longest side after resizing. */
+  maxSide: number;
+  timeoutMs: number;
+}
+
+/** What the index knows about one file in one owner. */
+export interface AttachmentRecord {
+  fileId: string;
+  filename: string;
+  kind: AttachmentKind;
+  mime: string;
+  bytes: number;
+  pages?: number;
+  chunks: number;
+  addedAt: number;
+  owner: Owner;
+}
+
+export interface SearchHit {
+  owner: Owner;
+  fileId: string;
+  filename: string;
+  page?: number;
+  heading?: string;
+  /** A short piece of the chunk around the matched terms. */
+  snippet: string;
+  /** Character offsets of the chunk in the file's extracted text. */
+  start: number;
+  end: number;
+  score: number;
+}
