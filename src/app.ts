@@ -2,12 +2,13 @@
 // created here (and only here) so the core never imports a platform library.
 import { SlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { ToolRegistry } from './agent/tool-registry.ts';
+import { createAttachments } from './attachments/create-attachments.ts';
 import { applyLangChainEnvironment } from './config/runtime-env.ts';
 import type { Config } from './config/schema.ts';
 import { TurnRunner } from './core/turn-runner.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { HttpServer, type RouteHandler } from './http/server.ts';
-import { TextEndpoint } from './llm/text-endpoint.ts';
+import { ModelEndpoint } from './llm/model-endpoint.ts';
 import type { Logger } from './log/logger.ts';
 import { createStore } from './store/create-store.ts';
 import { SessionHistory } from './store/session-history.ts';
@@ -36,7 +37,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const store = await createStore(config.storeUrl);
   const metrics = createMetrics();
   const history = new SessionHistory(store, config.store.historyMaxMessages);
-  const llm = new TextEndpoint({
+  const llm = new ModelEndpoint({
     baseUrl: config.llm.text.baseUrl,
     model: config.llm.text.model,
     apiKey: config.secrets.llmApiKey,
@@ -46,7 +47,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     maxRetries: config.llm.maxRetries,
     log,
   });
+  const attachments = createAttachments(config, store, log, metrics);
   const tools = opts.tools ?? new ToolRegistry();
+  for (const t of attachments.tools) tools.register(t);
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -65,13 +68,22 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       lock: new SessionLock(store, config.store.lockTtlSeconds * 1000),
       metrics,
       log,
+      context: attachments.context,
     },
   );
 
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
   if (config.slackTransport) {
-    slack = new SlackAdapter({ config, runner, store, history, metrics, log });
+    slack = new SlackAdapter({
+      config,
+      runner,
+      store,
+      history,
+      metrics,
+      log,
+      ingestor: attachments.ingestor,
+    });
     const events = slack.eventsRoute;
     if (events) routes.set('/slack/events', events);
   }
@@ -84,6 +96,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     checks: [
       { name: 'store', check: () => store.ping() },
       { name: 'llm_text', check: () => llm.check() },
+      // Without the vision model only image questions fail (with a clear tool result).
+      { name: 'llm_vision', check: () => attachments.vision.check(), optional: true },
     ],
   });
 

@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Ingestor } from '../../src/attachments/ingest.ts';
 import type { Config } from '../../src/config/schema.ts';
-import { sessionKey } from '../../src/core/thread-ref.ts';
+import { ownersOf, sessionKey } from '../../src/core/thread-ref.ts';
 import type { TurnRunner } from '../../src/core/turn-runner.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -19,6 +20,7 @@ import {
   type SlackEnvelope,
   type SlackMessageEvent,
 } from './slack-events.ts';
+import { SHARE_REQUEST, type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackReply } from './slack-reply.ts';
 
 export interface SlackAdapterDeps {
@@ -28,6 +30,8 @@ export interface SlackAdapterDeps {
   history: SessionHistory;
   metrics: Metrics;
   log: Logger;
+  /** File ingestion; without it files are ignored. */
+  ingestor?: Ingestor;
 }
 
 const EMPTY_MENTION_HINT =
@@ -41,6 +45,7 @@ export class SlackAdapter {
   private readonly caps: SlackCapabilities = { streaming: undefined, assistantStatus: undefined };
   private botUserId: string | undefined;
   private stopping = false;
+  private readonly files: SlackFiles | undefined;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -78,11 +83,20 @@ export class SlackAdapter {
       clientOptions,
       logger,
     });
+    this.files = d.ingestor
+      ? new SlackFiles({ client: this.app.client, ingestor: d.ingestor, config, log: d.log })
+      : undefined;
     this.app.event('app_mention', async ({ event, body }) => {
-      await this.onEvent(body as SlackEnvelope, event as unknown as SlackMessageEvent);
+      await this.onEvent(
+        body as SlackEnvelope,
+        event as unknown as SlackMessageEvent & { files?: SlackFileRef[] },
+      );
     });
     this.app.event('message', async ({ event, body }) => {
-      await this.onEvent(body as SlackEnvelope, event as unknown as SlackMessageEvent);
+      await this.onEvent(
+        body as SlackEnvelope,
+        event as unknown as SlackMessageEvent & { files?: SlackFileRef[] },
+      );
     });
     this.app.error(async (err) => {
       d.log.error({ err }, 'slack listener error');
@@ -131,26 +145,48 @@ export class SlackAdapter {
     if (this.socketReceiver) await this.socketReceiver.stop();
   }
 
-  private async onEvent(envelope: SlackEnvelope, event: SlackMessageEvent): Promise<void> {
+  private async onEvent(
+    envelope: SlackEnvelope,
+    event: SlackMessageEvent & { files?: SlackFileRef[] },
+  ): Promise<void> {
     const botUserId = this.botUserId;
     if (!botUserId) return;
+    const traceId = randomUUID();
+    let log = this.d.log.child({
+      trace_id: traceId,
+      platform: 'slack',
+      event_id: envelope.event_id,
+    });
+    const wantsShare = event.type === 'app_mention' && SHARE_REQUEST.test(event.text ?? '');
+    if (
+      this.files &&
+      event.files?.length &&
+      !event.bot_id &&
+      event.user !== botUserId &&
+      !SHARE_REQUEST.test(event.text ?? '')
+    ) {
+      const where = this.files.ownerFor(envelope, event);
+      // In the background: the ingestor owns it, tools wait for it, the poster hears about failures.
+      if (where)
+        this.files
+          .ingestAll(where.owner, event, log)
+          .catch((err: unknown) => log.error({ err }, 'file ingestion failed'));
+    }
     const c = classifySlackEvent(envelope, event, botUserId);
     if (!c) return;
     const key = sessionKey(c.ref);
-    const traceId = randomUUID();
-    const log = this.d.log.child({
-      trace_id: traceId,
-      platform: 'slack',
-      session: key,
-      event_id: envelope.event_id,
-    });
+    log = log.child({ session: key });
     if (c.onlyIfParticipating) {
-      if (!this.d.config.slack.answerThreadsWithoutMention) return;
+      if (!this.d.config.slack.answerThreadsWithoutMention || c.text === '') return;
       if (!(await this.isParticipating(key))) return;
     }
     if (!(await this.claimOnce(envelope, c))) {
       this.d.metrics.duplicateEvents.inc({ platform: 'slack' });
       log.debug('duplicate event ignored');
+      return;
+    }
+    if (wantsShare && this.files) {
+      await this.shareWithWorkspace(c, event, log);
       return;
     }
     await this.d.store.kv.set(`participating:${key}`, true);
@@ -187,6 +223,35 @@ export class SlackAdapter {
       },
       reply,
     );
+  }
+
+  private async shareWithWorkspace(
+    c: Classified,
+    event: SlackMessageEvent & { files?: SlackFileRef[] },
+    log: Logger,
+  ): Promise<void> {
+    const files = this.files;
+    if (!files) return;
+    const post = (text: string) =>
+      this.client.chat.postMessage({ channel: c.ref.channelId, thread_ts: c.ref.sessionId, text });
+    const { files: found, source } = await files.filesToShare(event);
+    if (found.length === 0) {
+      await post(
+        'There is no file in your message or at the start of this thread to share. Attach the file to the message that asks me to share it.',
+      );
+      return;
+    }
+    const project = ownersOf(c.ref)[2];
+    if (!project) return;
+    const outcomes = await files.ingestAll(project, { ...source, files: found }, log);
+    const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
+    if (shared.length > 0) {
+      await post(
+        `Shared ${shared.join(', ')} with the whole workspace: anyone can ask me about ${shared.length > 1 ? 'them' : 'it'} in any channel.`,
+      );
+    } else if (outcomes.every((o) => o.status === 'duplicate')) {
+      await post('That is already shared with the workspace.');
+    }
   }
 
   private async isParticipating(key: string): Promise<boolean> {

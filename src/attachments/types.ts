@@ -17,15 +17,20 @@ export type AttachmentErrorCode =
 
 const USER_MESSAGES: Record<AttachmentErrorCode, (name: string, detail: string) => string> = {
   too_large: (n, d) => `${n} is too large for me to read${d ? ` (${d})` : ''}.`,
-  unsupported_type: (n, d) => `I can't read ${n}: ${d || 'this file type is not supported'}. I read PDF, DOCX, text, Markdown, CSV, JSON, source code and images (PNG, JPEG, GIF, WebP).`,
-  encrypted: (n) => `${n} is password-protected, so I can't read it. Share a copy without a password.`,
+  unsupported_type: (n, d) =>
+    `I can't read ${n}: ${d || 'this file type is not supported'}. I read PDF, DOCX, text, Markdown, CSV, JSON, source code and images (PNG, JPEG, GIF, WebP).`,
+  encrypted: (n) =>
+    `${n} is password-protected, so I can't read it. Share a copy without a password.`,
   corrupt: (n, d) => `${n} looks damaged or incomplete, so I can't read it${d ? ` (${d})` : ''}.`,
   timed_out: (n) => `Reading ${n} took too long, so I stopped. Try a smaller or simpler file.`,
   empty: (n) => `${n} is empty: there is no text in it to read.`,
-  no_text_layer: (n) => `${n} has no text layer (it looks like a scan), so I can't search it. Share a text PDF, or paste the part you need.`,
-  too_complex: (n, d) => `${n} is too large or complex to unpack safely${d ? ` (${d})` : ''}, so I skipped it.`,
+  no_text_layer: (n) =>
+    `${n} has no text layer (it looks like a scan), so I can't search it. Share a text PDF, or paste the part you need.`,
+  too_complex: (n, d) =>
+    `${n} is too large or complex to unpack safely${d ? ` (${d})` : ''}, so I skipped it.`,
   no_access: (n) => `I couldn't download ${n}: Slack did not give me access to the file.`,
-  download_failed: (n, d) => `I couldn't download ${n}${d ? ` (${d})` : ''}. Please try uploading it again.`,
+  download_failed: (n, d) =>
+    `I couldn't download ${n}${d ? ` (${d})` : ''}. Please try uploading it again.`,
 };
 
 /** A file the bot cannot take in; `userMessage` is what the person who posted it is told. */
@@ -33,7 +38,12 @@ export class AttachmentError extends Error {
   readonly code: AttachmentErrorCode;
   readonly filename: string;
   readonly userMessage: string;
-  constructor(code: AttachmentErrorCode, filename: string, detail = '', options?: { cause?: unknown }) {
+  constructor(
+    code: AttachmentErrorCode,
+    filename: string,
+    detail = '',
+    options?: { cause?: unknown },
+  ) {
     super(`${code}: ${filename}${detail ? ` (${detail})` : ''}`, options);
     this.name = 'AttachmentError';
     this.code = code;

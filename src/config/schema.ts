@@ -44,7 +44,14 @@ export const settingsSchema = z
             maxReplyTokens: positiveInt,
           })
           .strict(),
-        vision: z.object({ baseUrl: url, model: z.string() }).strict(),
+        vision: z
+          .object({
+            baseUrl: url,
+            model: z.string(),
+            maxReplyTokens: positiveInt,
+            timeoutMs: positiveInt,
+          })
+          .strict(),
       })
       .strict(),
     agent: z
@@ -71,6 +78,31 @@ export const settingsSchema = z
         assistantStatus: z.boolean(),
         thinkingText: z.string().min(1),
         maxRetries: z.number().int().min(0).max(10),
+      })
+      .strict(),
+    attachments: z
+      .object({
+        maxFileBytes: positiveInt,
+        downloadTimeoutMs: positiveInt,
+        slackFileHosts: z.array(z.string().min(1)),
+        waitForIngestMs: z.number().int().min(0),
+        extract: z
+          .object({
+            timeoutMs: positiveInt,
+            maxMemoryMb: z.number().int().min(32),
+            maxPages: positiveInt,
+            maxChars: positiveInt,
+            maxUnzippedBytes: positiveInt,
+          })
+          .strict(),
+        images: z
+          .object({
+            maxInputPixels: positiveInt,
+            maxSide: z.number().int().min(64),
+            timeoutMs: positiveInt,
+          })
+          .strict(),
+        search: z.object({ maxHits: z.number().int().min(1).max(50) }).strict(),
       })
       .strict(),
   })

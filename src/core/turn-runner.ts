@@ -5,9 +5,9 @@ import { runAgent } from '../agent/run-agent.ts';
 import type { ToolRegistry } from '../agent/tool-registry.ts';
 import { asCodedError, ThreadmindError } from '../errors.ts';
 import type { Metrics } from '../http/metrics.ts';
-import type { TextEndpoint } from '../llm/text-endpoint.ts';
+import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
-import { runInScope } from '../scope/scope.ts';
+import { type Owner, runInScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { SessionLock } from '../store/session-lock.ts';
 import { KeyedQueue } from './keyed-queue.ts';
@@ -39,13 +39,20 @@ export interface TurnRunnerOptions {
 }
 
 export interface TurnRunnerDeps {
-  llm: TextEndpoint;
+  llm: ModelEndpoint;
   tools: ToolRegistry;
   history: SessionHistory;
   lock: SessionLock;
   metrics: Metrics;
   log: Logger;
   now?: () => Date;
+  /** What a turn should know about its owners' files: images in reach and a prompt section. */
+  context?: (owners: readonly Owner[]) => Promise<TurnContext>;
+}
+
+export interface TurnContext {
+  images: string[];
+  section?: string;
 }
 
 /**
@@ -169,17 +176,23 @@ export class TurnRunner {
       reply
         .showStatus('thinking')
         .catch((err: unknown) => log.warn({ err }, 'could not show status'));
-      const [history, model] = await Promise.all([this.d.history.load(key), this.d.llm.resolve()]);
+      const owners = ownersOf(msg.ref);
+      const [history, model, context] = await Promise.all([
+        this.d.history.load(key),
+        this.d.llm.resolve(),
+        this.d.context ? this.d.context(owners) : Promise.resolve<TurnContext>({ images: [] }),
+      ]);
       const human = new HumanMessage(userTurnText(msg.principal, msg.text));
       const prompt: BaseMessage[] = [...recentHistory(history, this.o.historyTurnsInPrompt), human];
       const system = systemPrompt({
         botName: this.o.botName,
         platform: msg.ref.platform,
         now: (this.d.now ?? (() => new Date()))(),
+        ...(context.section ? { sections: [context.section] } : {}),
       });
       armIdle();
       const result = await runInScope(
-        { ref: msg.ref, principal: msg.principal, owners: ownersOf(msg.ref), images: [], traceId },
+        { ref: msg.ref, principal: msg.principal, owners, images: context.images, traceId },
         () =>
           runAgent({
             graph: this.graphFor(model.chat),

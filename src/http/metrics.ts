@@ -35,6 +35,12 @@ export function createMetrics() {
       help: 'Turns running now',
       registers: [registry],
     }),
+    attachments: new Counter({
+      name: 'threadmind_attachments_total',
+      help: 'Files taken in, by detected kind and outcome (ready or an error code)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
     duplicateEvents: new Counter({
       name: 'threadmind_duplicate_events_total',
       help: 'Platform events dropped as retries or duplicates',

@@ -8,6 +8,8 @@ export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse)
 export interface ReadinessCheck {
   name: string;
   check(): Promise<void>;
+  /** Reported, but does not make the bot unready (a feature degrades instead). */
+  optional?: boolean;
 }
 
 export interface HttpServerOptions {
@@ -42,7 +44,7 @@ async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
             ).unref(),
           ),
         ]);
-        return { name: c.name, ok: true as const };
+        return { name: c.name, ok: true as const, optional: c.optional === true };
       } catch (err) {
         return {
           name: c.name,
@@ -85,7 +87,7 @@ export class HttpServer {
     } else if (path === '/readyz') {
       runChecks(this.o.checks, this.o.readinessTimeoutMs ?? 3000).then(
         (results) => {
-          const failing = results.filter((r) => !r.ok);
+          const failing = results.filter((r) => !r.ok && !r.optional);
           json(res, failing.length ? 503 : 200, {
             status: failing.length ? 'not ready' : 'ready',
             checks: results,

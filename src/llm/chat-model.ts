@@ -31,6 +31,7 @@ export interface ChatModelOptions {
   maxTokens: number;
   timeoutMs: number;
   maxRetries: number;
+  streaming?: boolean;
 }
 
 export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
@@ -38,7 +39,7 @@ export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
     model: o.model,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
-    streaming: true,
+    streaming: o.streaming ?? true,
     streamUsage: true,
     timeout: o.timeoutMs,
     maxRetries: o.maxRetries,

@@ -13,6 +13,7 @@ import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index
 
 export interface Harness {
   llm: OpenAIEmulator;
+  vision: OpenAIEmulator;
   slack: SlackEmulator;
   app: RunningApp;
   config: Config;
@@ -33,12 +34,16 @@ const SIGNING_SECRET = 'test-signing-secret';
 
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const llm = await startOpenAIEmulator();
+  const vision = await startOpenAIEmulator({
+    models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
+  });
   const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-e2e-'));
   const env: Record<string, string> = {
     PORT: '0',
     DATA_DIR: dataDir,
     LLM_TEXT_BASE_URL: llm.baseURL,
+    LLM_VISION_BASE_URL: vision.baseURL,
     SLACK_API_URL: slack.apiUrl,
     SLACK_BOT_TOKEN: slack.botToken,
     ...(o.socketMode
@@ -61,6 +66,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   if (!o.socketMode) slack.setEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
   const h: Harness = {
     llm,
+    vision,
     slack,
     app,
     config,
@@ -75,6 +81,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       await app.stop();
       await slack.close();
       await llm.close();
+      await vision.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

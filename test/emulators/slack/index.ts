@@ -1,11 +1,14 @@
 // A local, protocol-faithful Slack for tests: Web API under /api/, Socket Mode under /link/,
 // and Events API deliveries to the app. The unmodified Bolt app talks to it through
-// `clientOptions.slackApiUrl = emu.apiUrl`.
+// `clientOptions.slackApiUrl = emu.apiUrl`. Uploaded files are served under /files-pri/ (see
+// file-http.ts), with a second local origin for downloads that redirect off the emulator.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Deliverer } from './delivery.ts';
 import { FaultQueue } from './faults.ts';
+import { type FileHttpDeps, handleFileRequest, startOtherOrigin } from './file-http.ts';
+import { FileStore } from './file-store.ts';
 import { MessageStore, toPublic } from './message-store.ts';
 import type { ApiContext } from './methods/context.ts';
 import { SocketModeServer } from './socket-mode.ts';
@@ -20,11 +23,17 @@ export type {
   DeliverOptions,
   DeliveryResult,
   Fault,
+  FileDownload,
+  FileDownloadFault,
+  FileRedirect,
   RetryOptions,
   SlackEmulator,
   SlackEmulatorOptions,
+  SlackFile,
+  SlackFileShare,
   SlackMessage,
   SlackReaction,
+  UploadFileInput,
   UserMessageInput,
 } from './types.ts';
 
@@ -46,13 +55,14 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
   const faults = new FaultQueue();
   const socket = new SocketModeServer(ids.appId);
   let origin = '';
+  const files = new FileStore(teamId, () => `http://${origin}`);
   const ctx: ApiContext = {
     ids,
     store,
     channelTypes: new Map(),
     dmUsers: new Map(),
     users: new Map(),
-    files: new Map(),
+    files,
     streamingAvailable: true,
     assistantStatusAvailable: true,
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
@@ -69,12 +79,23 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     socket,
   );
 
+  let otherOrigin = '';
+  const fileHttp: FileHttpDeps = {
+    files,
+    teamId,
+    botToken: ids.botToken,
+    origin: () => `http://${origin}`,
+    otherOrigin: () => otherOrigin,
+  };
+
   const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const path = url.pathname;
     if (path.startsWith('/api/') && path.length > '/api/'.length) {
       void webApi.handle(req, res, decodeURIComponent(path.slice('/api/'.length)));
       return;
     }
+    if (handleFileRequest(req, res, url, fileHttp)) return;
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
   server.on('upgrade', (req, sock, head) => socket.handleUpgrade(req, sock, head));
@@ -83,6 +104,8 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     server.listen(0, '127.0.0.1', () => resolve());
   });
   origin = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const other = await startOtherOrigin(fileHttp);
+  otherOrigin = other.origin;
 
   const describeState = (): string => {
     const recent = calls.slice(-10).map((c) => {
@@ -91,7 +114,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     });
     const msgs = store.all().map((m) => {
       const who = m.bot_id !== undefined ? 'bot' : (m.user ?? '?');
-      const flags = `${m.thread_ts !== undefined ? ` thread=${m.thread_ts}` : ''}${m.streaming === true ? ' streaming' : ''}`;
+      const flags = `${m.thread_ts !== undefined ? ` thread=${m.thread_ts}` : ''}${m.streaming === true ? ' streaming' : ''}${m.files !== undefined ? ` files=${m.files.length}` : ''}`;
       return `  ${m.channel} ${m.ts}${flags} ${who}: ${clip(m.text)}`;
     });
     return [
@@ -125,6 +148,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
         {
           store,
           deliverer,
+          files,
           teamId,
           botUserId: ids.botUserId,
           channelTypes: ctx.channelTypes,
@@ -149,10 +173,15 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     setStreamLifetimeMs: (ms) => {
       store.streamLifetimeMs = ms;
     },
+    uploadFile: (f) => files.upload(f),
+    fileDownloads: () => files.downloads.map((d) => ({ ...d })),
+    otherOriginAuthHeaders: () => [...files.otherOriginAuth],
+    setFileDownloadFault: (fileId, fault, times) => files.setFault(fileId, fault, times),
     close: async () => {
       await socket.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await other.close();
     },
   };
 }

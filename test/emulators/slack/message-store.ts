@@ -114,6 +114,7 @@ export function toPublic(m: StoredMessage): SlackMessage {
   if (m.streaming !== undefined) out.streaming = m.streaming;
   if (m.edited !== undefined) out.edited = m.edited;
   if (m.deleted !== undefined) out.deleted = m.deleted;
+  if (m.files !== undefined) out.files = structuredClone(m.files);
   return out;
 }
 

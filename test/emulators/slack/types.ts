@@ -22,6 +22,95 @@ export interface SlackMessage {
   streaming?: boolean;
   edited?: boolean;
   deleted?: boolean;
+  /** Files shared with the message, as its events carried them. */
+  files?: SlackFile[];
+}
+
+/** Where a file was shared: files.info's `shares.public[channel]` / `shares.private[channel]`. */
+export interface SlackFileShare {
+  reply_users: string[];
+  reply_users_count: number;
+  reply_count: number;
+  ts: string;
+  thread_ts?: string;
+  channel_name?: string;
+  team_id: string;
+  share_user_id: string;
+  source: string;
+}
+
+/** Slack's file object. files.info adds channels/groups/ims/shares; events leave them out. */
+export interface SlackFile {
+  id: string;
+  created: number;
+  timestamp: number;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  pretty_type: string;
+  user: string;
+  user_team: string;
+  editable: boolean;
+  size: number;
+  /** 'hosted' for uploads; Slack Connect stubs say 'file_access' (then only files.info helps). */
+  mode: string;
+  is_external: boolean;
+  external_type: string;
+  is_public: boolean;
+  public_url_shared: boolean;
+  display_as_bot: boolean;
+  username: string;
+  /** Needs `Authorization: Bearer <bot token>`; without it Slack serves a sign-in page. */
+  url_private: string;
+  url_private_download: string;
+  media_display_type: string;
+  permalink: string;
+  permalink_public: string;
+  is_starred: boolean;
+  has_rich_preview: boolean;
+  file_access?: string;
+  comments_count?: number;
+  channels?: string[];
+  groups?: string[];
+  ims?: string[];
+  shares?: {
+    public?: Record<string, SlackFileShare[]>;
+    private?: Record<string, SlackFileShare[]>;
+  };
+}
+
+/**
+ * How the file's URL answers an authorized GET: with the bytes, with a 302 to another path of
+ * the emulator (auth still required there), or with a 302 to another origin (a second port)
+ * that serves the bytes without auth, like a pre-signed CDN URL.
+ */
+export type FileRedirect = 'none' | 'same-origin' | 'other-origin';
+
+export interface UploadFileInput {
+  name: string;
+  bytes: Uint8Array;
+  /** Default: from the name's extension (application/octet-stream when unknown). */
+  mimetype?: string;
+  filetype?: string;
+  title?: string;
+  /** The uploader. Default: U0EMUUSER1. */
+  user?: string;
+  redirect?: FileRedirect;
+}
+
+/** Replaces the response that would carry the bytes. `slow` trickles them over 10 s. */
+export type FileDownloadFault = 'http500' | 'reset' | 'slow';
+
+export interface FileDownload {
+  fileId: string;
+  /** The request carried `Authorization: Bearer <bot token>`. */
+  authorized: boolean;
+  at: number;
+  /** `url`: url_private(_download); `edge`: the same-origin redirect target; `other-origin`. */
+  hop: 'url' | 'edge' | 'other-origin';
+  /** What the emulator answered; only `bytes` delivered the file. */
+  outcome: 'bytes' | 'sign_in' | 'redirect' | 'not_found' | FileDownloadFault;
 }
 
 export interface ApiCall {
@@ -55,6 +144,10 @@ export interface UserMessageInput {
   mention?: boolean;
   teamId?: string;
   enterpriseId?: string;
+  /** Shared with the message: the `message` event becomes subtype file_share with `files`. */
+  files?: SlackFile[];
+  /** The app_mention leaves `files` out (Slack sometimes does): the bot must ask files.info. */
+  mentionWithoutFiles?: boolean;
 }
 
 export interface DeliverOptions {
@@ -119,6 +212,14 @@ export interface SlackEmulator {
   setAssistantStatusAvailable(on: boolean): void;
   expireStream(channel: string, ts: string): void;
   setStreamLifetimeMs(ms: number): void;
+  /** Stores a file; its url_private(_download) are served by the emulator. Not shared yet. */
+  uploadFile(f: UploadFileInput): SlackFile;
+  /** Every request to a file URL (each redirect hop counts), in arrival order. */
+  fileDownloads(): FileDownload[];
+  /** The Authorization header of each request the other-origin server saw, in order. */
+  otherOriginAuthHeaders(): (string | undefined)[];
+  /** Applies to every download of the file, or the next `times`; undefined clears it. */
+  setFileDownloadFault(fileId: string, fault: FileDownloadFault | undefined, times?: number): void;
   /** Disconnect Socket Mode clients first: a client left running reconnects into a closed port. */
   close(): Promise<void>;
 }

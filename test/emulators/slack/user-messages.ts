@@ -1,15 +1,25 @@
 // A person typing in Slack: the message lands in the workspace and the app gets what Slack
 // sends for it: a `message` event always, and an `app_mention` too when the bot is mentioned
-// outside a DM (Slack never sends app_mention for DMs).
+// outside a DM (Slack never sends app_mention for DMs). With files, the message event has
+// subtype file_share and both events carry the file objects (unless the test asks for an
+// app_mention without them, which Slack also sends at times).
 import { randomUUID } from 'node:crypto';
 import type { Deliverer } from './delivery.ts';
 import { slackId } from './event-envelope.ts';
+import type { FileStore } from './file-store.ts';
 import type { MessageStore, StoredMessage } from './message-store.ts';
-import type { ChannelType, DeliverOptions, DeliveryResult, UserMessageInput } from './types.ts';
+import type {
+  ChannelType,
+  DeliverOptions,
+  DeliveryResult,
+  SlackFile,
+  UserMessageInput,
+} from './types.ts';
 
 export interface UserMessageDeps {
   store: MessageStore;
   deliverer: Deliverer;
+  files: FileStore;
   teamId: string;
   botUserId: string;
   channelTypes: Map<string, ChannelType>;
@@ -38,6 +48,8 @@ export async function postUserMessage(
     team,
   };
   if (m.thread_ts !== undefined) stored.thread_ts = m.thread_ts;
+  const files = shareFiles(deps, m, channelType, stored.ts);
+  if (files !== undefined) stored.files = structuredClone(files);
   deps.store.add(stored);
 
   const base: Record<string, unknown> = {
@@ -46,10 +58,11 @@ export async function postUserMessage(
     client_msg_id: randomUUID(),
     text,
     team,
-    blocks: richTextBlocks(text),
     channel: m.channel,
     event_ts: stored.ts,
   };
+  // A file posted without a comment comes with no blocks.
+  if (text !== '' || files === undefined) base.blocks = richTextBlocks(text);
   if (m.thread_ts !== undefined) {
     base.thread_ts = m.thread_ts;
     const parent = deps.store.find(m.channel, m.thread_ts);
@@ -60,13 +73,36 @@ export async function postUserMessage(
   if (m.teamId !== undefined) opts.teamId = m.teamId;
   if (m.enterpriseId !== undefined) opts.enterpriseId = m.enterpriseId;
   // Slack sends the two events independently (separate event_ids, no ordering guarantee).
-  const pending = [
-    deps.deliverer.deliverEvent({ type: 'message', ...base, channel_type: channelType }, opts),
-  ];
-  if (mentioned && channelType !== 'im') {
-    pending.push(deps.deliverer.deliverEvent({ type: 'app_mention', ...base }, opts));
+  const message: Record<string, unknown> = { type: 'message', ...base, channel_type: channelType };
+  const mention: Record<string, unknown> = { type: 'app_mention', ...base };
+  if (files !== undefined) {
+    Object.assign(message, { subtype: 'file_share', files, upload: true, display_as_bot: false });
+    if (m.mentionWithoutFiles !== true) {
+      Object.assign(mention, {
+        files: structuredClone(files),
+        upload: false,
+        display_as_bot: false,
+      });
+    }
   }
+  const pending = [deps.deliverer.deliverEvent(message, opts)];
+  if (mentioned && channelType !== 'im') pending.push(deps.deliverer.deliverEvent(mention, opts));
   return { ts: stored.ts, deliveries: await Promise.all(pending) };
+}
+
+/** Records the shares and returns the files as events carry them; undefined when none. */
+function shareFiles(
+  deps: UserMessageDeps,
+  m: UserMessageInput,
+  channelType: ChannelType,
+  ts: string,
+): SlackFile[] | undefined {
+  if (m.files === undefined || m.files.length === 0) return undefined;
+  for (const f of m.files) {
+    const at = { channel: m.channel, channelType, ts, user: m.user };
+    deps.files.share(f.id, m.thread_ts === undefined ? at : { ...at, threadTs: m.thread_ts });
+  }
+  return m.files.map((f) => deps.files.eventFile(f));
 }
 
 function inferChannelType(channel: string): ChannelType {

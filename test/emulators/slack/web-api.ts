@@ -8,7 +8,8 @@ import { methods } from './methods/index.ts';
 import type { ApiCall } from './types.ts';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
-const BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,im:history,reactions:write';
+const BOT_SCOPES =
+  'app_mentions:read,channels:history,chat:write,files:read,im:history,reactions:write';
 
 // Form encoding carries structured arguments as JSON strings (WebClient stringifies them).
 const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages'];

@@ -1,4 +1,5 @@
 // What every Web API method handler gets, and the small helpers they share.
+import type { FileStore } from '../file-store.ts';
 import type { MessageStore, StoredMessage } from '../message-store.ts';
 import type { ChannelType } from '../types.ts';
 
@@ -24,8 +25,8 @@ export interface ApiContext {
   dmUsers: Map<string, string>;
   /** users.info overrides by id; other well-formed ids get a generated profile. */
   users: Map<string, Record<string, unknown>>;
-  /** files.info answers from here; empty until a test needs files. */
-  files: Map<string, Record<string, unknown>>;
+  /** Uploaded files: files.info answers from here. */
+  files: FileStore;
   streamingAvailable: boolean;
   assistantStatusAvailable: boolean;
   /** Issues a single-use Socket Mode URL. */
@@ -93,6 +94,8 @@ export function apiMessage(ctx: ApiContext, m: StoredMessage): Record<string, un
   if (m.blocks !== undefined) out.blocks = m.blocks;
   if (m.markdown_text !== undefined) out.markdown_text = m.markdown_text;
   if (m.reactions !== undefined) out.reactions = m.reactions;
+  if (m.files !== undefined)
+    Object.assign(out, { files: m.files, upload: false, display_as_bot: false });
   if (m.edited === true) out.edited = { user: m.user ?? ctx.ids.botUserId, ts: m.ts };
   return out;
 }

@@ -149,7 +149,7 @@ function userInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
 
 function fileInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
   const id = present(args, 'file');
-  const file = id === undefined ? undefined : ctx.files.get(id);
+  const file = id === undefined ? undefined : ctx.files.info(id);
   if (file === undefined) return fail('file_not_found');
   return { ok: true, file, comments: [], response_metadata: { next_cursor: '' } };
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import { createChatModel, type OfflineChatOpenAI } from './chat-model.ts';
 import { fetchModelInfo, type ModelInfo } from './model-info.ts';
 
-export interface TextEndpointOptions {
+export interface ModelEndpointOptions {
   baseUrl: string;
   model: string;
   apiKey?: string | undefined;
@@ -10,6 +10,8 @@ export interface TextEndpointOptions {
   maxReplyTokens: number;
   requestTimeoutMs: number;
   maxRetries: number;
+  /** Stream replies (the text model) or not (the vision model, read whole by a tool). */
+  streaming?: boolean;
   log: Logger;
   fetch?: typeof fetch;
 }
@@ -20,14 +22,14 @@ export interface ResolvedModel {
 }
 
 /**
- * The text model. Which model is served is learnt from /v1/models on first use (not at start-up,
+ * A model server (text or vision). Which model is served is learnt from /v1/models on first use (not at start-up,
  * so the bot starts while the GPU node is still loading) and kept once known.
  */
-export class TextEndpoint {
+export class ModelEndpoint {
   private resolved: Promise<ResolvedModel> | undefined;
-  private readonly o: TextEndpointOptions;
+  private readonly o: ModelEndpointOptions;
 
-  constructor(o: TextEndpointOptions) {
+  constructor(o: ModelEndpointOptions) {
     this.o = o;
   }
 
@@ -68,6 +70,7 @@ export class TextEndpoint {
       maxTokens: this.o.maxReplyTokens,
       timeoutMs: this.o.requestTimeoutMs,
       maxRetries: this.o.maxRetries,
+      streaming: this.o.streaming ?? true,
     });
     return { chat, info };
   }

@@ -1,0 +1,145 @@
+// The agent's file tools. Whose files they see comes from the turn scope (AsyncLocalStorage), never
+// from their arguments: the model can only say what to look for, not where.
+import { HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+import type { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import { currentScope, NO_SCOPE_MESSAGE, type Owner } from '../scope/scope.ts';
+import type { AttachmentIndex } from './index/index.ts';
+import type { Ingestor } from './ingest.ts';
+import type { AttachmentRecord } from './types.ts';
+
+export interface AttachmentToolDeps {
+  index: AttachmentIndex;
+  ingestor: Ingestor;
+  vision: ModelEndpoint;
+  maxHits: number;
+  waitForIngestMs: number;
+  visionTimeoutMs: number;
+  log: Logger;
+}
+
+const WHERE: Record<Owner['kind'], string> = {
+  session: 'posted in this thread',
+  channel: 'posted in this channel',
+  project: 'shared with the workspace',
+};
+
+export function ownerLabel(owner: Owner): string {
+  return WHERE[owner.kind];
+}
+
+function escapeData(text: string): string {
+  // Keeps file text from closing the data block it is quoted in.
+  return text.replace(/<\/?data\b/gi, (m) => m.replace('<', '‹'));
+}
+
+/** `search_attachment(query)`: the turn's session, channel and project files, from the scope. */
+export function searchAttachmentTool(d: AttachmentToolDeps) {
+  return tool(
+    async ({ query }) => {
+      const scope = currentScope();
+      if (!scope) return NO_SCOPE_MESSAGE;
+      await d.ingestor.waitForOwners(scope.owners, d.waitForIngestMs);
+      const files = (await d.index.listFiles(scope.owners)).filter((f) => f.kind !== 'image');
+      if (files.length === 0) {
+        return 'No readable files have been shared in this thread, its channel or the workspace yet, so there is nothing to search.';
+      }
+      const hits = await d.index.search(scope.owners, query, d.maxHits);
+      if (hits.length === 0) {
+        return `No passage matched "${query}" in ${files.map((f) => f.filename).join(', ')}. Try other words.`;
+      }
+      const lines = hits.map((h, i) => {
+        const where = [
+          h.page !== undefined ? `page ${h.page}` : '',
+          h.heading ? `section "${h.heading}"` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+        return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})\n${escapeData(h.snippet)}`;
+      });
+      return `<data source="search_attachment">\n${lines.join('\n\n')}\n</data>\nCite the file name and page or section of what you use.`;
+    },
+    {
+      name: 'search_attachment',
+      description:
+        'Search the text of the files shared in this conversation (this thread, its channel, and files shared with the workspace). Returns passages with file name and page or section.',
+      schema: z.object({
+        query: z
+          .string()
+          .min(1)
+          .describe('What to look for, in words likely to appear in the file'),
+      }),
+    },
+  );
+}
+
+function pickImage(
+  images: AttachmentRecord[],
+  filename: string | undefined,
+): AttachmentRecord | string {
+  if (images.length === 0) return 'There is no image in this conversation to look at.';
+  if (!filename) return images[images.length - 1] as AttachmentRecord;
+  const wanted = filename.trim().toLowerCase();
+  const found =
+    images.findLast((f) => f.filename.toLowerCase() === wanted) ??
+    images.findLast((f) => f.filename.toLowerCase().includes(wanted));
+  return (
+    found ??
+    `There is no image named "${filename}" here. Images available: ${images.map((f) => f.filename).join(', ')}.`
+  );
+}
+
+/** `analyze_image(filename?, prompt)`: the named (or latest) image in scope, through the vision model. */
+export function analyzeImageTool(d: AttachmentToolDeps) {
+  return tool(
+    async ({ filename, prompt }) => {
+      const scope = currentScope();
+      if (!scope) return NO_SCOPE_MESSAGE;
+      await d.ingestor.waitForOwners(scope.owners, d.waitForIngestMs);
+      const images = (await d.index.listFiles(scope.owners)).filter((f) => f.kind === 'image');
+      const picked = pickImage(images, filename);
+      if (typeof picked === 'string') return picked;
+      const image = await d.ingestor.imageBytes(picked.owner, picked.fileId);
+      if (!image)
+        return `The image ${picked.filename} is no longer stored; ask the person to post it again.`;
+      try {
+        const { chat } = await d.vision.resolve();
+        const reply = await chat.invoke(
+          [
+            new HumanMessage({
+              content: [
+                { type: 'text', text: prompt },
+                {
+                  type: 'image_url',
+                  image_url: { url: `data:${image.mime};base64,${image.data.toString('base64')}` },
+                },
+              ],
+            }),
+          ],
+          { signal: AbortSignal.timeout(d.visionTimeoutMs) },
+        );
+        const text =
+          typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+        return `<data source="analyze_image" file="${picked.filename}">\n${escapeData(text)}\n</data>`;
+      } catch (err) {
+        d.log.warn({ err, trace_id: scope.traceId, file: picked.filename }, 'vision model failed');
+        const why =
+          err instanceof Error && /timed? ?out|abort/i.test(`${err.name} ${err.message}`)
+            ? 'it did not answer in time'
+            : 'it could not be reached';
+        return `I could not look at ${picked.filename}: the vision model ${why}. Answer from the other information you have, and say that the image could not be analysed.`;
+      }
+    },
+    {
+      name: 'analyze_image',
+      description:
+        'Look at an image shared in this conversation (a screenshot, photo or diagram) with the vision model and answer a question about it. Without a filename, the latest image is used.',
+      schema: z.object({
+        filename: z.string().optional().describe('The image file name, when there are several'),
+        prompt: z.string().min(1).describe('What to find out from the image'),
+      }),
+    },
+  );
+}

@@ -1,0 +1,51 @@
+import type { Config } from '../config/schema.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Owner } from '../scope/scope.ts';
+import type { Store } from '../store/store.ts';
+import { attachmentContext } from './attachment-context.ts';
+import { analyzeImageTool, searchAttachmentTool } from './attachment-tools.ts';
+import { AttachmentIndex } from './index/index.ts';
+import { Ingestor } from './ingest.ts';
+
+/** The files feature, built from the config: ingestion, the index, the vision model and the tools. */
+export function createAttachments(config: Config, store: Store, log: Logger, metrics: Metrics) {
+  const index = new AttachmentIndex(store);
+  const ingestor = new Ingestor({
+    index,
+    store,
+    log,
+    maxFileBytes: config.attachments.maxFileBytes,
+    extract: config.attachments.extract,
+    images: config.attachments.images,
+    onOutcome: (kind, outcome) => metrics.attachments.inc({ kind, outcome }),
+  });
+  const vision = new ModelEndpoint({
+    baseUrl: config.llm.vision.baseUrl,
+    model: config.llm.vision.model,
+    apiKey: config.secrets.llmApiKey,
+    temperature: 0,
+    maxReplyTokens: config.llm.vision.maxReplyTokens,
+    requestTimeoutMs: config.llm.vision.timeoutMs,
+    maxRetries: 0,
+    streaming: false,
+    log,
+  });
+  const deps = {
+    index,
+    ingestor,
+    vision,
+    maxHits: config.attachments.search.maxHits,
+    waitForIngestMs: config.attachments.waitForIngestMs,
+    visionTimeoutMs: config.llm.vision.timeoutMs,
+    log,
+  };
+  return {
+    index,
+    ingestor,
+    vision,
+    tools: [searchAttachmentTool(deps), analyzeImageTool(deps)],
+    context: (owners: readonly Owner[]) => attachmentContext(index, owners),
+  };
+}

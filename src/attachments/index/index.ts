@@ -1,0 +1,17 @@
+// The attachment index: chunk → tokenize → per-owner BM25 search, stored through store.kv.
+export {
+  ATTACHMENT_INDEX_DEFAULTS,
+  AttachmentIndex,
+  type AttachmentIndexOptions,
+  type NewAttachment,
+} from './attachment-index.ts';
+export {
+  CHUNK_DEFAULTS,
+  type Chunk,
+  type ChunkOptions,
+  chunkSections,
+  joinSections,
+  SECTION_SEPARATOR,
+} from './chunk.ts';
+export { keys as attachmentKeys, ownerKey } from './owner-keys.ts';
+export { type Token, tokenize, tokenizeWithOffsets } from './tokenize.ts';

@@ -1,0 +1,19 @@
+// Where an owner's attachments live in the store. Only keyv get/set/delete are used, so the layout
+// is the same on SQLite and Redis; the lock is a store claim, the one atomic operation keyv lacks.
+import type { Owner } from '../../scope/scope.ts';
+
+/** `session:slack:T1:C1:1712345.678`: the kind is part of the key so kinds can never collide. */
+export function ownerKey(owner: Owner): string {
+  return `${owner.kind}:${owner.key}`;
+}
+
+export const keys = {
+  /** AttachmentRecord[] in the order the files were added. */
+  files: (owner: string) => `att:${owner}:files`,
+  /** Chunk[] of one file (absent for files with nothing to search, such as images). */
+  chunks: (owner: string, fileId: string) => `att:${owner}:chunks:${fileId}`,
+  /** Opaque token replaced on every change; replicas compare it to their cached index. */
+  version: (owner: string) => `att:${owner}:version`,
+  /** Claim held while the file list is rewritten. */
+  lock: (owner: string) => `att:${owner}:lock`,
+} as const;

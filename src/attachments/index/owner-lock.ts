@@ -1,0 +1,56 @@
+// Serialises writes to one owner's file list: in this process with a promise chain (no polling
+// among our own callers), across replicas with a store claim (read-modify-write of the list would
+// otherwise lose a file when two uploads land at once).
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from '../../store/store.ts';
+
+export interface LockOptions {
+  /** How long a claim lives if its holder dies mid-write. */
+  ttlMs: number;
+  /** How long to wait for another replica's write before giving up. */
+  waitMs: number;
+}
+
+export class OwnerLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+  private readonly store: Store;
+  private readonly opts: LockOptions;
+
+  constructor(store: Store, opts: LockOptions) {
+    this.store = store;
+    this.opts = opts;
+  }
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const result = prev.then(() => this.claimed(key, task));
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  private async claimed<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const holder = randomUUID();
+    const deadline = Date.now() + this.opts.waitMs;
+    let pause = 5;
+    while (!(await this.store.claim(key, holder, this.opts.ttlMs))) {
+      if (Date.now() >= deadline) {
+        throw new Error(`attachment index: ${key} stayed locked for ${this.opts.waitMs} ms`);
+      }
+      await sleep(pause);
+      pause = Math.min(pause * 2, 100);
+    }
+    try {
+      return await task();
+    } finally {
+      await this.store.release(key, holder);
+    }
+  }
+}

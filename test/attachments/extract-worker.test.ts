@@ -1,0 +1,128 @@
+// The worker boundary: a hostile or slow file costs its worker, never the main event loop.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { closeExtractWorkers, extractDocument } from '../../src/attachments/extract/index.ts';
+import { AttachmentError, type ExtractLimits } from '../../src/attachments/types.ts';
+import {
+  buildDocx,
+  buildManyPagesPdf,
+  buildTextPdf,
+  koreanUtf8,
+} from '../fixtures/documents/index.ts';
+
+const LIMITS: ExtractLimits = {
+  timeoutMs: 20_000,
+  maxMemoryMb: 256,
+  maxPages: 5000,
+  maxChars: 10_000_000,
+  maxUnzippedBytes: 100 * 1024 * 1024,
+};
+
+after(() => closeExtractWorkers());
+
+/** Runs `work` while a 5 ms interval ticks; returns its result and the longest gap between ticks. */
+async function withTicker<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; maxGapMs: number; ticks: number }> {
+  let last = performance.now();
+  let maxGapMs = 0;
+  let ticks = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    maxGapMs = Math.max(maxGapMs, now - last);
+    last = now;
+    ticks++;
+  }, 5);
+  try {
+    const result = await work();
+    return { result, maxGapMs, ticks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+test('the event loop keeps ticking while a 2,000-page PDF is read', async () => {
+  const pdf = buildManyPagesPdf(2000);
+  const started = performance.now();
+  const { result, maxGapMs, ticks } = await withTicker(() =>
+    extractDocument(pdf, 'pdf', 'huge.pdf', LIMITS),
+  );
+  const elapsed = performance.now() - started;
+  assert.equal(result.sections.length, 2000);
+  assert.ok(ticks >= elapsed / 5 / 4, `only ${ticks} ticks in ${Math.round(elapsed)} ms`);
+  assert.ok(maxGapMs < 150, `the main thread was blocked for ${Math.round(maxGapMs)} ms`);
+});
+
+test('a slow extraction is stopped at timeoutMs and the next one still works', async () => {
+  // Warm a worker first, so the timeout lands in the middle of parsing, not in start-up.
+  await extractDocument(await buildTextPdf(['warm up']), 'pdf', 'warm.pdf', LIMITS);
+  const started = performance.now();
+  const { result: err, maxGapMs } = await withTicker(() =>
+    extractDocument(buildManyPagesPdf(2000), 'pdf', 'slow.pdf', {
+      ...LIMITS,
+      timeoutMs: 150,
+    }).catch((e: unknown) => e),
+  );
+  const elapsed = performance.now() - started;
+  assert.ok(err instanceof AttachmentError);
+  assert.equal(err.code, 'timed_out');
+  assert.equal(
+    err.userMessage,
+    'Reading slow.pdf took too long, so I stopped. Try a smaller or simpler file.',
+  );
+  assert.ok(elapsed < 1000, `took ${Math.round(elapsed)} ms to give up`);
+  assert.ok(maxGapMs < 150, `the main thread was blocked for ${Math.round(maxGapMs)} ms`);
+
+  const doc = await extractDocument(
+    await buildTextPdf(['after the timeout']),
+    'pdf',
+    'next.pdf',
+    LIMITS,
+  );
+  assert.equal(doc.sections[0]?.text, 'after the timeout');
+});
+
+test('a file that needs more heap than maxMemoryMb kills only its worker', async () => {
+  // 100,000 paragraphs: mammoth's document tree needs far more than 32 MB.
+  const blocks = Array.from({ length: 100_000 }, (_, i) => ({
+    text: `Paragraph number ${i} with some words in it.`,
+  }));
+  const docx = await buildDocx(blocks);
+  const err = await extractDocument(docx, 'docx', 'heavy.docx', {
+    ...LIMITS,
+    maxMemoryMb: 32,
+  }).catch((e: unknown) => e);
+  assert.ok(err instanceof AttachmentError);
+  assert.equal(err.code, 'too_complex');
+  assert.equal(
+    err.userMessage,
+    'heavy.docx is too large or complex to unpack safely (it needs more memory than allowed), so I skipped it.',
+  );
+
+  const doc = await extractDocument(koreanUtf8(), 'text', 'after.txt', LIMITS);
+  assert.equal(doc.encoding, 'utf-8');
+});
+
+test('extractions run side by side and queue beyond the pool size', async () => {
+  const files = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => buildTextPdf([`File ${i} page one`, `File ${i} page two`])),
+  );
+  const docs = await Promise.all(
+    files.map((pdf, i) => extractDocument(pdf, 'pdf', `f${i}.pdf`, LIMITS)),
+  );
+  docs.forEach((doc, i) => {
+    assert.deepEqual(
+      doc.sections.map((s) => s.text),
+      [`File ${i} page one`, `File ${i} page two`],
+    );
+  });
+});
+
+test('bytes are transferred when they own their buffer and copied when they are a view', async () => {
+  const owned = new Uint8Array(koreanUtf8());
+  const view = Buffer.from('small pooled text');
+  await extractDocument(owned, 'text', 'owned.txt', LIMITS);
+  await extractDocument(view, 'text', 'view.txt', LIMITS);
+  assert.equal(owned.byteLength, 0, 'the whole-buffer array was moved to the worker');
+  assert.equal(view.toString(), 'small pooled text', 'a view into a pooled buffer is left alone');
+});
