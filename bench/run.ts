@@ -1,11 +1,22 @@
 // `npm run bench`: prints the figures the issues ask for. Everything runs on loopback.
+// `npm run bench -- slack` (or attachments, search) runs one group.
 import { applyLangChainEnvironment } from '../src/config/runtime-env.ts';
 
 applyLangChainEnvironment();
-const { benchSlack } = await import('./slack-bench.ts');
 
+const groups: Record<string, () => Promise<string[]>> = {
+  slack: async () => (await import('./slack-bench.ts')).benchSlack(),
+  attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
+  search: async () => (await import('./search-bench.ts')).benchSearch(),
+};
+
+const wanted = process.argv.slice(2).filter((a) => a in groups);
 const started = Date.now();
-const lines = await benchSlack();
 console.log(`threadmind benchmarks (node ${process.version}, ${new Date().toISOString()})`);
-for (const line of lines) console.log(`  ${line}`);
+for (const name of wanted.length ? wanted : Object.keys(groups)) {
+  const run = groups[name];
+  if (!run) continue;
+  console.log(`[${name}]`);
+  for (const line of await run()) console.log(`  ${line}`);
+}
 console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

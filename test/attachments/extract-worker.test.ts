@@ -20,44 +20,59 @@ const LIMITS: ExtractLimits = {
 
 after(() => closeExtractWorkers());
 
-/** Runs `work` while a 5 ms interval ticks; returns its result and the longest gap between ticks. */
-async function withTicker<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; maxGapMs: number; ticks: number }> {
+interface Lag {
+  ticks: number;
+  maxGapMs: number;
+  p95GapMs: number;
+}
+
+/** Runs `work` while a 5 ms interval ticks, and reports how late the ticks came. */
+async function withTicker<T>(work: () => Promise<T>): Promise<{ result: T } & Lag> {
+  const gaps: number[] = [];
   let last = performance.now();
-  let maxGapMs = 0;
-  let ticks = 0;
   const timer = setInterval(() => {
     const now = performance.now();
-    maxGapMs = Math.max(maxGapMs, now - last);
+    gaps.push(now - last);
     last = now;
-    ticks++;
   }, 5);
   try {
     const result = await work();
-    return { result, maxGapMs, ticks };
+    gaps.sort((a, b) => a - b);
+    const p95GapMs = gaps[Math.floor(gaps.length * 0.95)] ?? 0;
+    return { result, ticks: gaps.length, maxGapMs: gaps.at(-1) ?? 0, p95GapMs };
   } finally {
     clearInterval(timer);
   }
 }
 
+// Parsing on the main thread would block it for the whole extraction (a second or more). Other
+// test files share the CPU, so a single late tick is tolerated; a long block is not.
+function assertResponsive(lag: Lag, elapsedMs: number): void {
+  assert.ok(
+    lag.ticks >= elapsedMs / 5 / 4,
+    `only ${lag.ticks} ticks in ${Math.round(elapsedMs)} ms`,
+  );
+  assert.ok(lag.p95GapMs < 60, `95% of ticks came within ${Math.round(lag.p95GapMs)} ms`);
+  assert.ok(lag.maxGapMs < 400, `the main thread was blocked for ${Math.round(lag.maxGapMs)} ms`);
+}
+
 test('the event loop keeps ticking while a 2,000-page PDF is read', async () => {
   const pdf = buildManyPagesPdf(2000);
   const started = performance.now();
-  const { result, maxGapMs, ticks } = await withTicker(() =>
+  const { result, ...lag } = await withTicker(() =>
     extractDocument(pdf, 'pdf', 'huge.pdf', LIMITS),
   );
   const elapsed = performance.now() - started;
   assert.equal(result.sections.length, 2000);
-  assert.ok(ticks >= elapsed / 5 / 4, `only ${ticks} ticks in ${Math.round(elapsed)} ms`);
-  assert.ok(maxGapMs < 150, `the main thread was blocked for ${Math.round(maxGapMs)} ms`);
+  assert.ok(elapsed > 300, 'the extraction was long enough to measure');
+  assertResponsive(lag, elapsed);
 });
 
 test('a slow extraction is stopped at timeoutMs and the next one still works', async () => {
   // Warm a worker first, so the timeout lands in the middle of parsing, not in start-up.
   await extractDocument(await buildTextPdf(['warm up']), 'pdf', 'warm.pdf', LIMITS);
   const started = performance.now();
-  const { result: err, maxGapMs } = await withTicker(() =>
+  const { result: err, ...lag } = await withTicker(() =>
     extractDocument(buildManyPagesPdf(2000), 'pdf', 'slow.pdf', {
       ...LIMITS,
       timeoutMs: 150,
@@ -71,7 +86,7 @@ test('a slow extraction is stopped at timeoutMs and the next one still works', a
     'Reading slow.pdf took too long, so I stopped. Try a smaller or simpler file.',
   );
   assert.ok(elapsed < 1000, `took ${Math.round(elapsed)} ms to give up`);
-  assert.ok(maxGapMs < 150, `the main thread was blocked for ${Math.round(maxGapMs)} ms`);
+  assert.ok(lag.maxGapMs < 400, `the main thread was blocked for ${Math.round(lag.maxGapMs)} ms`);
 
   const doc = await extractDocument(
     await buildTextPdf(['after the timeout']),
