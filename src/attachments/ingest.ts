@@ -128,11 +128,12 @@ export class Ingestor {
       const sniffed = sniff(bytes);
       kind = sniffed.kind;
       const started = performance.now();
+      const size = bytes.byteLength; // the bytes move to the extraction worker
       const { record, notice } = await this.take(owner, file, bytes, sniffed.kind, sniffed.mime);
       log.info(
         {
           kind: record.kind,
-          bytes: bytes.byteLength,
+          bytes: size,
           chunks: record.chunks,
           ms: Math.round(performance.now() - started),
         },

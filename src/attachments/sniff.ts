@@ -15,28 +15,54 @@ function zipHasEntry(b: Uint8Array, name: string): boolean {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).includes(name, 0, 'latin1');
 }
 
+/** Share of characters from scripts people write in; random bytes decoded as UTF-16 score ~50%. */
+function plausibleUtf16(b: Uint8Array, encoding: 'utf-16le' | 'utf-16be'): boolean {
+  const n = Math.min(b.length, 8192) & ~1;
+  if (n < 2) return false;
+  let text: string;
+  try {
+    text = new TextDecoder(encoding, { fatal: true }).decode(b.subarray(0, n));
+  } catch {
+    return false;
+  }
+  let good = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (
+      c === 9 ||
+      c === 10 ||
+      c === 13 ||
+      (c >= 0x20 && c <= 0x7e) ||
+      (c >= 0xa0 && c <= 0x24f) ||
+      (c >= 0x2000 && c <= 0x206f) ||
+      (c >= 0x1100 && c <= 0x11ff) ||
+      (c >= 0x3000 && c <= 0x30ff) ||
+      (c >= 0x3130 && c <= 0x318f) ||
+      (c >= 0x4e00 && c <= 0x9fff) ||
+      (c >= 0xac00 && c <= 0xd7a3) ||
+      (c >= 0xff00 && c <= 0xffef)
+    ) {
+      good++;
+    }
+  }
+  return good / Math.max(1, text.length) >= 0.95;
+}
+
 function looksLikeText(b: Uint8Array): boolean {
   const n = Math.min(b.length, 8192);
   if (n === 0) return true;
-  // UTF-16 (with or without BOM) has NULs in every other byte; the text decoder handles it.
+  // UTF-16 with a BOM: the text decoder handles it.
   if (startsWith(b, [0xff, 0xfe]) || startsWith(b, [0xfe, 0xff])) return true;
-  let zerosEven = 0;
-  let zerosOdd = 0;
+  let zeros = 0;
   let control = 0;
   for (let i = 0; i < n; i++) {
     const c = b[i] ?? 0;
-    if (c === 0) {
-      if (i % 2 === 0) zerosEven++;
-      else zerosOdd++;
-    } else if (c < 9 || (c > 13 && c < 32 && c !== 27)) control++;
+    if (c === 0) zeros++;
+    else if (c < 9 || (c > 13 && c < 32 && c !== 27)) control++;
   }
-  const half = n / 2;
-  if (
-    (zerosOdd > half * 0.3 && zerosEven < half * 0.05) ||
-    (zerosEven > half * 0.3 && zerosOdd < half * 0.05)
-  )
-    return true;
-  return zerosEven + zerosOdd === 0 && control / n < 0.02;
+  if (zeros === 0 && control / n < 0.02) return true;
+  // UTF-16 without a BOM (NULs beside ASCII, or control-range bytes inside Hangul code units).
+  return plausibleUtf16(b, 'utf-16le') || plausibleUtf16(b, 'utf-16be');
 }
 
 function looksLikeSvg(head: string): boolean {

@@ -1,5 +1,8 @@
 // PDFs through pdf-parse (pdf.js): one section per page, stopping at the page and character limits.
 // pdf.js runs in this thread (Node has no pdf.js web worker), which is already the extraction worker.
+// Refusals: password → encrypted; unparseable → corrupt; zero pages → empty; pages whose text is
+// blank or nearly so (a scan, even with stamped page numbers) → no_text_layer. Pages that fail on
+// their own are skipped and named in `partial`.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PDFParse } from 'pdf-parse';
