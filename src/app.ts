@@ -10,6 +10,8 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { HttpServer, type RouteHandler } from './http/server.ts';
 import { ModelEndpoint } from './llm/model-endpoint.ts';
 import type { Logger } from './log/logger.ts';
+import { ContextManager } from './memory/context-manager.ts';
+import { estimatePromptTokens } from './memory/prompt-counter.ts';
 import { createStore } from './store/create-store.ts';
 import { SessionHistory } from './store/session-history.ts';
 import { SessionLock } from './store/session-lock.ts';
@@ -57,6 +59,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       maxQueuedPerSession: config.core.maxQueuedPerSession,
       maxToolRounds: config.agent.maxToolRounds,
       maxReplyTokens: config.llm.text.maxReplyTokens,
+      summaryMaxTokens: config.memory.summaryMaxTokens,
       turnTimeoutMs: config.agent.turnTimeoutMs,
       firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
@@ -66,6 +69,19 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       tools,
       history,
       lock: new SessionLock(store, config.store.lockTtlSeconds * 1000),
+      memory: new ContextManager({
+        history,
+        store,
+        count: estimatePromptTokens,
+        compressAtTokens: config.memory.compressAtTokens,
+        keepRecentTurns: config.memory.keepRecentTurns,
+        maxModelLenFallback: config.memory.maxModelLenFallback,
+        maxReplyTokens: config.llm.text.maxReplyTokens,
+        toolOutputMaxChars: config.memory.toolOutputMaxChars,
+        postSummaries: config.memory.postSummaries,
+        summaryTimeoutMs: config.memory.summaryTimeoutMs,
+        onCompressed: (how) => metrics.compressions.inc({ how }),
+      }),
       metrics,
       log,
       context: attachments.context,

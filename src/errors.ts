@@ -51,7 +51,8 @@ export function asCodedError(err: unknown): ThreadmindError {
   if (err instanceof ThreadmindError) return err;
   const text = textOf(err);
   const status = statusOf(err);
-  if (status === 400 && CONTEXT.test(text)) {
+  // LangChain may rethrow the server's 400 as its own ContextOverflowError without the status.
+  if ((status === 400 || status === undefined) && CONTEXT.test(text)) {
     return new ThreadmindError(
       'context_too_long',
       text,

@@ -34,6 +34,10 @@ export interface SlackAdapterDeps {
   ingestor?: Ingestor;
 }
 
+/** "@threadmind summarize" (or summarise, tl;dr), alone in the message. */
+const SUMMARIZE_REQUEST =
+  /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
+
 const EMPTY_MENTION_HINT =
   'Hi! Ask me something in the same message, for example: “@threadmind what does this error mean?”';
 
@@ -210,19 +214,21 @@ export class SlackAdapter {
       await reply.postMessage(EMPTY_MENTION_HINT);
       return;
     }
+    const incoming = {
+      ref: c.ref,
+      principal: c.principal,
+      text: c.text,
+      messageId: c.messageId,
+      receivedAt: Date.now(),
+      traceId,
+    };
+    if (SUMMARIZE_REQUEST.test(c.text)) {
+      void this.d.runner.summarize(incoming, reply);
+      return;
+    }
     // Not awaited: Bolt has acked already and the turn can take minutes. The runner owns the
     // promise, catches everything and tells the user.
-    void this.d.runner.submit(
-      {
-        ref: c.ref,
-        principal: c.principal,
-        text: c.text,
-        messageId: c.messageId,
-        receivedAt: Date.now(),
-        traceId,
-      },
-      reply,
-    );
+    void this.d.runner.submit(incoming, reply);
   }
 
   private async shareWithWorkspace(

@@ -108,6 +108,14 @@ export class SlackReply implements ReplySink {
     }
   }
 
+  async postSummary(summary: string, reason: 'compressed' | 'requested'): Promise<void> {
+    const head =
+      reason === 'compressed'
+        ? '**Summary of this thread so far** — I summarised the earlier messages to stay within my context window. This is what I will work from (the full messages are archived):'
+        : '**Summary of this thread so far:**';
+    await this.postMessage(`${head}\n\n${summary}`);
+  }
+
   async reportError(userMessage: string): Promise<void> {
     await this.statusDone;
     const { client, target } = this.o;

@@ -4,6 +4,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { fitToWindow } from '../memory/fit-to-window.ts';
 
 export const AgentState = Annotation.Root({
   ...MessagesAnnotation.spec,
@@ -29,8 +30,11 @@ export function buildAgentGraph(o: GraphOptions) {
   const withTools = o.tools.length > 0 && o.model.bindTools ? o.model.bindTools(o.tools) : o.model;
   const callModel = async (state: typeof AgentState.State, config: RunnableConfig) => {
     const system = String(config.configurable?.system ?? '');
+    const budget = Number(config.configurable?.windowBudget ?? Number.POSITIVE_INFINITY);
     const model = state.rounds >= o.maxToolRounds ? o.model : withTools;
-    const reply = await model.invoke([new SystemMessage(system), ...state.messages], config);
+    // The final guard, on every request of the turn: tool results can outgrow the window too.
+    const { messages } = fitToWindow([new SystemMessage(system), ...state.messages], budget);
+    const reply = await model.invoke(messages, config);
     return { messages: [reply] };
   };
   const toolNode = o.tools.length > 0 ? new ToolNode(o.tools, { handleToolErrors: true }) : null;

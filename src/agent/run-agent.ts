@@ -4,6 +4,8 @@ import type { AgentGraph } from './agent-graph.ts';
 export interface TurnUsage {
   /** prompt_tokens of the last model call: what the context weighs now. */
   lastPromptTokens: number | undefined;
+  /** prompt_tokens of the first model call: the prompt as the turn prepared it. */
+  firstPromptTokens: number | undefined;
   inputTokens: number;
   outputTokens: number;
   modelCalls: number;
@@ -15,6 +17,8 @@ export interface AgentRunInput {
   messages: BaseMessage[];
   signal: AbortSignal;
   maxToolRounds: number;
+  /** Tokens one request may use (window minus reply budget); the graph trims to fit. */
+  windowBudget: number;
   /** The reply budget (max_tokens) each model call was given. */
   maxReplyTokens: number;
   /** Text as the model streams it. */
@@ -51,6 +55,7 @@ function textOf(content: unknown): string {
 export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const usage: TurnUsage = {
     lastPromptTokens: undefined,
+    firstPromptTokens: undefined,
     inputTokens: 0,
     outputTokens: 0,
     modelCalls: 0,
@@ -62,7 +67,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
       streamMode: ['messages', 'updates'],
       signal: input.signal,
       recursionLimit: input.maxToolRounds * 2 + 3,
-      configurable: { system: input.system },
+      configurable: { system: input.system, windowBudget: input.windowBudget },
     },
   );
   for await (const item of stream as AsyncIterable<[string, unknown]>) {
@@ -87,6 +92,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
               usage.inputTokens += u.input_tokens;
               usage.outputTokens += u.output_tokens;
               usage.lastPromptTokens = u.input_tokens;
+              usage.firstPromptTokens ??= u.input_tokens;
             }
           }
         }

@@ -105,6 +105,17 @@ export const settingsSchema = z
         search: z.object({ maxHits: z.number().int().min(1).max(50) }).strict(),
       })
       .strict(),
+    memory: z
+      .object({
+        compressAtTokens: z.number().int().min(0),
+        keepRecentTurns: z.number().int().min(1).max(20),
+        maxModelLenFallback: z.number().int().min(1024),
+        toolOutputMaxChars: z.number().int().min(100),
+        postSummaries: z.boolean(),
+        summaryMaxTokens: z.number().int().min(64),
+        summaryTimeoutMs: positiveInt,
+      })
+      .strict(),
   })
   .strict();
 

@@ -1,12 +1,13 @@
-import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
 import { systemPrompt, userTurnText } from '../agent/prompts.ts';
-import { runAgent } from '../agent/run-agent.ts';
+import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import type { ToolRegistry } from '../agent/tool-registry.ts';
 import { asCodedError, ThreadmindError } from '../errors.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
+import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
 import { type Owner, runInScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { SessionLock } from '../store/session-lock.ts';
@@ -33,6 +34,7 @@ export interface TurnRunnerOptions {
   maxQueuedPerSession: number;
   maxToolRounds: number;
   maxReplyTokens: number;
+  summaryMaxTokens: number;
   turnTimeoutMs: number;
   firstTokenTimeoutMs: number;
   historyTurnsInPrompt: number;
@@ -41,6 +43,7 @@ export interface TurnRunnerOptions {
 export interface TurnRunnerDeps {
   llm: ModelEndpoint;
   tools: ToolRegistry;
+  memory: ContextManager;
   history: SessionHistory;
   lock: SessionLock;
   metrics: Metrics;
@@ -109,12 +112,63 @@ export class TurnRunner {
     return queued;
   }
 
+  /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
+  summarize(msg: IncomingMessage, reply: ReplySink): Promise<TurnOutcome> {
+    const key = sessionKey(msg.ref);
+    const log = this.d.log.child({
+      trace_id: msg.traceId,
+      platform: msg.ref.platform,
+      session: key,
+    });
+    const run = async (): Promise<TurnOutcome> => {
+      try {
+        const history = await this.d.history.load(key);
+        if (history.length === 0) {
+          await reply.postMessage('There is nothing to summarise in this thread yet.');
+          return { status: 'answered', text: '' };
+        }
+        await reply.showStatus('summarizing').catch(() => undefined);
+        const summary = await this.d.memory.summarizeOnDemand(
+          history,
+          await this.d.llm.variant(this.o.summaryMaxTokens),
+        );
+        if (!summary) throw new Error('the model returned an empty summary');
+        await reply.postSummary(summary, 'requested');
+        return { status: 'answered', text: summary };
+      } catch (err) {
+        const coded = asCodedError(err);
+        log.error({ err, code: coded.code }, 'summary on request failed');
+        await reply
+          .reportError(
+            coded.code === 'internal'
+              ? 'I could not write a summary just now. Please try again.'
+              : coded.userMessage,
+          )
+          .catch(() => undefined);
+        return { status: 'failed', code: coded.code, userMessage: coded.userMessage };
+      }
+    };
+    return (
+      this.queue.push(key, run) ?? Promise.resolve({ status: 'rejected', reason: 'queue_full' })
+    );
+  }
+
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */
   async drain(timeoutMs: number): Promise<boolean> {
     this.closing = true;
     const all = Promise.allSettled([...this.running]).then(() => true);
     const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref());
     return Promise.race([all, timeout]);
+  }
+
+  private observeCount(count: PromptCount, actual: number | undefined, log: Logger): void {
+    if (actual === undefined || actual <= 0) return;
+    const error = Math.abs(count.tokens - actual) / actual;
+    this.d.metrics.tokenEstimateError.observe({ source: count.source }, error);
+    log.debug(
+      { estimate: count.tokens, source: count.source, actual },
+      'prompt token count vs server',
+    );
   }
 
   private graphFor(model: object): AgentGraph {
@@ -177,37 +231,76 @@ export class TurnRunner {
         .showStatus('thinking')
         .catch((err: unknown) => log.warn({ err }, 'could not show status'));
       const owners = ownersOf(msg.ref);
-      const [history, model, context] = await Promise.all([
+      const [stored, model, context] = await Promise.all([
         this.d.history.load(key),
         this.d.llm.resolve(),
         this.d.context ? this.d.context(owners) : Promise.resolve<TurnContext>({ images: [] }),
       ]);
       const human = new HumanMessage(userTurnText(msg.principal, msg.text));
-      const prompt: BaseMessage[] = [...recentHistory(history, this.o.historyTurnsInPrompt), human];
       const system = systemPrompt({
         botName: this.o.botName,
         platform: msg.ref.platform,
         now: (this.d.now ?? (() => new Date()))(),
         ...(context.section ? { sections: [context.section] } : {}),
       });
-      armIdle();
-      const result = await runInScope(
-        { ref: msg.ref, principal: msg.principal, owners, images: context.images, traceId },
-        () =>
-          runAgent({
-            graph: this.graphFor(model.chat),
-            system,
-            messages: prompt,
-            signal: controller.signal,
-            maxToolRounds: this.o.maxToolRounds,
-            maxReplyTokens: this.o.maxReplyTokens,
-            onText: (delta) => {
-              answer ??= reply.beginAnswer();
-              answer.append(delta);
-            },
-            onActivity: (phase) => (phase === 'model' ? armIdle() : clearTimeout(idleTimer)),
-          }),
-      );
+      const scope = {
+        ref: msg.ref,
+        principal: msg.principal,
+        owners,
+        images: context.images,
+        traceId,
+      };
+      let history = stored;
+      let result: AgentRunResult | undefined;
+      // A server that still finds the request too long gets one retry after a forced compression.
+      for (let attempt = 0; !result; attempt++) {
+        const prepared = await this.d.memory.prepare({
+          key,
+          history,
+          system: new SystemMessage(system),
+          human,
+          tools: this.d.tools.list(),
+          maxModelLen: model.info.maxModelLen,
+          summarizer: () => this.d.llm.variant(this.o.summaryMaxTokens),
+          reply,
+          log,
+          force: attempt > 0,
+        });
+        history = prepared.history;
+        if (prepared.compressed) reply.showStatus('thinking').catch(() => undefined);
+        const prompt: BaseMessage[] = [
+          ...recentHistory(history, this.o.historyTurnsInPrompt),
+          human,
+        ];
+        armIdle();
+        try {
+          result = await runInScope(scope, () =>
+            runAgent({
+              graph: this.graphFor(model.chat),
+              system,
+              messages: prompt,
+              signal: controller.signal,
+              maxToolRounds: this.o.maxToolRounds,
+              maxReplyTokens: this.o.maxReplyTokens,
+              windowBudget: prepared.windowBudget,
+              onText: (delta) => {
+                answer ??= reply.beginAnswer();
+                answer.append(delta);
+              },
+              onActivity: (phase) => (phase === 'model' ? armIdle() : clearTimeout(idleTimer)),
+            }),
+          );
+          this.observeCount(prepared.count, result.usage.firstPromptTokens, log);
+          await this.d.memory.remember(
+            key,
+            result.usage.lastPromptTokens,
+            prompt.length + result.added.length,
+          );
+        } catch (err) {
+          if (attempt > 0 || answer || asCodedError(err).code !== 'context_too_long') throw err;
+          log.warn({ err }, 'the server found the request too long; compressing and retrying once');
+        }
+      }
       clearTimeout(idleTimer);
       let text =
         result.text.trim() ||
@@ -220,7 +313,7 @@ export class TurnRunner {
         text += note;
       }
       await answer.finish(text);
-      await this.d.history.save(key, [...history, human, ...result.added]);
+      await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
       this.d.metrics.turnSeconds.observe(

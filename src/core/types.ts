@@ -29,6 +29,8 @@ export interface ReplySink {
   showStatus(kind: 'thinking' | 'summarizing'): Promise<void>;
   beginAnswer(): AnswerStream;
   postMessage(markdown: string): Promise<void>;
+  /** The summary the bot will work from, posted when it compresses the thread or is asked to. */
+  postSummary(summary: string, reason: 'compressed' | 'requested'): Promise<void>;
   reportError(userMessage: string): Promise<void>;
 }
 

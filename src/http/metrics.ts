@@ -41,6 +41,19 @@ export function createMetrics() {
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),
+    tokenEstimateError: new Histogram({
+      name: 'threadmind_token_estimate_error_ratio',
+      help: 'Relative error of the prompt token count against the server-reported prompt_tokens, by counting step',
+      labelNames: ['source'] as const,
+      buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
+      registers: [registry],
+    }),
+    compressions: new Counter({
+      name: 'threadmind_history_compressions_total',
+      help: 'Thread histories compressed, by how (summary, or oldest turns dropped when the summary failed)',
+      labelNames: ['how'] as const,
+      registers: [registry],
+    }),
     duplicateEvents: new Counter({
       name: 'threadmind_duplicate_events_total',
       help: 'Platform events dropped as retries or duplicates',

@@ -75,6 +75,21 @@ export class ModelEndpoint {
     return { chat, info };
   }
 
+  /** The same model with another reply budget and no streaming (summaries, one-off calls). */
+  async variant(maxReplyTokens: number): Promise<OfflineChatOpenAI> {
+    const { info } = await this.resolve();
+    return createChatModel({
+      baseUrl: this.o.baseUrl,
+      model: info.id,
+      apiKey: this.o.apiKey,
+      temperature: 0.1,
+      maxTokens: maxReplyTokens,
+      timeoutMs: this.o.requestTimeoutMs,
+      maxRetries: this.o.maxRetries,
+      streaming: false,
+    });
+  }
+
   /** For /readyz: the server answers /models within a short time. */
   async check(timeoutMs = 3000): Promise<void> {
     await fetchModelInfo(

@@ -44,11 +44,11 @@ export function fitToWindow(
 ): { messages: BaseMessage[]; trimmed: boolean } {
   let out = [...messages];
   let trimmed = false;
-  // Drop whole old turns (from just after the system prompt) while more than the question remains.
+  // Drop whole old turns (from just after the system prompt), never the question at the end.
   while (estimate(out) > budget && out.length > 2) {
     let end = 2;
-    while (end < out.length - 1 && !HumanMessage.isInstance(out[end] as BaseMessage)) end++;
-    if (end >= out.length - 1) break;
+    while (end < out.length && !HumanMessage.isInstance(out[end] as BaseMessage)) end++;
+    if (end >= out.length) break;
     out = [out[0] as BaseMessage, ...out.slice(end)];
     trimmed = true;
   }

@@ -1,0 +1,182 @@
+// Keeps a thread inside the model's context window (DESIGN.md §5): counts the prompt, summarises
+// old turns past the threshold (posting the summary into the thread), archives what it replaces,
+// cleans up bulky tool output after each turn, and guards the window on every request.
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { ReplySink } from '../core/types.ts';
+import type { Logger } from '../log/logger.ts';
+import type { SessionHistory } from '../store/session-history.ts';
+import type { Store } from '../store/store.ts';
+import { summarizeMessages } from './summarizer.ts';
+import { summaryMessages } from './summary-message.ts';
+import { cleanUpToolOutput } from './tool-output-cleanup.ts';
+import { splitTurns } from './turns.ts';
+
+export interface PromptCount {
+  tokens: number;
+  source: string;
+}
+
+export interface CountHint {
+  lastPromptTokens?: number;
+  /** How many messages (system prompt included) the prompt that got `lastPromptTokens` had. */
+  lastPromptMessages?: number;
+}
+
+/** Counts a whole request (system prompt, messages, tool schemas) by the most exact means available. */
+export type PromptCounter = (
+  messages: BaseMessage[],
+  tools: StructuredToolInterface[],
+  hint: CountHint,
+) => Promise<PromptCount>;
+
+export interface ContextManagerOptions {
+  history: SessionHistory;
+  store: Store;
+  count: PromptCounter;
+  compressAtTokens: number;
+  keepRecentTurns: number;
+  maxModelLenFallback: number;
+  maxReplyTokens: number;
+  toolOutputMaxChars: number;
+  postSummaries: boolean;
+  summaryTimeoutMs: number;
+  onCompressed?: (how: 'summary' | 'dropped') => void;
+}
+
+interface SessionMeta extends CountHint {
+  summaries?: number;
+}
+
+export interface PrepareInput {
+  key: string;
+  history: BaseMessage[];
+  system: BaseMessage;
+  human: BaseMessage;
+  tools: StructuredToolInterface[];
+  maxModelLen: number | undefined;
+  summarizer: () => Promise<BaseChatModel>;
+  reply: ReplySink;
+  log: Logger;
+  /** Compress whatever the count says (the server refused the request as too long). */
+  force?: boolean;
+}
+
+export interface Prepared {
+  /** Stored history after any compression. */
+  history: BaseMessage[];
+  /** The count of [system, ...history, human]. */
+  count: PromptCount;
+  compressed: boolean;
+  /** Tokens a request may use: the window minus the reply budget. */
+  windowBudget: number;
+}
+
+export class ContextManager {
+  private readonly o: ContextManagerOptions;
+
+  constructor(o: ContextManagerOptions) {
+    this.o = o;
+  }
+
+  window(maxModelLen: number | undefined): number {
+    return maxModelLen ?? this.o.maxModelLenFallback;
+  }
+
+  /** The compression threshold: configured, or the smaller of 6,000 and 60% of the window. */
+  threshold(maxModelLen: number | undefined): number {
+    const window = this.window(maxModelLen);
+    const auto = Math.min(6000, Math.floor(window * 0.6));
+    return this.o.compressAtTokens > 0 ? Math.min(this.o.compressAtTokens, window) : auto;
+  }
+
+  async meta(key: string): Promise<SessionMeta> {
+    return ((await this.o.store.kv.get(`meta:${key}`)) as SessionMeta | undefined) ?? {};
+  }
+
+  async prepare(p: PrepareInput): Promise<Prepared> {
+    const windowBudget = Math.max(256, this.window(p.maxModelLen) - this.o.maxReplyTokens - 64);
+    const meta = await this.meta(p.key);
+    let history = p.history;
+    let count = await this.o.count([p.system, ...history, p.human], p.tools, meta);
+    let compressed = false;
+    const over = count.tokens > this.threshold(p.maxModelLen);
+    if ((over || p.force) && splitTurns(history).length > (p.force ? 1 : this.o.keepRecentTurns)) {
+      p.log.info(
+        {
+          tokens: count.tokens,
+          source: count.source,
+          threshold: this.threshold(p.maxModelLen),
+          forced: p.force === true,
+        },
+        'compressing thread history',
+      );
+      history = await this.compress(p, history);
+      compressed = true;
+      count = await this.o.count([p.system, ...history, p.human], p.tools, {});
+    }
+    return { history, count, compressed, windowBudget };
+  }
+
+  private async compress(p: PrepareInput, history: BaseMessage[]): Promise<BaseMessage[]> {
+    const turns = splitTurns(history);
+    const keep = p.force ? Math.min(1, this.o.keepRecentTurns) : this.o.keepRecentTurns;
+    const old = turns.slice(0, -keep).flat();
+    const recent = turns.slice(-keep).flat();
+    await p.reply
+      .showStatus('summarizing')
+      .catch((err: unknown) => p.log.warn({ err }, 'could not show the summarising status'));
+    let summary = '';
+    try {
+      summary = await summarizeMessages(old, {
+        model: await p.summarizer(),
+        signal: AbortSignal.timeout(this.o.summaryTimeoutMs),
+      });
+    } catch (err) {
+      p.log.warn({ err }, 'summary failed; dropping the oldest turns instead');
+    }
+    // The old turns are archived either way: compression never deletes.
+    await this.o.history.archive(p.key, old);
+    const next = summary ? [...summaryMessages(summary), ...recent] : recent;
+    await this.o.history.save(p.key, next);
+    const meta = await this.meta(p.key);
+    await this.o.store.kv.set(`meta:${p.key}`, {
+      summaries: (meta.summaries ?? 0) + (summary ? 1 : 0),
+    } satisfies SessionMeta);
+    this.o.onCompressed?.(summary ? 'summary' : 'dropped');
+    if (summary && this.o.postSummaries) {
+      await p.reply
+        .postSummary(summary, 'compressed')
+        .catch((err: unknown) => p.log.warn({ err }, 'could not post the summary'));
+    }
+    return next;
+  }
+
+  /** After a turn: what to store, with bulky tool output replaced by one-line records. */
+  settle(history: BaseMessage[], human: BaseMessage, added: BaseMessage[]): BaseMessage[] {
+    return [...history, human, ...cleanUpToolOutput(added, this.o.toolOutputMaxChars)];
+  }
+
+  async remember(
+    key: string,
+    lastPromptTokens: number | undefined,
+    lastPromptMessages: number,
+  ): Promise<void> {
+    if (lastPromptTokens === undefined) return;
+    const meta = await this.meta(key);
+    await this.o.store.kv.set(`meta:${key}`, {
+      ...meta,
+      lastPromptTokens,
+      lastPromptMessages,
+    } satisfies SessionMeta);
+  }
+
+  /** "@threadmind summarize": the same kind of summary, on demand, history untouched. */
+  async summarizeOnDemand(history: BaseMessage[], summarizer: BaseChatModel): Promise<string> {
+    return summarizeMessages(history, {
+      model: summarizer,
+      signal: AbortSignal.timeout(this.o.summaryTimeoutMs),
+    });
+  }
+}
