@@ -8,6 +8,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   slack: async () => (await import('./slack-bench.ts')).benchSlack(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
+  memory: async () => (await import('./memory-bench.ts')).benchMemory(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
