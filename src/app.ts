@@ -1,5 +1,6 @@
 // Composition root: builds every part from the config and wires them together. Adapters are
 // created here (and only here) so the core never imports a platform library.
+import { DiscordAdapter } from '../adapters/discord/discord-adapter.ts';
 import { SlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { ToolRegistry } from './agent/tool-registry.ts';
 import { createAttachments } from './attachments/create-attachments.ts';
@@ -30,6 +31,7 @@ export interface RunningApp {
   metrics: Metrics;
   runner: TurnRunner;
   slack: SlackAdapter | undefined;
+  discord: DiscordAdapter | undefined;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,19 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     const events = slack.eventsRoute;
     if (events) routes.set('/slack/events', events);
   }
+  let discord: DiscordAdapter | undefined;
+  if (config.discordApplicationId) {
+    discord = new DiscordAdapter({
+      config,
+      runner,
+      store,
+      history,
+      metrics,
+      log,
+      ingestor: attachments.ingestor,
+      index: attachments.index,
+    });
+  }
   const http = new HttpServer({
     port: config.server.port,
     ...(opts.host ? { host: opts.host } : {}),
@@ -119,7 +134,10 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
 
   try {
     await slack?.start();
+    await discord?.start();
   } catch (err) {
+    await slack?.stop().catch(() => undefined);
+    await discord?.stop().catch(() => undefined);
     await store.close();
     throw err;
   }
@@ -131,10 +149,13 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     metrics,
     runner,
     slack,
+    discord,
     async stop() {
       await slack?.stop();
       const drained = await runner.drain(config.server.shutdownGraceMs);
       if (!drained) log.warn('shutting down with turns still running');
+      // Turns in flight post over REST; the gateway can go once they are done.
+      await discord?.stop();
       await http.close();
       await store.close();
     },

@@ -7,8 +7,9 @@ import { createLogger } from './log/logger.ts';
 const NO_PLATFORM = `threadmind has no chat platform to serve. Set one of:
   Slack over HTTP:    SLACK_BOT_TOKEN=xoxb-…  SLACK_SIGNING_SECRET=…   (events at POST /slack/events)
   Slack Socket Mode:  SLACK_BOT_TOKEN=xoxb-…  SLACK_APP_TOKEN=xapp-…
+  Discord:            DISCORD_TOKEN=…  DISCORD_APPLICATION_ID=…   (then npm run discord:register)
 and point it at your model server with LLM_TEXT_BASE_URL (default http://localhost:8000/v1).
-See README.md, "Set up Slack".
+See README.md, "Set up Slack" and "Set up Discord".
 `;
 
 function load(): Config {
@@ -25,7 +26,7 @@ function load(): Config {
 
 async function main(): Promise<void> {
   const config = load();
-  if (!config.slackTransport) {
+  if (!config.slackTransport && !config.discordApplicationId) {
     process.stderr.write(NO_PLATFORM);
     process.exit(2);
   }

@@ -35,6 +35,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
   LLM_VISION_BASE_URL: { path: ['llm', 'vision', 'baseUrl'], type: 'string' },
   LLM_VISION_MODEL: { path: ['llm', 'vision', 'model'], type: 'string' },
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
+  DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },
 };
 
 const SECRET_WORDS = /token|secret|password|api_?key/i;
@@ -100,6 +101,8 @@ function readSecrets(env: Env): Secrets {
   const signing = nonEmpty(env.SLACK_SIGNING_SECRET);
   const app = nonEmpty(env.SLACK_APP_TOKEN);
   const llm = nonEmpty(env.LLM_API_KEY);
+  const discord = nonEmpty(env.DISCORD_TOKEN);
+  if (discord) secrets.discordToken = discord;
   if (bot) secrets.slackBotToken = bot;
   if (signing) secrets.slackSigningSecret = signing;
   if (app) secrets.slackAppToken = app;
@@ -142,6 +145,26 @@ function checkSlack(
     );
   }
   return mode;
+}
+
+function checkDiscord(env: Env, s: Secrets, problems: string[]): string | null {
+  const appId = nonEmpty(env.DISCORD_APPLICATION_ID);
+  if (!s.discordToken) {
+    if (appId)
+      problems.push(
+        'DISCORD_TOKEN is required when DISCORD_APPLICATION_ID is set (Developer Portal → your app → Bot → Reset Token)',
+      );
+    return null;
+  }
+  if (!appId) {
+    problems.push(
+      'DISCORD_APPLICATION_ID is required when DISCORD_TOKEN is set (Developer Portal → your app → General Information → Application ID)',
+    );
+    return null;
+  }
+  if (!/^\d{17,20}$/.test(appId))
+    problems.push(`DISCORD_APPLICATION_ID must be a numeric snowflake id, got "${appId}"`);
+  return appId;
 }
 
 export interface LoadOptions {
@@ -198,9 +221,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     secrets,
     problems,
   );
+  const discordApplicationId = checkDiscord(env, secrets, problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 
   const storeUrl = settings.store.url || `sqlite://${path.join(settings.dataDir, 'threadmind.db')}`;
-  return { ...settings, secrets, slackTransport, storeUrl };
+  return { ...settings, secrets, slackTransport, discordApplicationId, storeUrl };
 }

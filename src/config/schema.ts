@@ -80,6 +80,20 @@ export const settingsSchema = z
         maxRetries: z.number().int().min(0).max(10),
       })
       .strict(),
+    discord: z
+      .object({
+        apiUrl: url,
+        answerThreadsWithoutMention: z.boolean(),
+        updateIntervalMs: positiveInt,
+        threadAutoArchiveMinutes: z.union([
+          z.literal(60),
+          z.literal(1440),
+          z.literal(4320),
+          z.literal(10080),
+        ]),
+        fileHosts: z.array(z.string().min(1)),
+      })
+      .strict(),
     attachments: z
       .object({
         maxFileBytes: positiveInt,
@@ -126,6 +140,7 @@ export interface Secrets {
   slackBotToken?: string;
   slackSigningSecret?: string;
   slackAppToken?: string;
+  discordToken?: string;
   llmApiKey?: string;
 }
 
@@ -133,6 +148,8 @@ export interface Config extends Settings {
   secrets: Secrets;
   /** The Slack transport in effect, or null when Slack is not configured. */
   slackTransport: 'http' | 'socket' | null;
+  /** Discord application id when Discord is configured (DISCORD_TOKEN and DISCORD_APPLICATION_ID). */
+  discordApplicationId: string | null;
   /** SQLite path or Redis URL after defaults. */
   storeUrl: string;
 }

@@ -61,7 +61,9 @@ export class SessionHistory {
     return stored ? mapStoredMessagesToChatMessages(stored) : [];
   }
 
+  /** Forgets the session: its history and its archive. */
   async clear(sessionKey: string): Promise<void> {
     await this.store.kv.delete(`history:${sessionKey}`);
+    await this.store.kv.delete(`archive:${sessionKey}`);
   }
 }
