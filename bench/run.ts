@@ -9,6 +9,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
+  tokens: async () => (await import('./token-bench.ts')).benchTokens(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

@@ -12,7 +12,7 @@ import { HttpServer, type RouteHandler } from './http/server.ts';
 import { ModelEndpoint } from './llm/model-endpoint.ts';
 import type { Logger } from './log/logger.ts';
 import { ContextManager } from './memory/context-manager.ts';
-import { estimatePromptTokens } from './memory/prompt-counter.ts';
+import { chainPromptCounter } from './memory/prompt-counter.ts';
 import { createStore } from './store/create-store.ts';
 import { SessionHistory } from './store/session-history.ts';
 import { SessionLock } from './store/session-lock.ts';
@@ -74,7 +74,11 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       memory: new ContextManager({
         history,
         store,
-        count: estimatePromptTokens,
+        count: chainPromptCounter({
+          endpoint: llm,
+          apiKey: config.secrets.llmApiKey,
+          timeoutMs: 3000,
+        }),
         compressAtTokens: config.memory.compressAtTokens,
         keepRecentTurns: config.memory.keepRecentTurns,
         maxModelLenFallback: config.memory.maxModelLenFallback,

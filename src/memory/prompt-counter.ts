@@ -1,18 +1,60 @@
+// The whole request, counted by the fallback chain (vLLM /tokenize → local tokenizer → last usage
+// → payload estimate → stored state), in the OpenAI chat form the server will actually see.
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { estimateTextTokens } from '../llm/token-estimate.ts';
-import type { CountHint, PromptCount } from './context-manager.ts';
-import { estimateMessages } from './fit-to-window.ts';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { convertMessagesToCompletionsMessageParams } from '@langchain/openai';
+import type { ModelEndpoint } from '../llm/model-endpoint.ts';
+import {
+  type ChatPayload,
+  contentText,
+  serverRootOf,
+  TokenCounter,
+} from '../llm/token-count/index.ts';
+import type { CountHint, PromptCount, PromptCounter } from './context-manager.ts';
 
-/** The offline estimate of a whole request: messages plus tool schemas. */
-export async function estimatePromptTokens(
+export function toChatPayload(
   messages: BaseMessage[],
   tools: StructuredToolInterface[],
-  _hint: CountHint,
-): Promise<PromptCount> {
-  const schemas = tools.map((t) => `${t.name} ${t.description}`).join('\n');
+  model: string,
+): ChatPayload {
+  const mapped = convertMessagesToCompletionsMessageParams({
+    messages,
+    model,
+  }) as unknown as Record<string, unknown>[];
   return {
-    tokens: estimateMessages(messages) + estimateTextTokens(schemas) + tools.length * 30,
-    source: 'payload_estimate',
+    messages: mapped.map((m) => ({
+      role: String(m.role),
+      content: contentText(m.content),
+      ...(m.name ? { name: String(m.name) } : {}),
+      ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+      ...(m.tool_call_id ? { tool_call_id: String(m.tool_call_id) } : {}),
+    })),
+    ...(tools.length ? { tools: tools.map((t) => convertToOpenAITool(t)) } : {}),
+  };
+}
+
+export interface ChainCounterOptions {
+  endpoint: ModelEndpoint;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+}
+
+/** A PromptCounter over the text endpoint, built once the served model is known. */
+export function chainPromptCounter(o: ChainCounterOptions): PromptCounter {
+  let counter: TokenCounter | undefined;
+  return async (
+    messages: BaseMessage[],
+    tools: StructuredToolInterface[],
+    hint: CountHint,
+  ): Promise<PromptCount> => {
+    const { info } = await o.endpoint.resolve();
+    counter ??= new TokenCounter({
+      serverRoot: serverRootOf(o.endpoint.baseUrl),
+      model: info.id,
+      apiKey: o.apiKey,
+      timeoutMs: o.timeoutMs,
+    });
+    return counter.count(toChatPayload(messages, tools, info.id), hint);
   };
 }

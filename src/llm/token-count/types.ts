@@ -1,0 +1,66 @@
+// Shapes shared by the token counting chain (DESIGN.md §5, context window management layer 1).
+import type { ModelFamily } from './local-tokenizer.ts';
+
+/** Where a count came from, most exact first. */
+export type CountSource =
+  | 'tokenize'
+  | 'local_tokenizer'
+  | 'usage'
+  | 'payload_estimate'
+  | 'state_estimate';
+
+export const COUNT_SOURCES: readonly CountSource[] = [
+  'tokenize',
+  'local_tokenizer',
+  'usage',
+  'payload_estimate',
+  'state_estimate',
+];
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+  name?: string;
+  tool_calls?: unknown;
+  tool_call_id?: string;
+}
+
+/** A chat completion request in OpenAI form: what the server is about to be sent. */
+export interface ChatPayload {
+  messages: ChatMessage[];
+  tools?: unknown[];
+}
+
+export interface TokenCount {
+  tokens: number;
+  source: CountSource;
+}
+
+export interface CountHint {
+  /** `usage.prompt_tokens` of the last completion. */
+  lastPromptTokens?: number;
+  /** How many messages the request that reported lastPromptTokens had (when it isn't kept). */
+  lastPromptMessages?: number;
+  /** `payloadChars()` of the request that reported lastPromptTokens (when previousPayload isn't kept). */
+  lastPayloadChars?: number;
+  /** The request that reported lastPromptTokens; only messages beyond it are estimated. */
+  previousPayload?: ChatPayload;
+  /** The session's stored running estimate, the last resort. */
+  storedEstimate?: number;
+}
+
+export interface TokenCounterOptions {
+  /** Server root, e.g. http://gpu:8000: vLLM serves /tokenize there, not under /v1 (see serverRootOf). */
+  serverRoot: string;
+  model: string;
+  apiKey?: string | undefined;
+  /** Limit for one /tokenize call; past it the chain falls through. */
+  timeoutMs: number;
+  fetch?: typeof fetch;
+  /** Picks a local tokenizer when its package is installed; default modelFamilyOf(model). */
+  modelFamily?: ModelFamily;
+  /** After a network error or timeout, /tokenize is skipped for this long. Default 30 s. */
+  retryAfterMs?: number;
+  /** Clock for that pause (tests). */
+  now?: () => number;
+}
