@@ -6,6 +6,7 @@ applyLangChainEnvironment();
 
 const groups: Record<string, () => Promise<string[]>> = {
   slack: async () => (await import('./slack-bench.ts')).benchSlack(),
+  discord: async () => (await import('./discord-bench.ts')).benchDiscord(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),

@@ -3,11 +3,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { REST, Routes } from 'discord.js';
+import { COMMANDS } from '../../adapters/discord/commands.ts';
 import type { ToolRegistry } from '../../src/agent/tool-registry.ts';
 import { type RunningApp, startApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
 import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
 
@@ -15,6 +18,8 @@ export interface Harness {
   llm: OpenAIEmulator;
   vision: OpenAIEmulator;
   slack: SlackEmulator;
+  /** Started when the harness is asked for Discord. */
+  discord: DiscordEmulator | undefined;
   app: RunningApp;
   config: Config;
   dataDir: string;
@@ -28,6 +33,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   tools?: ToolRegistry;
   socketMode?: boolean;
+  /** Also run Discord against its emulator (commands registered globally). */
+  discord?: boolean;
 }
 
 const SIGNING_SECRET = 'test-signing-secret';
@@ -38,6 +45,12 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
   });
   const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
+  const discord = o.discord ? await startDiscordEmulator() : undefined;
+  if (discord) {
+    await new REST({ api: discord.apiUrl })
+      .setToken(discord.botToken)
+      .put(Routes.applicationCommands(discord.applicationId), { body: COMMANDS });
+  }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-e2e-'));
   const env: Record<string, string> = {
     PORT: '0',
@@ -50,6 +63,13 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       ? { SLACK_APP_TOKEN: slack.appToken }
       : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(discord
+      ? {
+          DISCORD_TOKEN: discord.botToken,
+          DISCORD_APPLICATION_ID: discord.applicationId,
+          DISCORD_API_URL: discord.apiUrl,
+        }
+      : {}),
     ...o.env,
   };
   const config = loadConfig({
@@ -68,6 +88,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     llm,
     vision,
     slack,
+    discord,
     app,
     config,
     dataDir,
@@ -80,6 +101,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     async close() {
       await app.stop();
       await slack.close();
+      await discord?.close();
       await llm.close();
       await vision.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,235 @@
+// Public shapes of the Discord emulator. Wire objects reuse discord-api-types (re-exported by
+// discord.js) so the compiler checks them against the documented API.
+import type { APIAllowedMentions, APIMessage } from 'discord.js';
+
+export interface DiscordChannelSeed {
+  id: string;
+  name: string;
+  /** Channel type; 0 (GUILD_TEXT) by default. */
+  type?: number;
+}
+
+export interface DiscordGuildSeed {
+  id: string;
+  name: string;
+  channels: DiscordChannelSeed[];
+}
+
+export interface DiscordEmulatorOptions {
+  botToken?: string;
+  applicationId?: string;
+  botUserId?: string;
+  /** Default: two guilds, each with two text channels. */
+  guilds?: DiscordGuildSeed[];
+  /** Privileged intents enabled in the developer portal; IDENTIFY asking for others gets 4014. */
+  privilegedIntents?: { messageContent?: boolean; guildMembers?: boolean; presences?: boolean };
+  /** HELLO's heartbeat_interval (Discord: ~41 s). Default 2500 ms. */
+  heartbeatIntervalMs?: number;
+  /** How long an interaction may go unanswered (Discord: 3 s). */
+  interactionAckWindowMs?: number;
+  /** Lifetime of signed CDN URLs (Discord: 24 h). */
+  cdnTtlMs?: number;
+  /** Per-bucket REST limit reported in X-RateLimit-* and enforced. Default 50 per 1000 ms. */
+  rateLimit?: { limit: number; windowMs: number };
+}
+
+export interface DiscordUser {
+  id: string;
+  username: string;
+  bot: boolean;
+}
+
+/** A message as recorded: the wire object plus what the emulator saw when it was posted. */
+export type DiscordMessage = APIMessage & {
+  guild_id?: string;
+  /** `allowed_mentions` exactly as the poster sent it (absent when not sent). */
+  allowed_mentions?: APIAllowedMentions;
+};
+
+export interface UploadedFileInfo {
+  field: string;
+  filename: string;
+  size: number;
+  contentType: string;
+}
+
+export interface ApiCall {
+  method: string;
+  /** Path after the version, e.g. `/channels/123/messages`. */
+  route: string;
+  query: string;
+  /** JSON body, or payload_json of a multipart body. */
+  body: unknown;
+  files?: UploadedFileInfo[];
+  at: number;
+  status: number;
+  /** Discord's error code when the answer was an error object. */
+  code?: number;
+}
+
+export interface ThreadRecord {
+  id: string;
+  parentId: string;
+  guildId: string;
+  name: string;
+  ownerId: string;
+  type: number;
+  starterMessageId?: string;
+  createdAt: number;
+}
+
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  type: number;
+  /** Command name or component custom_id. */
+  name: string;
+  channelId: string;
+  guildId?: string;
+  userId: string;
+  createdAt: number;
+  acknowledgedAt?: number;
+  responseType?: number;
+  original?: DiscordMessage;
+  followups: DiscordMessage[];
+  ephemeral: boolean;
+}
+
+export interface Fault {
+  status: 429 | 500 | 502 | 503 | 400 | 403 | 404;
+  retryAfterSec?: number;
+  global?: boolean;
+  /** Discord error code for 4xx faults (e.g. 50013 Missing Permissions). */
+  code?: number;
+  message?: string;
+  /** How many matching calls fail. Default 1. */
+  times?: number;
+}
+
+export interface AttachmentInput {
+  filename: string;
+  bytes: Uint8Array;
+  contentType?: string;
+  description?: string;
+}
+
+export interface UserMessageInput {
+  guildId?: string;
+  channelId: string;
+  userId: string;
+  content: string;
+  mentionsBot?: boolean;
+  attachments?: AttachmentInput[];
+  /** Makes it a reply (type 19) to this message of the same channel. */
+  replyTo?: string;
+}
+
+export interface CommandOptionInput {
+  name: string;
+  type: number;
+  /** For attachment options (type 11): a filename from `attachments`, or omitted for the next one. */
+  value?: unknown;
+  options?: CommandOptionInput[];
+}
+
+export interface SlashCommandInput {
+  guildId?: string;
+  channelId: string;
+  userId: string;
+  name: string;
+  options?: CommandOptionInput[];
+  attachments?: AttachmentInput[];
+  /** The invoking member's permission bitfield (decimal string). Default: @everyone's. */
+  memberPermissions?: string;
+}
+
+export interface ComponentInput {
+  channelId: string;
+  messageId: string;
+  userId: string;
+  customId: string;
+  /** 2 button (default), 3 string select, … */
+  componentType?: number;
+  values?: string[];
+}
+
+export interface UserThreadInput {
+  channelId: string;
+  userId: string;
+  name: string;
+  /** Start the thread from this message of the channel. */
+  messageId?: string;
+}
+
+export interface GatewayStats {
+  identified: number;
+  resumed: number;
+  /** INVALID_SESSION payloads sent. */
+  invalidated: number;
+  /** Sockets currently open and authenticated. */
+  connected: number;
+}
+
+export interface DropOptions {
+  /** false: the session is invalidated, so the RESUME gets INVALID_SESSION and the bot re-identifies. */
+  resumable?: boolean;
+  /** Close code; 1006 cuts the TCP connection without a close frame. Default 4000. */
+  code?: number;
+}
+
+export interface InteractionHandle {
+  id: string;
+  token: string;
+}
+
+export interface GuildInfo {
+  id: string;
+  name: string;
+  ownerId: string;
+  channels: { id: string; name: string; type: number }[];
+}
+
+export interface DiscordEmulator {
+  /** REST base without the version (discord.js `rest.api`), e.g. http://127.0.0.1:PORT/api. */
+  apiUrl: string;
+  /** What GET /gateway/bot answers, e.g. ws://127.0.0.1:PORT. */
+  gatewayUrl: string;
+  botToken: string;
+  applicationId: string;
+  botUserId: string;
+  /** Seeded guilds and their channels. */
+  guilds: GuildInfo[];
+  /** Seeded people: the guild owner and a second member. */
+  users: DiscordUser[];
+  /** Every REST call, in arrival order. */
+  calls: ApiCall[];
+  /** Live messages of a channel, thread or DM, oldest first (ephemeral ones included). */
+  messages(channelId: string): DiscordMessage[];
+  /** Every message ever stored, deleted ones included. */
+  allMessages(): (DiscordMessage & { deleted: boolean })[];
+  threads(): ThreadRecord[];
+  interactions(): InteractionRecord[];
+  /** Commands as registered: 'global' or a guild id. */
+  registeredCommands(scope: 'global' | string): unknown[];
+  waitFor<T>(probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
+  /** A fresh snowflake (for ids of users, channels … the test invents). */
+  snowflake(): string;
+  /** The DM channel between the bot and this user (created on first use). */
+  dmChannelId(userId: string): string;
+  userMessage(m: UserMessageInput): Promise<DiscordMessage>;
+  userThread(t: UserThreadInput): Promise<ThreadRecord>;
+  slashCommand(c: SlashCommandInput): Promise<InteractionHandle>;
+  componentInteraction(c: ComponentInput): Promise<InteractionHandle>;
+  dropGatewayConnection(opts?: DropOptions): void;
+  gatewaySessions(): GatewayStats;
+  /** The next call(s) whose `METHOD /path` (path after /api/v10) matches get the fault. */
+  failNext(route: RegExp, fault: Fault): void;
+  /** A freshly signed CDN URL of an attachment (by id). */
+  attachmentUrl(attachmentId: string): string;
+  /** Lifetime of CDN URLs signed from now on. */
+  setCdnTtlMs(ms: number): void;
+  /** Moves the CDN's clock (for expiry) forward by ms. */
+  advanceCdnClock(ms: number): void;
+  cdnDownloads(): { path: string; status: number; at: number }[];
+  close(): Promise<void>;
+}
