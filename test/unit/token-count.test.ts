@@ -113,6 +113,35 @@ test('without /tokenize and without usage: an estimate of the whole payload', as
   assert.ok(Math.abs(count.tokens - actual) / actual < 0.35, `${count.tokens} vs ${actual}`);
 });
 
+test("the estimate steps use the model family's weights", async () => {
+  emu.setTokenizeEnabled(false);
+  // The family picks the estimate once the local tokenizer is out of the way.
+  const llama = counter({ modelFamily: 'llama', localTokenizer: false });
+  const qwen = new TokenCounter({
+    serverRoot: emu.url,
+    model: 'Qwen/Qwen3-8B', // modelFamilyOf → 'qwen'
+    timeoutMs: 2000,
+    localTokenizer: false,
+  });
+  assert.notEqual(estimatePayloadTokens(second, 'llama'), estimatePayloadTokens(second, 'qwen'));
+  assert.deepEqual(await llama.count(second), {
+    tokens: estimatePayloadTokens(second, 'llama'),
+    source: 'payload_estimate',
+  });
+  assert.deepEqual(await qwen.count(second), {
+    tokens: estimatePayloadTokens(second, 'qwen'),
+    source: 'payload_estimate',
+  });
+  const hint = { lastPromptTokens: 40, previousPayload: first };
+  for (const [c, family] of [
+    [llama, 'llama'],
+    [qwen, 'qwen'],
+  ] as const) {
+    const added = estimatePayloadTokens(second, family) - estimatePayloadTokens(first, family);
+    assert.deepEqual(await c.count(second, hint), { tokens: 40 + added, source: 'usage' });
+  }
+});
+
 test('after a 404 the counter stops asking /tokenize', async () => {
   emu.setTokenizeEnabled(false);
   const c = counter();

@@ -12,8 +12,10 @@ export {
   estimatePayloadTokens,
   estimateToolsTokens,
   payloadChars,
+  type TemplateOverheads,
+  templateOverheadsFor,
 } from './payload-estimate.ts';
-export { estimateTextTokens } from './text-estimate.ts';
+export { estimateTextTokens, type TextWeights, textWeightsFor } from './text-estimate.ts';
 export { TokenCounter } from './token-counter.ts';
 export { serverRootOf } from './tokenize-endpoint.ts';
 export type {

@@ -1,20 +1,60 @@
 // Step (c) of the chain: an estimate of the whole request, not just the message text. Chat
 // templates add tokens around every message, tool schemas ride in the system prompt, and tool
-// calls are sent as JSON; each part is estimated with the calibrated per-script text estimate.
+// calls are sent as JSON; each part is estimated with the calibrated per-script text estimate,
+// with the model family's weights and template when the family is known.
+import type { ModelFamily } from './local-tokenizer.ts';
 import { estimateTextTokens } from './text-estimate.ts';
 import type { ChatMessage, ChatPayload } from './types.ts';
 
-// Template overheads, the mean of Qwen's ChatML and Llama 3's header format (measured with
-// local-tokenizer.ts renderings): <|im_start|>role\n…<|im_end|>\n and
-// <|start_header_id|>role<|end_header_id|>\n\n…<|eot_id|> are both five tokens.
+/** Tokens a chat template adds around the text, measured with local-tokenizer.ts renderings. */
+export interface TemplateOverheads {
+  /** Per message: <|im_start|>role\n…<|im_end|>\n or <|start_header_id|>role…<|eot_id|>. */
+  message: number;
+  /** The assistant generation prompt (Llama 3 also has <|begin_of_text|>). */
+  generation: number;
+  /** Tool preamble: Qwen's "# Tools … <tools></tools>" against Llama 3's "Environment: ipython". */
+  tools: number;
+  /** <tool_call> wrapping per call (Qwen), a line break (Llama 3). */
+  toolCall: number;
+  /** <tool_response> wrapping per tool result (Qwen), the longer "ipython" role (Llama 3). */
+  toolResult: number;
+}
+
+const QWEN_OVERHEADS: TemplateOverheads = {
+  message: 5,
+  generation: 3,
+  tools: 82,
+  toolCall: 4,
+  toolResult: 4,
+};
+const LLAMA_OVERHEADS: TemplateOverheads = {
+  message: 5,
+  generation: 5,
+  tools: 9,
+  toolCall: 1,
+  toolResult: 1,
+};
+
+// The mean of the two, for a model of unknown family (exported as before).
 export const MESSAGE_OVERHEAD = 5;
-/** The assistant generation prompt (Qwen 3, Llama 3 4 plus <|begin_of_text|>). */
 export const GENERATION_OVERHEAD = 4;
-/** Tool preamble: Qwen's "# Tools … <tools></tools>" (~83) against Llama 3's few tokens. */
 export const TOOLS_OVERHEAD = 46;
-/** <tool_call> wrapping per call, <tool_response> wrapping per tool result. */
 export const TOOL_CALL_OVERHEAD = 2;
 export const TOOL_RESULT_OVERHEAD = 2;
+const MEAN_OVERHEADS: TemplateOverheads = {
+  message: MESSAGE_OVERHEAD,
+  generation: GENERATION_OVERHEAD,
+  tools: TOOLS_OVERHEAD,
+  toolCall: TOOL_CALL_OVERHEAD,
+  toolResult: TOOL_RESULT_OVERHEAD,
+};
+
+/** The template overheads for a model family; 'other' and undefined get the mean of the two. */
+export function templateOverheadsFor(family?: ModelFamily): TemplateOverheads {
+  if (family === 'qwen') return QWEN_OVERHEADS;
+  if (family === 'llama') return LLAMA_OVERHEADS;
+  return MEAN_OVERHEADS;
+}
 
 /** Message text; content arrays (multimodal parts) count their text parts. */
 export function contentText(content: unknown): string {
@@ -38,26 +78,30 @@ function toolCallsText(toolCalls: unknown): string[] {
 }
 
 /** One message with its template framing, without the generation prompt. */
-export function estimateMessageTokens(m: ChatMessage): number {
-  let tokens = MESSAGE_OVERHEAD + estimateTextTokens(contentText(m.content));
+export function estimateMessageTokens(m: ChatMessage, family?: ModelFamily): number {
+  const o = templateOverheadsFor(family);
+  let tokens = o.message + estimateTextTokens(contentText(m.content), family);
   for (const call of toolCallsText(m.tool_calls)) {
-    tokens += estimateTextTokens(call) + TOOL_CALL_OVERHEAD;
+    tokens += estimateTextTokens(call, family) + o.toolCall;
   }
-  if (m.role === 'tool') tokens += TOOL_RESULT_OVERHEAD;
+  if (m.role === 'tool') tokens += o.toolResult;
   return tokens;
 }
 
-export function estimateToolsTokens(tools: readonly unknown[] | undefined): number {
+export function estimateToolsTokens(
+  tools: readonly unknown[] | undefined,
+  family?: ModelFamily,
+): number {
   if (!tools || tools.length === 0) return 0;
-  let tokens = TOOLS_OVERHEAD;
-  for (const tool of tools) tokens += estimateTextTokens(JSON.stringify(tool)) + 1;
+  let tokens = templateOverheadsFor(family).tools;
+  for (const tool of tools) tokens += estimateTextTokens(JSON.stringify(tool), family) + 1;
   return tokens;
 }
 
 /** Prompt tokens of a whole chat request: messages, template, tool calls and tool schemas. */
-export function estimatePayloadTokens(payload: ChatPayload): number {
-  let tokens = GENERATION_OVERHEAD + estimateToolsTokens(payload.tools);
-  for (const m of payload.messages) tokens += estimateMessageTokens(m);
+export function estimatePayloadTokens(payload: ChatPayload, family?: ModelFamily): number {
+  let tokens = templateOverheadsFor(family).generation + estimateToolsTokens(payload.tools, family);
+  for (const m of payload.messages) tokens += estimateMessageTokens(m, family);
   return tokens;
 }
 

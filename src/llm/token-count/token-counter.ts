@@ -2,7 +2,8 @@
 // count available this turn, and where it came from.
 //   a. exact: vLLM POST /tokenize, or the model family's tokenizer when its package is installed
 //   b. usage: the last response's prompt_tokens plus an estimate of what was added since
-//   c. payload_estimate: the whole request through the calibrated per-script estimate
+//   c. payload_estimate: the whole request through the calibrated per-script estimate, with the
+//      model family's weights and template overheads
 //   d. state_estimate: the session's stored estimate, when there is no request to look at
 import { ErrorStats, type SourceError } from './error-stats.ts';
 import { loadLocalTokenizer, type ModelFamily, modelFamilyOf } from './local-tokenizer.ts';
@@ -49,9 +50,10 @@ export class TokenCounter {
     }
     const exact = await this.exact(payload);
     if (exact) return exact;
-    const fromUsage = usageEstimate(payload, hint);
+    // The estimates use the family's own weights and template (averaged ones for 'other').
+    const fromUsage = usageEstimate(payload, hint, this.family);
     if (fromUsage !== undefined) return { tokens: fromUsage, source: 'usage' };
-    return { tokens: estimatePayloadTokens(payload), source: 'payload_estimate' };
+    return { tokens: estimatePayloadTokens(payload, this.family), source: 'payload_estimate' };
   }
 
   /** Record the server's actual prompt_tokens for a count made earlier (feeds errorStats). */
@@ -81,6 +83,7 @@ export class TokenCounter {
       if (result.kind === 'missing') this.tokenizeMissing = true;
       else this.tokenizeRestUntil = now() + (this.o.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
     }
+    if (this.o.localTokenizer === false) return undefined;
     const local = await loadLocalTokenizer(this.family);
     if (local) return { tokens: local.countChat(payload), source: 'local_tokenizer' };
     return undefined;

@@ -57,8 +57,16 @@ export interface TokenCounterOptions {
   /** Limit for one /tokenize call; past it the chain falls through. */
   timeoutMs: number;
   fetch?: typeof fetch;
-  /** Picks a local tokenizer when its package is installed; default modelFamilyOf(model). */
+  /**
+   * Picks a local tokenizer when its package is installed, and the weights and template overheads
+   * of the estimates; default modelFamilyOf(model).
+   */
   modelFamily?: ModelFamily;
+  /**
+   * Whether the family's tokenizer package is tried when installed (default true). False skips it,
+   * to spare the ~170 MB it takes in memory, or to exercise the estimates in tests.
+   */
+  localTokenizer?: boolean;
   /** After a network error or timeout, /tokenize is skipped for this long. Default 30 s. */
   retryAfterMs?: number;
   /** Clock for that pause (tests). */

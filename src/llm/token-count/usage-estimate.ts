@@ -1,5 +1,6 @@
 // Step (b): the server's own count of an earlier prompt (`usage.prompt_tokens`) plus an estimate
 // of what was added since. Exact for the part the server has seen, so only the new turn is guessed.
+import type { ModelFamily } from './local-tokenizer.ts';
 import { estimateMessageTokens, payloadChars } from './payload-estimate.ts';
 import type { ChatMessage, ChatPayload, CountHint } from './types.ts';
 
@@ -15,9 +16,9 @@ function sameTools(a: ChatPayload, b: ChatPayload): boolean {
   return JSON.stringify(a.tools ?? []) === JSON.stringify(b.tools ?? []);
 }
 
-function estimateFrom(payload: ChatPayload, start: number): number {
+function estimateFrom(payload: ChatPayload, start: number, family?: ModelFamily): number {
   let tokens = 0;
-  for (const m of payload.messages.slice(start)) tokens += estimateMessageTokens(m);
+  for (const m of payload.messages.slice(start)) tokens += estimateMessageTokens(m, family);
   return tokens;
 }
 
@@ -29,9 +30,13 @@ function estimateFrom(payload: ChatPayload, start: number): number {
  * prefix), from `lastPromptMessages` (the messages past that many), from `lastPayloadChars` (the
  * thread's own tokens per character, applied to the new characters), or else by assuming the
  * usage covered everything before the last assistant message, which is how a chat or tool loop
- * grows.
+ * grows. New messages are estimated with the model family's weights when it is given.
  */
-export function usageEstimate(payload: ChatPayload, hint: CountHint): number | undefined {
+export function usageEstimate(
+  payload: ChatPayload,
+  hint: CountHint,
+  family?: ModelFamily,
+): number | undefined {
   const last = hint.lastPromptTokens;
   if (last === undefined || !Number.isFinite(last) || last <= 0) return undefined;
   const prev = hint.previousPayload;
@@ -43,11 +48,11 @@ export function usageEstimate(payload: ChatPayload, hint: CountHint): number | u
       const b = payload.messages[i];
       if (!a || !b || !sameMessage(a, b)) return undefined;
     }
-    return last + estimateFrom(payload, n);
+    return last + estimateFrom(payload, n, family);
   }
   const seen = hint.lastPromptMessages;
   if (seen !== undefined) {
-    return seen <= payload.messages.length ? last + estimateFrom(payload, seen) : undefined;
+    return seen <= payload.messages.length ? last + estimateFrom(payload, seen, family) : undefined;
   }
   if (hint.lastPayloadChars !== undefined && hint.lastPayloadChars > 0) {
     const added = payloadChars(payload) - hint.lastPayloadChars;
@@ -56,5 +61,5 @@ export function usageEstimate(payload: ChatPayload, hint: CountHint): number | u
   }
   const lastAssistant = payload.messages.findLastIndex((m) => m.role === 'assistant');
   if (lastAssistant < 0) return undefined;
-  return last + estimateFrom(payload, lastAssistant);
+  return last + estimateFrom(payload, lastAssistant, family);
 }
