@@ -94,33 +94,25 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     },
   );
 
+  const adapterDeps = {
+    config,
+    runner,
+    store,
+    history,
+    metrics,
+    log,
+    ingestor: attachments.ingestor,
+  };
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
   if (config.slackTransport) {
-    slack = new SlackAdapter({
-      config,
-      runner,
-      store,
-      history,
-      metrics,
-      log,
-      ingestor: attachments.ingestor,
-    });
+    slack = new SlackAdapter(adapterDeps);
     const events = slack.eventsRoute;
     if (events) routes.set('/slack/events', events);
   }
   let discord: DiscordAdapter | undefined;
   if (config.discordApplicationId) {
-    discord = new DiscordAdapter({
-      config,
-      runner,
-      store,
-      history,
-      metrics,
-      log,
-      ingestor: attachments.ingestor,
-      index: attachments.index,
-    });
+    discord = new DiscordAdapter({ ...adapterDeps, index: attachments.index });
   }
   const http = new HttpServer({
     port: config.server.port,

@@ -3,6 +3,7 @@
 // pinged (allowedMentions: none).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatInputCommandInteraction, Message, SendableChannels } from 'discord.js';
+import { FlushChain, summaryHeading } from '../../src/core/flush-chain.ts';
 import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { splitMessage } from '../../src/render/split-message.ts';
@@ -54,11 +55,7 @@ export class DiscordReply implements ReplySink {
   }
 
   async postSummary(summary: string, reason: 'compressed' | 'requested'): Promise<void> {
-    const head =
-      reason === 'compressed'
-        ? '**Summary of this thread so far** — I summarised the earlier messages to stay within my context window. This is what I will work from (the full messages are archived):'
-        : '**Summary of this thread so far:**';
-    await this.postMessage(`${head}\n\n${summary}`);
+    await this.postMessage(`${summaryHeading(reason)}\n\n${summary}`);
   }
 
   async reportError(userMessage: string): Promise<void> {
@@ -91,12 +88,14 @@ class DiscordAnswer implements AnswerStream {
   private readonly shown: string[] = [];
   private readonly editedAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
-  private chain: Promise<void> = Promise.resolve();
-  private waiting = false;
-  private failure: unknown;
+  private readonly flushes: FlushChain;
 
   constructor(r: DiscordReply) {
     this.r = r;
+    this.flushes = new FlushChain(
+      () => this.flush(),
+      (err) => r.log.error({ err }, 'could not deliver the answer to Discord'),
+    );
   }
 
   append(delta: string): void {
@@ -105,7 +104,7 @@ class DiscordAnswer implements AnswerStream {
       this.timer = setTimeout(
         () => {
           this.timer = undefined;
-          this.enqueue(false);
+          this.flushes.request(false);
         },
         this.messages.length === 0 ? 0 : this.r.updateIntervalMs,
       );
@@ -115,34 +114,20 @@ class DiscordAnswer implements AnswerStream {
   async finish(finalText: string): Promise<void> {
     clearTimeout(this.timer);
     if (this.text.trim() === '') this.text = finalText;
-    this.enqueue(true);
-    await this.chain;
+    this.flushes.request(true);
+    await this.flushes.settled();
     this.r.stopTyping();
-    if (this.failure) throw this.failure;
+    if (this.flushes.failure) throw this.flushes.failure;
   }
 
   async fail(userMessage: string): Promise<void> {
     clearTimeout(this.timer);
-    await this.chain;
+    await this.flushes.settled();
     this.text += `${this.text ? '\n\n' : ''}:warning: ${userMessage}`;
-    this.failure = undefined;
-    this.enqueue(true);
-    await this.chain;
+    this.flushes.failure = undefined;
+    this.flushes.request(true);
+    await this.flushes.settled();
     this.r.stopTyping();
-  }
-
-  private enqueue(final: boolean): void {
-    if (!final && this.waiting) return;
-    this.waiting = true;
-    this.chain = this.chain
-      .then(() => {
-        this.waiting = false;
-        return this.failure ? undefined : this.flush();
-      })
-      .catch((err: unknown) => {
-        this.failure = err;
-        this.r.log.error({ err }, 'could not deliver the answer to Discord');
-      });
   }
 
   private async flush(): Promise<void> {

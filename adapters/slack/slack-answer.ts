@@ -2,6 +2,7 @@
 // workspace has them, otherwise a message edited with chat.update at most once per interval.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
+import { FlushChain } from '../../src/core/flush-chain.ts';
 import type { AnswerStream } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { splitMessage } from '../../src/render/split-message.ts';
@@ -75,9 +76,7 @@ export class SlackAnswer implements AnswerStream {
   /** How much of `text` has reached Slack. */
   private sent = 0;
   private timer: NodeJS.Timeout | undefined;
-  private chain: Promise<void> = Promise.resolve();
-  private failure: unknown;
-  private flushWaiting = false;
+  private readonly flushes: FlushChain;
   private mode: 'stream' | 'update';
   // stream mode
   private streamTs: string | undefined;
@@ -93,6 +92,10 @@ export class SlackAnswer implements AnswerStream {
   constructor(o: SlackAnswerOptions) {
     this.o = o;
     this.mode = o.useStreaming && o.caps.streaming !== false ? 'stream' : 'update';
+    this.flushes = new FlushChain(
+      (final) => this.flush(final),
+      (err) => this.o.log.error({ err }, 'could not deliver the answer to Slack'),
+    );
   }
 
   append(delta: string): void {
@@ -101,7 +104,7 @@ export class SlackAnswer implements AnswerStream {
       this.timer = setTimeout(
         () => {
           this.timer = undefined;
-          this.enqueue(false);
+          this.flushes.request(false);
         },
         this.sent === 0 ? 0 : this.o.updateIntervalMs,
       );
@@ -112,34 +115,19 @@ export class SlackAnswer implements AnswerStream {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.text.trim() === '') this.text = finalText;
-    this.enqueue(true);
-    await this.chain;
-    if (this.failure) throw this.failure;
+    this.flushes.request(true);
+    await this.flushes.settled();
+    if (this.flushes.failure) throw this.flushes.failure;
   }
 
   async fail(userMessage: string): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.chain;
+    await this.flushes.settled();
     this.text += `${this.text ? '\n\n' : ''}:warning: ${userMessage}`;
-    this.failure = undefined;
-    this.enqueue(true);
-    await this.chain;
-  }
-
-  /** Flushes run one after another; a slow Slack never piles up more than one waiting flush. */
-  private enqueue(final: boolean): void {
-    if (!final && this.flushWaiting) return;
-    this.flushWaiting = true;
-    this.chain = this.chain
-      .then(() => {
-        this.flushWaiting = false;
-        return this.failure ? undefined : this.flush(final);
-      })
-      .catch((err: unknown) => {
-        this.failure = err;
-        this.o.log.error({ err }, 'could not deliver the answer to Slack');
-      });
+    this.flushes.failure = undefined;
+    this.flushes.request(true);
+    await this.flushes.settled();
   }
 
   private async flush(final: boolean): Promise<void> {

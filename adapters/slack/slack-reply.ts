@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { summaryHeading } from '../../src/core/flush-chain.ts';
 import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { splitMessage } from '../../src/render/split-message.ts';
@@ -109,11 +110,7 @@ export class SlackReply implements ReplySink {
   }
 
   async postSummary(summary: string, reason: 'compressed' | 'requested'): Promise<void> {
-    const head =
-      reason === 'compressed'
-        ? '**Summary of this thread so far** — I summarised the earlier messages to stay within my context window. This is what I will work from (the full messages are archived):'
-        : '**Summary of this thread so far:**';
-    await this.postMessage(`${head}\n\n${summary}`);
+    await this.postMessage(`${summaryHeading(reason)}\n\n${summary}`);
   }
 
   async reportError(userMessage: string): Promise<void> {

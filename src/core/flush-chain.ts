@@ -1,0 +1,43 @@
+/**
+ * Runs an answer's flushes one after another. While one is waiting to run, further non-final
+ * requests are dropped (it will send the newest text anyway), so a slow platform never piles up
+ * edits. The first failure stops later flushes and is kept for whoever finishes the answer.
+ */
+export class FlushChain {
+  private chain: Promise<void> = Promise.resolve();
+  private waiting = false;
+  private readonly flush: (final: boolean) => Promise<void>;
+  private readonly onError: (err: unknown) => void;
+  failure: unknown;
+
+  constructor(flush: (final: boolean) => Promise<void>, onError: (err: unknown) => void) {
+    this.flush = flush;
+    this.onError = onError;
+  }
+
+  request(final: boolean): void {
+    if (!final && this.waiting) return;
+    this.waiting = true;
+    this.chain = this.chain
+      .then(() => {
+        this.waiting = false;
+        return this.failure ? undefined : this.flush(final);
+      })
+      .catch((err: unknown) => {
+        this.failure = err;
+        this.onError(err);
+      });
+  }
+
+  /** Resolves when every requested flush has run. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+}
+
+/** The line above a summary the bot posts into a thread. */
+export function summaryHeading(reason: 'compressed' | 'requested'): string {
+  return reason === 'compressed'
+    ? '**Summary of this thread so far** — I summarised the earlier messages to stay within my context window. This is what I will work from (the full messages are archived):'
+    : '**Summary of this thread so far:**';
+}
