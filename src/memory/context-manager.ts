@@ -8,6 +8,7 @@ import type { ReplySink } from '../core/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { Store } from '../store/store.ts';
+import { estimatePromptTokens } from './prompt-counter.ts';
 import { summarizeMessages } from './summarizer.ts';
 import { summaryMessages } from './summary-message.ts';
 import { cleanUpToolOutput } from './tool-output-cleanup.ts';
@@ -99,15 +100,21 @@ export class ContextManager {
     const windowBudget = Math.max(256, this.window(p.maxModelLen) - this.o.maxReplyTokens - 64);
     const meta = await this.meta(p.key);
     let history = p.history;
-    let count = await this.o.count([p.system, ...history, p.human], p.tools, meta);
+    const threshold = this.threshold(p.maxModelLen);
+    // Far below the threshold an offline estimate is enough; the exact count costs a round trip.
+    const quick = await estimatePromptTokens([p.system, ...history, p.human], p.tools, meta);
+    let count =
+      quick.tokens < threshold / 2 && !p.force
+        ? quick
+        : await this.o.count([p.system, ...history, p.human], p.tools, meta);
     let compressed = false;
-    const over = count.tokens > this.threshold(p.maxModelLen);
+    const over = count.tokens > threshold;
     if ((over || p.force) && splitTurns(history).length > (p.force ? 1 : this.o.keepRecentTurns)) {
       p.log.info(
         {
           tokens: count.tokens,
           source: count.source,
-          threshold: this.threshold(p.maxModelLen),
+          threshold,
           forced: p.force === true,
         },
         'compressing thread history',

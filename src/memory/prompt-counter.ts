@@ -8,6 +8,7 @@ import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import {
   type ChatPayload,
   contentText,
+  estimatePayloadTokens,
   serverRootOf,
   TokenCounter,
 } from '../llm/token-count/index.ts';
@@ -31,6 +32,18 @@ export function toChatPayload(
       ...(m.tool_call_id ? { tool_call_id: String(m.tool_call_id) } : {}),
     })),
     ...(tools.length ? { tools: tools.map((t) => convertToOpenAITool(t)) } : {}),
+  };
+}
+
+/** The offline estimate of a whole request (step c of the chain), without any round trip. */
+export async function estimatePromptTokens(
+  messages: BaseMessage[],
+  tools: StructuredToolInterface[],
+  _hint: CountHint,
+): Promise<PromptCount> {
+  return {
+    tokens: estimatePayloadTokens(toChatPayload(messages, tools, 'estimate')),
+    source: 'payload_estimate',
   };
 }
 
