@@ -10,6 +10,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
+  knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
 };
 

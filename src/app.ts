@@ -9,6 +9,7 @@ import type { Config } from './config/schema.ts';
 import { TurnRunner } from './core/turn-runner.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { HttpServer, type RouteHandler } from './http/server.ts';
+import { createKnowledge } from './knowledge/create-knowledge.ts';
 import { ModelEndpoint } from './llm/model-endpoint.ts';
 import type { Logger } from './log/logger.ts';
 import { ContextManager } from './memory/context-manager.ts';
@@ -54,6 +55,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const attachments = createAttachments(config, store, log, metrics);
   const tools = opts.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
+  const knowledge = createKnowledge(config, llm, log);
+  if (knowledge) tools.register(knowledge.tool);
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -125,6 +128,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       { name: 'llm_text', check: () => llm.check() },
       // Without the vision model only image questions fail (with a clear tool result).
       { name: 'llm_vision', check: () => attachments.vision.check(), optional: true },
+      ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
     ],
   });
 
@@ -135,6 +139,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     await slack?.stop().catch(() => undefined);
     await discord?.stop().catch(() => undefined);
     await store.close();
+    await knowledge?.close();
     throw err;
   }
   const port = await http.listen();
@@ -153,6 +158,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       // Turns in flight post over REST; the gateway can go once they are done.
       await discord?.stop();
       await http.close();
+      await knowledge?.close();
       await store.close();
     },
   };

@@ -167,6 +167,41 @@ function checkDiscord(env: Env, s: Secrets, problems: string[]): string | null {
   return appId;
 }
 
+function readNeo4j(
+  env: Env,
+  problems: string[],
+): { neo4j: Config['neo4j']; neo4jWriter: Config['neo4jWriter'] } {
+  const uri = nonEmpty(env.NEO4J_URI);
+  const user = nonEmpty(env.NEO4J_USER);
+  const password = env.NEO4J_PASSWORD;
+  const writerUser = nonEmpty(env.NEO4J_WRITER_USER);
+  const writerPassword = env.NEO4J_WRITER_PASSWORD;
+  if (!uri) {
+    if (user || password || writerUser)
+      problems.push(
+        'NEO4J_URI is required when NEO4J_USER or NEO4J_WRITER_USER is set (e.g. neo4j://graph.internal:7687)',
+      );
+    return { neo4j: null, neo4jWriter: null };
+  }
+  if (!/^(neo4j|bolt)(\+s|\+ssc)?:\/\//.test(uri))
+    problems.push(
+      `NEO4J_URI must start with neo4j://, neo4j+s://, bolt:// or bolt+s://, got "${uri}"`,
+    );
+  const database = nonEmpty(env.NEO4J_DATABASE);
+  const extra = database ? { database } : {};
+  let neo4j: Config['neo4j'] = null;
+  if (user && password) neo4j = { uri, user, password, ...extra };
+  else
+    problems.push(
+      'NEO4J_USER and NEO4J_PASSWORD (the read-only account the bot uses) are required when NEO4J_URI is set',
+    );
+  const neo4jWriter =
+    writerUser && writerPassword
+      ? { uri, user: writerUser, password: writerPassword, ...extra }
+      : null;
+  return { neo4j, neo4jWriter };
+}
+
 export interface LoadOptions {
   env?: Env;
   /** Extra YAML merged over the defaults (tests); THREADMIND_CONFIG is read as well. */
@@ -222,9 +257,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     problems,
   );
   const discordApplicationId = checkDiscord(env, secrets, problems);
+  const graph = readNeo4j(env, problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 
   const storeUrl = settings.store.url || `sqlite://${path.join(settings.dataDir, 'threadmind.db')}`;
-  return { ...settings, secrets, slackTransport, discordApplicationId, storeUrl };
+  return { ...settings, secrets, slackTransport, discordApplicationId, ...graph, storeUrl };
 }

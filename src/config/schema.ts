@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 
 const url = z.string().url();
 const positiveInt = z.number().int().positive();
@@ -119,6 +120,7 @@ export const settingsSchema = z
         search: z.object({ maxHits: z.number().int().min(1).max(50) }).strict(),
       })
       .strict(),
+    knowledge: knowledgeSettingsSchema,
     memory: z
       .object({
         compressAtTokens: z.number().int().min(0),
@@ -150,6 +152,10 @@ export interface Config extends Settings {
   slackTransport: 'http' | 'socket' | null;
   /** Discord application id when Discord is configured (DISCORD_TOKEN and DISCORD_APPLICATION_ID). */
   discordApplicationId: string | null;
+  /** The knowledge graph's reader account (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD); null: disabled. */
+  neo4j: Neo4jConnection | null;
+  /** The ingest command's writer account (NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD), if set. */
+  neo4jWriter: Neo4jConnection | null;
   /** SQLite path or Redis URL after defaults. */
   storeUrl: string;
 }

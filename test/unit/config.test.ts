@@ -116,3 +116,28 @@ test('a YAML file named by THREADMIND_CONFIG is merged, but secrets in it are re
     problems.join('\n'),
   );
 });
+
+test('the knowledge graph is enabled by NEO4J_URI with the reader account; the writer is optional', () => {
+  assert.equal(loadConfig({ env: {} }).neo4j, null);
+  const c = loadConfig({
+    env: {
+      NEO4J_URI: 'neo4j://graph:7687',
+      NEO4J_USER: 'reader',
+      NEO4J_PASSWORD: 'r',
+      NEO4J_WRITER_USER: 'writer',
+      NEO4J_WRITER_PASSWORD: 'w',
+    },
+  });
+  assert.deepEqual(c.neo4j, { uri: 'neo4j://graph:7687', user: 'reader', password: 'r' });
+  assert.deepEqual(c.neo4jWriter, { uri: 'neo4j://graph:7687', user: 'writer', password: 'w' });
+  assert.equal(c.knowledge.text2cypher.enabled, false, 'Text2Cypher is off by default');
+  const problems = problemsOf(() => loadConfig({ env: { NEO4J_URI: 'http://graph:7474' } }));
+  assert.ok(
+    problems.some((p) => /NEO4J_URI must start with neo4j:\/\//.test(p)),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => /NEO4J_USER and NEO4J_PASSWORD/.test(p)),
+    problems.join('\n'),
+  );
+});

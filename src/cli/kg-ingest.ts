@@ -1,0 +1,70 @@
+// `node src/cli/kg-ingest.ts <dir> [--prune] [--uri-prefix kb://]`: loads Markdown (front matter),
+// PDF and DOCX (`<file>.meta.yaml`) into the knowledge graph with the writer account
+// (NEO4J_URI, NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD). Safe to re-run.
+import neo4j from 'neo4j-driver';
+import { closeExtractWorkers } from '../attachments/extract/index.ts';
+import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { ingestDirectory } from '../knowledge/ingest.ts';
+
+const USAGE = 'usage: node src/cli/kg-ingest.ts <dir> [--prune] [--uri-prefix kb://]\n';
+
+function option(args: string[], name: string): string | undefined {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+}
+
+async function main(args: string[]): Promise<number> {
+  const prefix = option(args, '--uri-prefix');
+  const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--uri-prefix');
+  if (!dir || args.includes('--help')) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  let conn: NonNullable<ReturnType<typeof loadConfig>['neo4jWriter']>;
+  try {
+    const writer = loadConfig().neo4jWriter;
+    if (!writer) {
+      process.stderr.write(
+        'kg-ingest needs NEO4J_URI, NEO4J_WRITER_USER and NEO4J_WRITER_PASSWORD (ingest writes with its own account).\n',
+      );
+      return 1;
+    }
+    conn = writer;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(
+      `kg-ingest cannot start:\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
+    return 1;
+  }
+  const driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password));
+  const started = Date.now();
+  try {
+    const report = await ingestDirectory({
+      driver,
+      root: dir,
+      prune: args.includes('--prune'),
+      ...(conn.database ? { database: conn.database } : {}),
+      ...(prefix ? { uriPrefix: prefix } : {}),
+      onFile: (file, outcome) => process.stdout.write(`${file}: ${outcome}\n`),
+    });
+    process.stdout.write(
+      `${report.documents} documents, ${report.chunks} chunks, ${report.claims} claims ` +
+        `(${report.removedChunks} old chunks removed, ${report.prunedDocuments} documents pruned, ` +
+        `${report.principals} principals) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    if (report.skipped.length > 0) {
+      process.stderr.write(`${report.skipped.length} files skipped:\n`);
+      for (const s of report.skipped) process.stderr.write(`  ${s.file}: ${s.reason}\n`);
+    }
+    return report.skipped.length > 0 ? 3 : 0;
+  } catch (err) {
+    process.stderr.write(`kg-ingest failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await driver.close();
+    await closeExtractWorkers();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,73 @@
+// Who may see what. A principal's groups come from config and from the graph
+// (`(:Principal)-[:MEMBER_OF]->(:Group)`); each group searches the partition of its own name plus
+// any partitions config maps to it; `allowed_scopes` can only narrow that set. A chunk is visible
+// when its partition and its document's partition are permitted AND the document's
+// `allowed_groups` names one of the caller's groups: partitions bound the search space, the
+// document ACL is still checked on every path and again before output.
+
+export interface Access {
+  principalId: string;
+  groups: string[];
+  /** Partitions the candidate query may search (after `allowed_scopes`). */
+  partitions: string[];
+  /** Principal partitions `allowed_scopes` removed. */
+  scopeDenied: number;
+}
+
+export interface AclConfig {
+  principalGroups: Readonly<Record<string, readonly string[]>>;
+  groupPartitions: Readonly<Record<string, readonly string[]>>;
+}
+
+export function resolveAccess(
+  principalId: string,
+  graphGroups: readonly string[],
+  allowedScopes: readonly string[],
+  config: AclConfig,
+): Access {
+  const groups = new Set<string>([...(config.principalGroups[principalId] ?? []), ...graphGroups]);
+  const own = new Set<string>();
+  for (const g of groups) {
+    own.add(g);
+    for (const p of config.groupPartitions[g] ?? []) own.add(p);
+  }
+  const everything = allowedScopes.includes('*');
+  const partitions = [...own].filter((p) => everything || allowedScopes.includes(p)).sort();
+  return {
+    principalId,
+    groups: [...groups].sort(),
+    partitions,
+    scopeDenied: own.size - partitions.length,
+  };
+}
+
+export interface AclFacts {
+  chunkPartition: unknown;
+  documentPartition: unknown;
+  allowedGroups: unknown;
+}
+
+/** The application-side twin of `visibleCypher`: used on expansion results and before output. */
+export function canSee(access: Access, facts: AclFacts): boolean {
+  const { chunkPartition, documentPartition, allowedGroups } = facts;
+  return (
+    typeof chunkPartition === 'string' &&
+    typeof documentPartition === 'string' &&
+    access.partitions.includes(chunkPartition) &&
+    access.partitions.includes(documentPartition) &&
+    Array.isArray(allowedGroups) &&
+    allowedGroups.some((g) => typeof g === 'string' && access.groups.includes(g))
+  );
+}
+
+/** Cypher predicate for "chunk `c` of document `d` is visible" with $partitions and $groups. */
+export function visibleCypher(c: string, d: string): string {
+  return (
+    `(${c}.acl_partition IN $partitions AND ${d}.acl_partition IN $partitions ` +
+    `AND any(g IN coalesce(${d}.allowed_groups, []) WHERE g IN $groups))`
+  );
+}
+
+export function aclParams(access: Access): { partitions: string[]; groups: string[] } {
+  return { partitions: access.partitions, groups: access.groups };
+}

@@ -1,0 +1,54 @@
+// The knowledge feature, built from the config when NEO4J_URI is set: a reader driver, the
+// provider, the knowledge_search tool and, only when Text2Cypher is switched on, a generator
+// that asks the text model for one read query (which the guard then checks).
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import neo4j, { type Driver } from 'neo4j-driver';
+import type { Config } from '../config/schema.ts';
+import type { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import { knowledgeSearchTool } from './knowledge-tool.ts';
+import { KnowledgeProvider } from './provider.ts';
+import type { CypherGenerator } from './text2cypher.ts';
+
+function cypherGenerator(llm: ModelEndpoint): CypherGenerator {
+  return async (question, schema, signal) => {
+    const model = await llm.variant(400);
+    const reply = await model.invoke(
+      [
+        new SystemMessage(
+          `${schema}\nAnswer with the Cypher query only, no explanation, no code fence.`,
+        ),
+        new HumanMessage(question),
+      ],
+      { signal },
+    );
+    const text = typeof reply.content === 'string' ? reply.content : '';
+    return text.replace(/^```(?:cypher)?\s*|\s*```$/g, '').trim();
+  };
+}
+
+export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger) {
+  const conn = config.neo4j;
+  if (!conn) return undefined;
+  const driver: Driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password), {
+    // Fail fast when the graph is unreachable; the provider reports it as unavailable.
+    connectionAcquisitionTimeout: config.knowledge.timeoutMs,
+    userAgent: 'threadmind',
+  });
+  const settings = { ...config.knowledge, ...(conn.database ? { database: conn.database } : {}) };
+  const provider = new KnowledgeProvider({
+    driver,
+    settings,
+    log: log.child({ component: 'knowledge' }),
+    ...(settings.text2cypher.enabled ? { generateCypher: cypherGenerator(llm) } : {}),
+  });
+  return {
+    driver,
+    provider,
+    tool: knowledgeSearchTool({ provider, settings, log }),
+    check: async () => {
+      await driver.verifyConnectivity();
+    },
+    close: () => driver.close(),
+  };
+}

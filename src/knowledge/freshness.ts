@@ -1,0 +1,51 @@
+// Freshness is its own axis (DESIGN.md §5): a superseded ADR can score higher than the decision
+// that replaced it, so validity is judged from dates and supersession, never from relevance.
+import type { Freshness, KnowledgeItem } from './types.ts';
+
+export interface DocumentDates {
+  valid_from?: string | null | undefined;
+  valid_to?: string | null | undefined;
+  superseded_by?: string | null | undefined;
+  updated_at?: string | null | undefined;
+}
+
+function instant(v: string | null | undefined): number | undefined {
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/**
+ * `stale`: superseded, expired (`valid_to` ≤ at) or not yet in force (`valid_from` > at);
+ * `current`: in force at `at` and dated; `unknown`: nothing tells when it was valid.
+ */
+export function freshnessOf(doc: DocumentDates, at: number): Freshness {
+  if (typeof doc.superseded_by === 'string' && doc.superseded_by !== '') return 'stale';
+  const to = instant(doc.valid_to);
+  if (to !== undefined && to <= at) return 'stale';
+  const from = instant(doc.valid_from);
+  if (from !== undefined && from > at) return 'stale';
+  if (from !== undefined || instant(doc.updated_at) !== undefined) return 'current';
+  return 'unknown';
+}
+
+/** The instant a request judges freshness at; an unreadable value is an error, not "now". */
+export function freshnessInstant(requiredAt: string | null | undefined, now: number): number {
+  if (requiredAt === undefined || requiredAt === null || requiredAt === '') return now;
+  const t = Date.parse(requiredAt);
+  if (Number.isNaN(t)) throw new RangeError(`freshness_required_at is not a date: "${requiredAt}"`);
+  return t;
+}
+
+const RANK: Record<Freshness, number> = { current: 0, unknown: 1, stale: 2 };
+
+/** Current first, then unknown, then stale (demoted, never dropped); by score within each. */
+export function byFreshnessThenScore(a: KnowledgeItem, b: KnowledgeItem): number {
+  return RANK[a.freshness] - RANK[b.freshness] || bestScore(b) - bestScore(a);
+}
+
+export function bestScore(item: KnowledgeItem): number {
+  let best = 0;
+  for (const v of Object.values(item.retrieval_scores)) if (v > best) best = v;
+  return best;
+}

@@ -1,0 +1,180 @@
+// The provider's Cypher, all read-only. The ACL sits inside the candidate query, between the
+// fulltext index and LIMIT: hidden chunks are never candidates, so they cannot crowd permitted ones
+// out of the top k (a WHERE after LIMIT, or a retriever's result hook, would be a post-filter).
+// Expansion queries compute visibility per path and return only counts for hidden ones.
+import { int } from 'neo4j-driver';
+import { visibleCypher } from './acl.ts';
+import type { Query, Row } from './read-runner.ts';
+
+export const FULLTEXT_INDEX = 'chunk_text';
+
+export interface DocFacts {
+  source_uri: string;
+  title?: string | null;
+  updated_at?: string | null;
+  source_version?: string | null;
+  valid_from?: string | null;
+  valid_to?: string | null;
+  superseded_by?: string | null;
+  acl_partition?: string | null;
+  allowed_groups?: string[] | null;
+}
+
+export interface ClaimRef {
+  claim_id: string;
+  statement: string;
+  evidence_id: string;
+}
+
+/** A chunk found by search or expansion, with its document and the claims located in it. */
+export interface ChunkHit {
+  chunk_id: string;
+  text: string;
+  acl_partition: string;
+  doc: DocFacts;
+  claims: ClaimRef[];
+  /** Provenance of an expanded hit: the node it was reached from (`Chunk:…`, `Claim:…`, `Entity:…`). */
+  from?: string;
+}
+
+const DOC = `{.source_uri, .title, .updated_at, .source_version, .valid_from, .valid_to,
+  .superseded_by, .acl_partition, .allowed_groups}`;
+const CLAIMS = `[(cl:Claim)-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]->(c) |
+  {claim_id: cl.claim_id, statement: cl.statement, evidence_id: ev.evidence_id}]`;
+
+/** Fulltext candidates; `aclFilter: false` exists only to measure and demonstrate the filter. */
+export function candidateCypher(aclFilter: boolean): string {
+  return `
+CALL db.index.fulltext.queryNodes($index, $lucene) YIELD node AS c, score
+${aclFilter ? 'WHERE c.acl_partition IN $partitions' : ''}
+MATCH (c)-[:PART_OF]->(d:Document)
+${aclFilter ? `WHERE ${visibleCypher('c', 'd')}` : ''}
+WITH c, d, score LIMIT $limit
+RETURN c.chunk_id AS chunk_id, c.text AS text, c.acl_partition AS acl_partition, score,
+  d ${DOC} AS doc, ${CLAIMS} AS claims`;
+}
+
+export interface ScoredHit {
+  hit: ChunkHit;
+  score: number;
+}
+
+export async function searchCandidates(
+  query: Query,
+  params: { lucene: string; limit: number; partitions: string[]; groups: string[] },
+  aclFilter = true,
+): Promise<ScoredHit[]> {
+  if (params.lucene === '') return [];
+  const rows = await query(candidateCypher(aclFilter), {
+    ...params,
+    limit: int(params.limit),
+    index: FULLTEXT_INDEX,
+  });
+  return rows.map((r) => ({ hit: r as unknown as ChunkHit, score: Number(r.score) }));
+}
+
+/** One expansion: visible rows (capped) and how many paths were hidden. */
+async function expand(
+  query: Query,
+  match: string,
+  row: string,
+  params: Record<string, unknown>,
+): Promise<{ rows: ChunkHit[]; hidden: number }> {
+  const [r] = await query(
+    `${match}
+WITH *, ${visibleCypher('c', 'd')} AS visible
+WITH collect(CASE WHEN visible THEN ${row} END)[0..$limit] AS rows,
+  sum(CASE WHEN visible THEN 0 ELSE 1 END) AS hidden
+RETURN rows, hidden`,
+    params,
+  );
+  return { rows: (r?.rows ?? []) as ChunkHit[], hidden: Number(r?.hidden ?? 0) };
+}
+
+export interface ExpansionInput {
+  claimIds: string[];
+  chunkIds: string[];
+  documentUris: string[];
+  seen: string[];
+  limit: number;
+  partitions: string[];
+  groups: string[];
+}
+
+/** Other evidence of the same claims, neighbouring chunks, documents sharing an entity. */
+export async function expandGraph(
+  query: Query,
+  p: ExpansionInput,
+): Promise<{ claims: ChunkHit[]; neighbours: ChunkHit[]; entities: ChunkHit[]; hidden: number }> {
+  const base = { seen: p.seen, limit: int(p.limit), partitions: p.partitions, groups: p.groups };
+  const hitRow = (claims: string, from: string) =>
+    `{chunk_id: c.chunk_id, text: c.text, acl_partition: c.acl_partition, doc: d ${DOC}, claims: ${claims}, from: ${from}}`;
+  const claims = await expand(
+    query,
+    `UNWIND $claimIds AS cid
+MATCH (cl:Claim {claim_id: cid})-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]->(c:Chunk)-[:PART_OF]->(d:Document)
+WHERE NOT c.chunk_id IN $seen`,
+    hitRow(
+      '[{claim_id: cl.claim_id, statement: cl.statement, evidence_id: ev.evidence_id}]',
+      "'Claim:' + cl.claim_id",
+    ),
+    { ...base, claimIds: p.claimIds },
+  );
+  const neighbours = await expand(
+    query,
+    `UNWIND $chunkIds AS cid
+MATCH (src:Chunk {chunk_id: cid})-[:PART_OF]->(d:Document)<-[:PART_OF]-(c:Chunk)
+WHERE c.seq IN [src.seq - 1, src.seq + 1] AND NOT c.chunk_id IN $seen`,
+    hitRow('[]', "'Chunk:' + cid"),
+    { ...base, chunkIds: p.chunkIds },
+  );
+  const entities = await expand(
+    query,
+    `UNWIND $documentUris AS uri
+MATCH (src:Document {source_uri: uri})<-[:MENTIONED_IN]-(e:Entity)-[:MENTIONED_IN]->(d:Document)<-[:PART_OF]-(c:Chunk)
+WHERE d <> src AND NOT c.chunk_id IN $seen AND c.text CONTAINS e.name`,
+    hitRow(CLAIMS, "'Entity:' + e.name"),
+    { ...base, documentUris: p.documentUris },
+  );
+  return {
+    claims: claims.rows,
+    neighbours: neighbours.rows,
+    entities: entities.rows,
+    hidden: claims.hidden + neighbours.hidden + entities.hidden,
+  };
+}
+
+/** Chunks named by id (Text2Cypher rows), visible ones only, plus how many were hidden or unknown. */
+export async function fetchChunks(
+  query: Query,
+  p: { chunkIds: string[]; partitions: string[]; groups: string[] },
+): Promise<{ rows: ChunkHit[]; hidden: number }> {
+  return expand(
+    query,
+    `UNWIND $chunkIds AS cid
+OPTIONAL MATCH (c:Chunk {chunk_id: cid})-[:PART_OF]->(d:Document)`,
+    `{chunk_id: c.chunk_id, text: c.text, acl_partition: c.acl_partition, doc: d ${DOC}, claims: ${CLAIMS}}`,
+    { ...p, limit: int(p.chunkIds.length) },
+  );
+}
+
+/** Facts the final check needs, read again from the graph for exactly the chunks about to be output. */
+export async function aclFactsOf(query: Query, chunkIds: string[]): Promise<Row[]> {
+  return query(
+    `UNWIND $chunkIds AS cid
+OPTIONAL MATCH (c:Chunk {chunk_id: cid})-[:PART_OF]->(d:Document)
+RETURN cid AS chunk_id, c.acl_partition AS chunk_partition, d.acl_partition AS document_partition,
+  d.allowed_groups AS allowed_groups, d.source_uri AS source_uri`,
+    { chunkIds },
+  );
+}
+
+export async function graphGroups(query: Query, principalId: string): Promise<string[]> {
+  const rows = await query(
+    `OPTIONAL MATCH (:Principal {principal_id: $principalId})-[:MEMBER_OF]->(g:Group)
+RETURN collect(DISTINCT g.name) AS groups`,
+    { principalId },
+  );
+  const groups = rows[0]?.groups;
+  return Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [];
+}

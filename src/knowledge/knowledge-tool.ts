@@ -1,0 +1,117 @@
+// The agent's `knowledge_search(query)`. Who is asking (principal) and the trace id come from the
+// turn scope (AsyncLocalStorage), never from the model's arguments; which partitions a chat
+// surface may expose comes from config. The result is cited data, or one plain sentence saying
+// that no usable evidence was found and why.
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+import type { Logger } from '../log/logger.ts';
+import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
+import type { KnowledgeSettings } from './settings.ts';
+import type { KnowledgeItem, KnowledgeRequest, KnowledgeResult } from './types.ts';
+
+export interface KnowledgeToolDeps {
+  provider: { retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> };
+  settings: Pick<KnowledgeSettings, 'maxTokens' | 'timeoutMs' | 'defaultMode' | 'allowedScopes'>;
+  log: Logger;
+  /**
+   * The principal id the graph and `principalGroups` know the caller by. Default
+   * `<platform>:<user id>` (`slack:U123`, `discord:8123…`), so ids of two platforms never meet.
+   */
+  principalOf?: (scope: TurnScope) => string;
+}
+
+export const defaultPrincipalOf = (scope: TurnScope): string =>
+  `${scope.ref.platform}:${scope.principal}`;
+
+function escapeData(text: string): string {
+  // Keeps document text from closing the data block it is quoted in.
+  return text.replace(/<\/?data\b/gi, (m) => m.replace('<', '‹'));
+}
+
+function header(item: KnowledgeItem, n: number): string {
+  const parts = [`chunk ${item.chunk_id}`];
+  if (item.document_version) parts.push(`version ${item.document_version}`);
+  if (item.claim_id) parts.push(`claim ${item.claim_id}`);
+  const mark =
+    item.freshness === 'stale'
+      ? ' (outdated)'
+      : item.freshness === 'unknown'
+        ? ' (date unknown)'
+        : '';
+  return `[${n}] ${item.source_uri}${mark} — ${parts.join(', ')}`;
+}
+
+/** What the model reads for a result. */
+export function renderKnowledgeResult(query: string, r: KnowledgeResult): string {
+  if (r.answerable) {
+    const blocks = r.items.map((item, i) => `${header(item, i + 1)}\n${escapeData(item.content)}`);
+    const stale = r.items.some((i) => i.freshness === 'stale');
+    return (
+      `<data source="knowledge_search">\n${blocks.join('\n\n')}\n</data>\n` +
+      'Cite the source (the kb:// address) of each fact you use.' +
+      (stale
+        ? ' Sources marked (outdated) were superseded or expired: prefer current ones, and say so if you rely on one.'
+        : '')
+    );
+  }
+  const base = `No usable evidence was found in the knowledge base for "${query}"`;
+  const reasons = new Set(r.denied.map((d) => d.reason));
+  switch (r.failure?.kind) {
+    case 'timeout':
+      return `${base}: the search did not finish within ${r.limits.timeout_ms} ms. Answer without it and say the knowledge base timed out.`;
+    case 'unavailable':
+      return `${base}: the knowledge base could not be reached. Answer without it and say so.`;
+    case 'error':
+      return `${base}: the search failed (${r.failure.message}). Answer without it and say so.`;
+    default:
+      if (reasons.has('no_permitted_partition')) {
+        return `${base}: the person asking has no access to any part of the knowledge base from here.`;
+      }
+      if (reasons.has('token_budget')) {
+        return `${base}: the matching passages did not fit the context budget.`;
+      }
+      return `${base} among the documents the person asking is permitted to see. Do not answer from memory as if it were documented.`;
+  }
+}
+
+/** `knowledge_search(query)`: the scope's principal, config's scopes, the provider's contract. */
+export function knowledgeSearchTool(d: KnowledgeToolDeps) {
+  return tool(
+    async ({ query }) => {
+      const scope = currentScope();
+      if (!scope) return NO_SCOPE_MESSAGE;
+      const result = await d.provider.retrieve({
+        query,
+        principal_id: (d.principalOf ?? defaultPrincipalOf)(scope),
+        allowed_scopes: d.settings.allowedScopes,
+        retrieval_mode: d.settings.defaultMode,
+        max_tokens: d.settings.maxTokens,
+        timeout_ms: d.settings.timeoutMs,
+        freshness_required_at: null,
+        trace_id: scope.traceId,
+      });
+      d.log.debug(
+        {
+          trace_id: scope.traceId,
+          items: result.items.length,
+          used_tokens: result.limits.used_tokens,
+          elapsed_ms: result.limits.elapsed_ms,
+          failure: result.failure?.kind,
+        },
+        'knowledge_search',
+      );
+      return renderKnowledgeResult(query, result);
+    },
+    {
+      name: 'knowledge_search',
+      description:
+        "Search the team's knowledge base (design decisions, ADRs, runbooks, policies) that the person asking may see. Returns cited passages with their source, version and whether they are outdated.",
+      schema: z.object({
+        query: z
+          .string()
+          .min(1)
+          .describe('What to look for, in words likely to appear in the documents'),
+      }),
+    },
+  );
+}

@@ -1,0 +1,215 @@
+// The knowledge context provider (DESIGN.md §5): principal → groups → partitions; candidates with
+// the ACL inside the query; optional graph expansion that drops hidden paths; freshness; a final
+// ACL re-check read from the graph; then the token budget. Every phase is a read transaction with
+// at most what is left of the request's deadline; running out is a `timeout` failure, never a
+// quietly shorter answer.
+import type { Driver } from 'neo4j-driver';
+import type { Logger } from '../log/logger.ts';
+import { resolveAccess } from './acl.ts';
+import { freshnessInstant } from './freshness.ts';
+import {
+  aclFactsOf,
+  type ChunkHit,
+  expandGraph,
+  graphGroups,
+  type ScoredHit,
+  searchCandidates,
+} from './graph-queries.ts';
+import { finalCheck, itemsFromHit } from './items.ts';
+import { luceneQuery } from './lucene-query.ts';
+import { classify, KnowledgeQueryError, ReadRunner } from './read-runner.ts';
+import type { KnowledgeSettings } from './settings.ts';
+import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
+import { fitToBudget } from './token-budget.ts';
+import type {
+  DeniedReason,
+  FailureKind,
+  KnowledgeItem,
+  KnowledgeRequest,
+  KnowledgeResult,
+} from './types.ts';
+
+export interface KnowledgeProviderDeps {
+  /** A driver logged in as the reader account. */
+  driver: Driver;
+  settings: KnowledgeSettings;
+  log: Logger;
+  /** Needed only for `text2cypher`, which also has to be enabled in settings. */
+  generateCypher?: CypherGenerator;
+  /** Wall clock for freshness (tests pin it). */
+  clock?: () => number;
+}
+
+/** Expanded hits score a fraction of what led to them: context, not primary evidence. */
+const DECAY = { claim: 0.7, neighbour: 0.5, entity: 0.4 } as const;
+
+interface Found {
+  hit: ChunkHit;
+  scores: Record<string, number>;
+  passageOnly?: boolean;
+}
+
+function invalidRequest(r: KnowledgeRequest): string | undefined {
+  if (typeof r.query !== 'string' || r.query.trim() === '') return 'query is empty';
+  if (typeof r.principal_id !== 'string' || r.principal_id === '') return 'principal_id is empty';
+  if (!Array.isArray(r.allowed_scopes)) return 'allowed_scopes must be a list';
+  if (!Number.isInteger(r.max_tokens) || r.max_tokens < 1) return 'max_tokens must be ≥ 1';
+  if (!Number.isFinite(r.timeout_ms) || r.timeout_ms < 1) return 'timeout_ms must be ≥ 1';
+  return undefined;
+}
+
+export class KnowledgeProvider {
+  readonly #runner: ReadRunner;
+  readonly #deps: KnowledgeProviderDeps;
+
+  constructor(deps: KnowledgeProviderDeps) {
+    this.#deps = deps;
+    this.#runner = new ReadRunner(deps.driver, deps.settings.database);
+  }
+
+  async retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> {
+    const { settings, log } = this.#deps;
+    const started = performance.now();
+    const deadline = started + req.timeout_ms;
+    const remaining = () => Math.floor(deadline - performance.now());
+    const denied = new Map<DeniedReason, number>();
+    const deny = (reason: DeniedReason, n: number) => {
+      if (n > 0) denied.set(reason, (denied.get(reason) ?? 0) + n);
+    };
+    const result = (items: KnowledgeItem[], used: number, failure?: KnowledgeResult['failure']) => {
+      const out: KnowledgeResult = {
+        answerable: failure === undefined && items.length > 0,
+        items: failure === undefined ? items : [],
+        limits: {
+          used_tokens: failure === undefined ? used : 0,
+          max_tokens: req.max_tokens,
+          elapsed_ms: Math.round(performance.now() - started),
+          timeout_ms: req.timeout_ms,
+        },
+        denied: [...denied].map(([reason, count]) => ({ reason, count })),
+      };
+      if (failure) out.failure = failure;
+      log.debug(
+        { trace_id: req.trace_id, items: out.items.length, denied: out.denied, failure },
+        'knowledge retrieve',
+      );
+      return out;
+    };
+    const fail = (kind: FailureKind, message: string) => result([], 0, { kind, message });
+
+    const invalid = invalidRequest(req);
+    if (invalid) return fail('error', `invalid request: ${invalid}`);
+    const mode = req.retrieval_mode ?? settings.defaultMode;
+    const traceId = req.trace_id;
+    const phase = (name: string) => ({
+      timeoutMs: Math.min(remaining(), settings.phaseTimeoutMs),
+      phase: name,
+      traceId,
+    });
+    try {
+      const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
+      const fromGraph = await this.#runner.read(
+        (q) => graphGroups(q, req.principal_id),
+        phase('principal'),
+      );
+      const access = resolveAccess(req.principal_id, fromGraph, req.allowed_scopes, settings);
+      deny('scope_not_allowed', access.scopeDenied);
+      if (access.partitions.length === 0) {
+        deny('no_permitted_partition', 1);
+        return result([], 0);
+      }
+      const acl = { partitions: access.partitions, groups: access.groups };
+
+      let found: Found[];
+      if (mode === 'text2cypher') {
+        const generate = this.#deps.generateCypher;
+        if (!settings.text2cypher.enabled || !generate) {
+          return fail('error', 'text2cypher retrieval is not enabled');
+        }
+        const t2c = await runText2Cypher(
+          { runner: this.#runner, generate, settings: settings.text2cypher, log },
+          req.query,
+          access,
+          traceId,
+          () => Math.min(remaining(), settings.phaseTimeoutMs),
+        );
+        deny('text2cypher_not_permitted', t2c.notPermitted);
+        deny('text2cypher_unverifiable', t2c.unverifiable);
+        found = t2c.hits.map(({ hit, score }) => ({ hit, scores: { text2cypher: score } }));
+      } else {
+        const lucene = luceneQuery(req.query);
+        const candidates = await this.#runner.read(
+          (q) => searchCandidates(q, { lucene, limit: settings.candidateLimit, ...acl }),
+          phase('candidates'),
+        );
+        found = candidates.map(({ hit, score }) => ({ hit, scores: { fulltext: score } }));
+        if (mode === 'graph' && settings.expansionLimit > 0 && candidates.length > 0) {
+          found.push(...(await this.#expand(candidates, acl, phase('expansion'), deny)));
+        }
+      }
+
+      const items = found.flatMap((f) =>
+        itemsFromHit(f.hit, f.scores, at, f.passageOnly ? { passageOnly: true } : {}),
+      );
+      const chunkIds = [...new Set(items.map((i) => i.chunk_id))];
+      const facts =
+        chunkIds.length === 0
+          ? []
+          : await this.#runner.read((q) => aclFactsOf(q, chunkIds), phase('final-check'));
+      const checked = finalCheck(items, facts, access);
+      deny('final_check_failed', checked.failed);
+      const budget = fitToBudget(checked.passed, req.max_tokens);
+      for (const d of budget.denied) deny(d.reason, d.count);
+      if (remaining() < 0)
+        throw new KnowledgeQueryError('timeout', 'the request ran past its deadline');
+      return result(budget.items, budget.usedTokens);
+    } catch (err) {
+      if (err instanceof RangeError) return fail('error', err.message);
+      const failure = classify(err, 'retrieve');
+      log.warn({ trace_id: traceId, err, kind: failure.kind }, 'knowledge retrieve failed');
+      return fail(failure.kind, failure.message);
+    }
+  }
+
+  async #expand(
+    candidates: ScoredHit[],
+    acl: { partitions: string[]; groups: string[] },
+    opts: { timeoutMs: number; phase: string; traceId: string },
+    deny: (reason: DeniedReason, n: number) => void,
+  ): Promise<Found[]> {
+    const scoreOf = new Map(candidates.map((c) => [`Chunk:${c.hit.chunk_id}`, c.score]));
+    const best = Math.max(...candidates.map((c) => c.score));
+    for (const c of candidates) {
+      for (const cl of c.hit.claims) {
+        const key = `Claim:${cl.claim_id}`;
+        scoreOf.set(key, Math.max(scoreOf.get(key) ?? 0, c.score));
+      }
+    }
+    const chunkIds = candidates.map((c) => c.hit.chunk_id);
+    const ex = await this.#runner.read(
+      (q) =>
+        expandGraph(q, {
+          claimIds: [...new Set(candidates.flatMap((c) => c.hit.claims.map((x) => x.claim_id)))],
+          chunkIds,
+          documentUris: [...new Set(candidates.map((c) => c.hit.doc.source_uri))],
+          seen: chunkIds,
+          limit: this.#deps.settings.expansionLimit,
+          ...acl,
+        }),
+      opts,
+    );
+    deny('expansion_not_permitted', ex.hidden);
+    const graph = (hit: ChunkHit, decay: number, fallback: number) => ({
+      graph: decay * (scoreOf.get(hit.from ?? '') ?? fallback),
+    });
+    return [
+      ...ex.claims.map((hit) => ({ hit, scores: graph(hit, DECAY.claim, 0) })),
+      ...ex.neighbours.map((hit) => ({
+        hit,
+        scores: graph(hit, DECAY.neighbour, 0),
+        passageOnly: true,
+      })),
+      ...ex.entities.map((hit) => ({ hit, scores: graph(hit, DECAY.entity, best) })),
+    ];
+  }
+}

@@ -1,0 +1,86 @@
+// Knowledge settings with their defaults declared once. The lead plugs `knowledgeSettingsSchema`
+// into src/config/schema.ts as `knowledge:` and the defaults into config/default.yaml; the
+// connection (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) comes from the environment through config.
+import { z } from 'zod';
+import type { RetrievalMode } from './types.ts';
+
+export interface Text2CypherSettings {
+  /** Off by default: generated Cypher runs only when this is true (and a generator is wired). */
+  enabled: boolean;
+  /** LIMIT forced onto every generated query (appended, or lowered to this). */
+  maxRows: number;
+  /** Longest variable-length pattern a generated query may use. */
+  maxHops: number;
+}
+
+export interface KnowledgeSettings {
+  database: string;
+  defaultMode: RetrievalMode;
+  maxTokens: number;
+  timeoutMs: number;
+  /** Ceiling of one graph query inside a request; the request deadline may cut it shorter. */
+  phaseTimeoutMs: number;
+  /** Passages taken from the fulltext index per request (after the ACL filter). */
+  candidateLimit: number;
+  /** Extra passages graph expansion may add. */
+  expansionLimit: number;
+  /** Partitions the chat surfaces may expose; `'*'` means all of the caller's. */
+  allowedScopes: string[];
+  /** Principal id → groups, merged with `(:Principal)-[:MEMBER_OF]->(:Group)` from the graph. */
+  principalGroups: Record<string, string[]>;
+  /** Group → extra partitions it may search. Every group also searches the partition of its own name. */
+  groupPartitions: Record<string, string[]>;
+  text2cypher: Text2CypherSettings;
+  /** Chunk embedding size; 0 means no embeddings and no vector index. */
+  embeddingDimensions: number;
+}
+
+export const KNOWLEDGE_DEFAULTS = {
+  database: 'neo4j',
+  defaultMode: 'fulltext',
+  maxTokens: 1500,
+  timeoutMs: 5000,
+  phaseTimeoutMs: 3000,
+  candidateLimit: 12,
+  expansionLimit: 12,
+  allowedScopes: ['*'],
+  principalGroups: {},
+  groupPartitions: {},
+  text2cypher: { enabled: false, maxRows: 25, maxHops: 3 },
+  embeddingDimensions: 0,
+} as const satisfies KnowledgeSettings;
+
+const positiveInt = z.number().int().positive();
+const idList = z.array(z.string().min(1));
+
+/** The `knowledge:` block of the settings file. */
+export const knowledgeSettingsSchema = z
+  .object({
+    database: z.string().min(1),
+    defaultMode: z.enum(['fulltext', 'graph', 'text2cypher']),
+    maxTokens: z.number().int().min(64),
+    timeoutMs: positiveInt,
+    phaseTimeoutMs: positiveInt,
+    candidateLimit: z.number().int().min(1).max(200),
+    expansionLimit: z.number().int().min(0).max(200),
+    allowedScopes: idList,
+    principalGroups: z.record(z.string(), idList),
+    groupPartitions: z.record(z.string(), idList),
+    text2cypher: z
+      .object({
+        enabled: z.boolean(),
+        maxRows: z.number().int().min(1).max(1000),
+        maxHops: z.number().int().min(1).max(10),
+      })
+      .strict(),
+    embeddingDimensions: z.number().int().min(0).max(8192),
+  })
+  .strict();
+
+/** Connection of one Neo4j account: the reader for the bot, the writer for ingest. */
+export interface Neo4jConnection {
+  uri: string;
+  user: string;
+  password: string;
+  database?: string;
+}
