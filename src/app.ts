@@ -56,6 +56,11 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const tools = opts.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
   const knowledge = createKnowledge(config, llm, log);
+  if (!knowledge && config.neo4jWriter) {
+    log.warn(
+      'NEO4J_URI is set with only the writer account; the bot needs NEO4J_USER/NEO4J_PASSWORD (a reader) to use the knowledge graph',
+    );
+  }
   if (knowledge) tools.register(knowledge.tool);
   const runner = new TurnRunner(
     {

@@ -191,14 +191,16 @@ function readNeo4j(
   const extra = database ? { database } : {};
   let neo4j: Config['neo4j'] = null;
   if (user && password) neo4j = { uri, user, password, ...extra };
-  else
-    problems.push(
-      'NEO4J_USER and NEO4J_PASSWORD (the read-only account the bot uses) are required when NEO4J_URI is set',
-    );
   const neo4jWriter =
     writerUser && writerPassword
       ? { uri, user: writerUser, password: writerPassword, ...extra }
       : null;
+  // The ingest command needs only the writer; the bot never uses the writer account.
+  if (!neo4j && !neo4jWriter) {
+    problems.push(
+      'NEO4J_USER and NEO4J_PASSWORD (the read-only account the bot uses) are required when NEO4J_URI is set',
+    );
+  }
   return { neo4j, neo4jWriter };
 }
 
