@@ -87,7 +87,6 @@ class DiscordAnswer implements AnswerStream {
   private readonly messages: Message[] = [];
   private readonly shown: string[] = [];
   private readonly editedAt = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
   private readonly flushes: FlushChain;
 
   constructor(r: DiscordReply) {
@@ -100,19 +99,11 @@ class DiscordAnswer implements AnswerStream {
 
   append(delta: string): void {
     this.text += delta;
-    if (!this.timer) {
-      this.timer = setTimeout(
-        () => {
-          this.timer = undefined;
-          this.flushes.request(false);
-        },
-        this.messages.length === 0 ? 0 : this.r.updateIntervalMs,
-      );
-    }
+    this.flushes.schedule(this.messages.length === 0 ? 0 : this.r.updateIntervalMs);
   }
 
   async finish(finalText: string): Promise<void> {
-    clearTimeout(this.timer);
+    this.flushes.cancelScheduled();
     if (this.text.trim() === '') this.text = finalText;
     this.flushes.request(true);
     await this.flushes.settled();
@@ -121,7 +112,7 @@ class DiscordAnswer implements AnswerStream {
   }
 
   async fail(userMessage: string): Promise<void> {
-    clearTimeout(this.timer);
+    this.flushes.cancelScheduled();
     await this.flushes.settled();
     this.text += `${this.text ? '\n\n' : ''}:warning: ${userMessage}`;
     this.flushes.failure = undefined;

@@ -75,7 +75,6 @@ export class SlackAnswer implements AnswerStream {
   private text = '';
   /** How much of `text` has reached Slack. */
   private sent = 0;
-  private timer: NodeJS.Timeout | undefined;
   private readonly flushes: FlushChain;
   private mode: 'stream' | 'update';
   // stream mode
@@ -100,20 +99,11 @@ export class SlackAnswer implements AnswerStream {
 
   append(delta: string): void {
     this.text += delta;
-    if (!this.timer) {
-      this.timer = setTimeout(
-        () => {
-          this.timer = undefined;
-          this.flushes.request(false);
-        },
-        this.sent === 0 ? 0 : this.o.updateIntervalMs,
-      );
-    }
+    this.flushes.schedule(this.sent === 0 ? 0 : this.o.updateIntervalMs);
   }
 
   async finish(finalText: string): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.flushes.cancelScheduled();
     if (this.text.trim() === '') this.text = finalText;
     this.flushes.request(true);
     await this.flushes.settled();
@@ -121,8 +111,7 @@ export class SlackAnswer implements AnswerStream {
   }
 
   async fail(userMessage: string): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.flushes.cancelScheduled();
     await this.flushes.settled();
     this.text += `${this.text ? '\n\n' : ''}:warning: ${userMessage}`;
     this.flushes.failure = undefined;

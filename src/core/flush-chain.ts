@@ -6,6 +6,7 @@
 export class FlushChain {
   private chain: Promise<void> = Promise.resolve();
   private waiting = false;
+  private timer: NodeJS.Timeout | undefined;
   private readonly flush: (final: boolean) => Promise<void>;
   private readonly onError: (err: unknown) => void;
   failure: unknown;
@@ -27,6 +28,20 @@ export class FlushChain {
         this.failure = err;
         this.onError(err);
       });
+  }
+
+  /** A non-final flush after `delayMs`, unless one is already scheduled (new text rides along). */
+  schedule(delayMs: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.request(false);
+    }, delayMs);
+  }
+
+  cancelScheduled(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** Resolves when every requested flush has run. */
