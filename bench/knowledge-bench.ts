@@ -12,6 +12,7 @@ import { ensureSchema } from '../src/knowledge/schema-bootstrap.ts';
 import { KNOWLEDGE_DEFAULTS } from '../src/knowledge/settings.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { neo4jForTests } from '../test/support/neo4j-server.ts';
+import { mulberry32 } from '../test/support/prng.ts';
 import { fmt, percentile } from './stats.ts';
 
 const CHUNKS = 100_000;
@@ -21,16 +22,7 @@ const BATCH = 5_000;
 const QUERIES = 300;
 const WARMUP = 30;
 
-/** mulberry32, so every run loads and asks the same text. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 const rand = rng(7);
 const COMMON = (
   'order payment timeout service deploy release incident review latency budget cluster ' +

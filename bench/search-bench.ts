@@ -9,6 +9,7 @@ import { AttachmentIndex, type NewAttachment } from '../src/attachments/index/in
 import type { ExtractedSection } from '../src/attachments/types.ts';
 import type { Owner } from '../src/scope/scope.ts';
 import { createStore } from '../src/store/create-store.ts';
+import { mulberry32 } from '../test/support/prng.ts';
 import { fmt, percentile } from './stats.ts';
 
 const CHUNKS = 10_000;
@@ -29,16 +30,7 @@ const KO = (
 ).split(' ');
 const PARTICLES = '은 는 이 가 을 를 의 에 에서 으로 와 과'.split(' ');
 
-/** Deterministic PRNG (mulberry32), so every run indexes and queries the same text. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const rand = rng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;

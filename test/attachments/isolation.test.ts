@@ -94,6 +94,27 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Tool dependencies; the vision endpoint points nowhere and is never called here. */
+function toolDeps(maxHits: number) {
+  return {
+    index,
+    ingestor,
+    vision: new ModelEndpoint({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'x',
+      temperature: 0,
+      maxReplyTokens: 10,
+      requestTimeoutMs: 100,
+      maxRetries: 0,
+      log: silentLogger(),
+    }),
+    maxHits,
+    waitForIngestMs: 100,
+    visionTimeoutMs: 100,
+    log: silentLogger(),
+  };
+}
+
 function scopeOf(i: number): TurnScope {
   const ref = refs[i % refs.length] as ThreadRef;
   return {
@@ -107,23 +128,7 @@ function scopeOf(i: number): TurnScope {
 
 test('200 interleaved turns: every search result holds only the caller’s own files', async () => {
   const audit = new ScopeAudit();
-  const deps = {
-    index,
-    ingestor,
-    vision: new ModelEndpoint({
-      baseUrl: 'http://127.0.0.1:9/v1',
-      model: 'x',
-      temperature: 0,
-      maxReplyTokens: 10,
-      requestTimeoutMs: 100,
-      maxRetries: 0,
-      log: silentLogger(),
-    }),
-    maxHits: 10,
-    waitForIngestMs: 100,
-    visionTimeoutMs: 100,
-    log: silentLogger(),
-  };
+  const deps = toolDeps(10);
   const search = searchAttachmentTool(deps);
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
@@ -157,23 +162,7 @@ test('200 interleaved turns: every search result holds only the caller’s own f
 });
 
 test('without a conversation scope the tools say so instead of returning nothing', async () => {
-  const deps = {
-    index,
-    ingestor,
-    vision: new ModelEndpoint({
-      baseUrl: 'http://127.0.0.1:9/v1',
-      model: 'x',
-      temperature: 0,
-      maxReplyTokens: 10,
-      requestTimeoutMs: 100,
-      maxRetries: 0,
-      log: silentLogger(),
-    }),
-    maxHits: 5,
-    waitForIngestMs: 100,
-    visionTimeoutMs: 100,
-    log: silentLogger(),
-  };
+  const deps = toolDeps(5);
   assert.equal(await searchAttachmentTool(deps).invoke({ query: 'budget' }), NO_SCOPE_MESSAGE);
   assert.equal(await analyzeImageTool(deps).invoke({ prompt: 'what is this?' }), NO_SCOPE_MESSAGE);
 });

@@ -4,21 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KnowledgeRequest, RetrievalMode } from '../../src/knowledge/types.ts';
+import { mulberry32 } from '../support/prng.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
 
 const RUNS = 1200;
 const CONCURRENCY = 8;
 
-/** mulberry32: deterministic, so every run asks the same questions. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 let kg: KgHarness;
 before(async () => {
