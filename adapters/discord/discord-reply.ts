@@ -103,21 +103,19 @@ class DiscordAnswer implements AnswerStream {
   }
 
   async finish(finalText: string): Promise<void> {
-    this.flushes.cancelScheduled();
     if (this.text.trim() === '') this.text = finalText;
-    this.flushes.request(true);
-    await this.flushes.settled();
-    this.r.stopTyping();
-    if (this.flushes.failure) throw this.flushes.failure;
+    try {
+      await this.flushes.final();
+    } finally {
+      this.r.stopTyping();
+    }
   }
 
   async fail(userMessage: string): Promise<void> {
-    this.flushes.cancelScheduled();
-    await this.flushes.settled();
+    await this.flushes.quiesce();
     this.text += `${this.text ? '\n\n' : ''}:warning: ${userMessage}`;
-    this.flushes.failure = undefined;
-    this.flushes.request(true);
-    await this.flushes.settled();
+    // A failure here is already logged by the chain; there is nobody left to tell.
+    await this.flushes.final().catch(() => undefined);
     this.r.stopTyping();
   }
 

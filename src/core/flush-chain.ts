@@ -9,7 +9,7 @@ export class FlushChain {
   private timer: NodeJS.Timeout | undefined;
   private readonly flush: (final: boolean) => Promise<void>;
   private readonly onError: (err: unknown) => void;
-  failure: unknown;
+  private failure: unknown;
 
   constructor(flush: (final: boolean) => Promise<void>, onError: (err: unknown) => void) {
     this.flush = flush;
@@ -44,9 +44,19 @@ export class FlushChain {
     this.timer = undefined;
   }
 
-  /** Resolves when every requested flush has run. */
-  settled(): Promise<void> {
-    return this.chain;
+  /** The last flush: runs after everything pending and throws the first failure, if any. */
+  async final(): Promise<void> {
+    this.cancelScheduled();
+    this.request(true);
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for pending flushes and forgets a failure, so a last message can still be tried. */
+  async quiesce(): Promise<void> {
+    this.cancelScheduled();
+    await this.chain;
+    this.failure = undefined;
   }
 }
 
