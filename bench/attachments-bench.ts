@@ -9,10 +9,10 @@ import { PDFParse } from 'pdf-parse';
 import { extractDocument } from '../src/attachments/extract/index.ts';
 import { AttachmentIndex } from '../src/attachments/index/index.ts';
 import { Ingestor } from '../src/attachments/ingest.ts';
+import { createStore } from '../src/compose/create-store.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { Owner } from '../src/scope/scope.ts';
-import { createStore } from '../src/store/create-store.ts';
 import { buildTextPdf } from '../test/fixtures/documents/index.ts';
 import { fmt } from './stats.ts';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AttachmentIndex, type NewAttachment } from '../src/attachments/index/index.ts';
 import type { ExtractedSection } from '../src/attachments/types.ts';
+import { createStore } from '../src/compose/create-store.ts';
 import type { Owner } from '../src/scope/scope.ts';
-import { createStore } from '../src/store/create-store.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 import { fmt, percentile } from './stats.ts';
 

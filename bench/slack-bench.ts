@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import OpenAI from 'openai';
-import { startApp } from '../src/app.ts';
+import { startApp } from '../src/compose/app.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { SIGNING_SECRET } from './emulator-worker-secret.ts';

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   }
   // Before LangChain is loaded: its callback handlers read these when they are constructed.
   applyLangChainEnvironment();
-  const { startApp } = await import('./app.ts');
+  const { startApp } = await import('./compose/app.ts');
   const log = createLogger(config.log.level);
   let app: Awaited<ReturnType<typeof startApp>>;
   try {

@@ -8,7 +8,7 @@ import {
   type SendableChannels,
 } from 'discord.js';
 import { ownerLabel } from '../../src/attachments/attachment-tools.ts';
-import { ownersOf, sessionKey, type ThreadRef } from '../../src/core/thread-ref.ts';
+import { ownersOf, sessionKey, type ThreadRef } from '../../src/model/thread-ref.ts';
 import type { Owner } from '../../src/scope/scope.ts';
 import { threadName } from './commands.ts';
 import type { DiscordAdapter, DiscordAdapterDeps } from './discord-adapter.ts';

@@ -6,7 +6,7 @@ import type { ChatInputCommandInteraction, Message, SendableChannels } from 'dis
 import { FlushChain, summaryHeading } from '../../src/core/flush-chain.ts';
 import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { splitMessage } from '../../src/render/split-message.ts';
+import { splitMessage } from '../../src/text/split-message.ts';
 
 export const DISCORD_LIMIT = 2000;
 const NO_PINGS = { parse: [] as never[] };

@@ -5,7 +5,7 @@ import type { WebClient } from '@slack/web-api';
 import { FlushChain } from '../../src/core/flush-chain.ts';
 import type { AnswerStream } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { splitMessage } from '../../src/render/split-message.ts';
+import { splitMessage } from '../../src/text/split-message.ts';
 import { escapeBroadcasts, markdownToMrkdwn } from './mrkdwn.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 

@@ -1,5 +1,5 @@
 // Slack events → IncomingMessage: which events the bot answers and which conversation they belong to.
-import type { ThreadRef } from '../../src/core/thread-ref.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 
 export interface SlackMessageEvent {
   type: 'message' | 'app_mention';

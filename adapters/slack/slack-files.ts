@@ -4,8 +4,8 @@ import type { WebClient } from '@slack/web-api';
 import { downloadFile } from '../../src/attachments/download.ts';
 import type { IngestOutcome, Ingestor } from '../../src/attachments/ingest.ts';
 import type { Config } from '../../src/config/schema.ts';
-import { ownersOf, type ThreadRef } from '../../src/core/thread-ref.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import { ownersOf, type ThreadRef } from '../../src/model/thread-ref.ts';
 import type { Owner } from '../../src/scope/scope.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { summaryHeading } from '../../src/core/flush-chain.ts';
 import type { AnswerStream, ReplySink } from '../../src/core/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { splitMessage } from '../../src/render/split-message.ts';
+import { splitMessage } from '../../src/text/split-message.ts';
 import { escapeBroadcasts, markdownToMrkdwn } from './mrkdwn.ts';
 import {
   MRKDWN_LIMIT,

@@ -1,4 +1,4 @@
-import type { Platform } from '../core/thread-ref.ts';
+import type { Platform } from '../model/thread-ref.ts';
 
 export interface PromptContext {
   botName: string;

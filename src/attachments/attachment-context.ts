@@ -1,6 +1,6 @@
 // What a turn is told about the files in its reach: a compact list in the system prompt, and the
 // images the scope carries.
-import type { Owner } from '../scope/scope.ts';
+import type { Owner } from '../model/thread-ref.ts';
 import { ownerLabel } from './attachment-tools.ts';
 import type { AttachmentIndex } from './index/index.ts';
 import type { AttachmentRecord } from './types.ts';

@@ -1,7 +1,7 @@
 // One file into one owner: download → sniff → extract (worker) or process (image) → index.
 // Every failure becomes an AttachmentError whose message the adapter posts where the file was.
 import type { Logger } from '../log/logger.ts';
-import type { Owner } from '../scope/scope.ts';
+import type { Owner } from '../model/thread-ref.ts';
 import type { Store } from '../store/store.ts';
 import { extractDocument } from './extract/index.ts';
 import { processImage } from './images/process-image.ts';

@@ -1,5 +1,5 @@
 // Shared shapes of the attachments feature: download → sniff → extract/process → index → search.
-import type { Owner } from '../scope/scope.ts';
+import type { Owner } from '../model/thread-ref.ts';
 
 export type AttachmentKind = 'pdf' | 'docx' | 'text' | 'image';
 

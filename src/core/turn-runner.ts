@@ -3,17 +3,17 @@ import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
 import { systemPrompt, userTurnText } from '../agent/prompts.ts';
 import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import type { ToolRegistry } from '../agent/tool-registry.ts';
-import { asCodedError, ThreadmindError } from '../errors.ts';
-import type { Metrics } from '../http/metrics.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
+import { asCodedError, ThreadmindError } from '../model/errors.ts';
+import { ownersOf, sessionKey } from '../model/thread-ref.ts';
 import { type Owner, runInScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { SessionLock } from '../store/session-lock.ts';
-import { KeyedQueue } from './keyed-queue.ts';
-import { Semaphore } from './semaphore.ts';
-import { ownersOf, sessionKey } from './thread-ref.ts';
+import { KeyedQueue } from '../util/keyed-queue.ts';
+import { Semaphore } from '../util/semaphore.ts';
 import type { AnswerStream, IncomingMessage, ReplySink, TurnOutcome } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ThreadRef } from './thread-ref.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
 
 /** A platform-neutral message for the bot (adapters build these). */
 export interface IncomingMessage {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../log/metrics.ts';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

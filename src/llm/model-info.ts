@@ -1,4 +1,4 @@
-import { ThreadmindError } from '../errors.ts';
+import { ThreadmindError } from '../model/errors.ts';
 
 export interface ModelInfo {
   id: string;

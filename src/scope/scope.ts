@@ -1,7 +1,7 @@
-// The one home of AsyncLocalStorage (DESIGN.md §2). Tools learn whose files and knowledge to look
+// The one home of AsyncLocalStorage (ARCHITECTURE.md, "One turn"). Tools learn whose files and knowledge to look
 // at from here, never from their arguments. Only run() is used: a scope cannot outlive its turn.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ThreadRef } from '../core/thread-ref.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
 
 /** What an attachment can belong to (DESIGN.md §1). */
 export interface Owner {

@@ -12,8 +12,8 @@ import {
   ownerKey,
 } from '../../src/attachments/index/index.ts';
 import type { ExtractedSection } from '../../src/attachments/types.ts';
+import { createStore } from '../../src/compose/create-store.ts';
 import type { Owner } from '../../src/scope/scope.ts';
-import { createStore } from '../../src/store/create-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startTestRedis } from '../support/redis-server.ts';
 

@@ -11,17 +11,17 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { analyzeImageTool, searchAttachmentTool } from '../../src/attachments/attachment-tools.ts';
 import { AttachmentIndex } from '../../src/attachments/index/index.ts';
 import { Ingestor } from '../../src/attachments/ingest.ts';
+import { createStore } from '../../src/compose/create-store.ts';
 import { applyLangChainEnvironment } from '../../src/config/runtime-env.ts';
-import { ownersOf, type ThreadRef } from '../../src/core/thread-ref.ts';
 import { ModelEndpoint } from '../../src/llm/model-endpoint.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { ownersOf, type ThreadRef } from '../../src/model/thread-ref.ts';
 import {
   currentScope,
   NO_SCOPE_MESSAGE,
   runInScope,
   type TurnScope,
 } from '../../src/scope/scope.ts';
-import { createStore } from '../../src/store/create-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 applyLangChainEnvironment();

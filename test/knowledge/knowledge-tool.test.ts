@@ -2,10 +2,10 @@
 // scope, scopes and budgets from config) and how it renders each kind of result.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ownersOf } from '../../src/core/thread-ref.ts';
 import { knowledgeSearchTool, renderKnowledgeResult } from '../../src/knowledge/knowledge-tool.ts';
 import type { KnowledgeRequest, KnowledgeResult } from '../../src/knowledge/types.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { ownersOf } from '../../src/model/thread-ref.ts';
 import { NO_SCOPE_MESSAGE, runInScope } from '../../src/scope/scope.ts';
 
 const LIMITS = { used_tokens: 0, max_tokens: 900, elapsed_ms: 3, timeout_ms: 2500 };

@@ -2,7 +2,6 @@
 // query, provenance on every item, token budget, freshness and time limits (DESIGN.md §4.6, §5).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ownersOf } from '../../src/core/thread-ref.ts';
 import { FULLTEXT_INDEX, searchCandidates } from '../../src/knowledge/graph-queries.ts';
 import { knowledgeSearchTool } from '../../src/knowledge/knowledge-tool.ts';
 import { luceneQuery } from '../../src/knowledge/lucene-query.ts';
@@ -11,6 +10,7 @@ import { itemTokens, metadataText } from '../../src/knowledge/token-budget.ts';
 import type { KnowledgeItem, KnowledgeResult } from '../../src/knowledge/types.ts';
 import { estimateTextTokens } from '../../src/llm/token-estimate.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { ownersOf } from '../../src/model/thread-ref.ts';
 import { NO_SCOPE_MESSAGE, runInScope, type TurnScope } from '../../src/scope/scope.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
 

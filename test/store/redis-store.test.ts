@@ -1,4 +1,4 @@
-import { createStore } from '../../src/store/create-store.ts';
+import { createStore } from '../../src/compose/create-store.ts';
 import { startTestRedis } from '../support/redis-server.ts';
 import { storeContract } from './store-contract.ts';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createStore } from '../../src/store/create-store.ts';
+import { createStore } from '../../src/compose/create-store.ts';
 import { storeContract } from './store-contract.ts';
 
 storeContract('SQLite file', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { REST, Routes } from 'discord.js';
 import { COMMANDS } from '../../adapters/discord/commands.ts';
 import type { ToolRegistry } from '../../src/agent/tool-registry.ts';
-import { type RunningApp, startApp } from '../../src/app.ts';
+import { type RunningApp, startApp } from '../../src/compose/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { createLogger } from '../../src/log/logger.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KeyedQueue } from '../../src/core/keyed-queue.ts';
-import { Semaphore } from '../../src/core/semaphore.ts';
+import { KeyedQueue } from '../../src/util/keyed-queue.ts';
+import { Semaphore } from '../../src/util/semaphore.ts';
 
 function deferred() {
   let resolve!: () => void;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownersOf, type ThreadRef } from '../../src/core/thread-ref.ts';
+import { ownersOf, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { currentScope, runInScope, type TurnScope } from '../../src/scope/scope.ts';
 
 function scopeFor(i: number): TurnScope {

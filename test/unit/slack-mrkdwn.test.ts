@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { escapeBroadcasts, MRKDWN_RULE, markdownToMrkdwn } from '../../adapters/slack/mrkdwn.ts';
-import { splitMessage } from '../../src/render/split-message.ts';
+import { splitMessage } from '../../src/text/split-message.ts';
 
 const ZWSP = '\u200b';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MIN_SPLIT_LIMIT, openFenceAt, splitMessage } from '../../src/render/split-message.ts';
+import { MIN_SPLIT_LIMIT, openFenceAt, splitMessage } from '../../src/text/split-message.ts';
 
 // --- Independent checks (deliberately not reusing the splitter's own scanner) -------------------
 

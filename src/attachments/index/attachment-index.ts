@@ -3,7 +3,7 @@
 // by another replica is seen on the next search.
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Owner } from '../../scope/scope.ts';
+import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
 import type { AttachmentRecord, ExtractedSection, SearchHit } from '../types.ts';
 import { idfs, rank } from './bm25.ts';

@@ -1,6 +1,6 @@
 // Where an owner's attachments live in the store. Only keyv get/set/delete are used, so the layout
 // is the same on SQLite and Redis; the lock is a store claim, the one atomic operation keyv lacks.
-import type { Owner } from '../../scope/scope.ts';
+import type { Owner } from '../../model/thread-ref.ts';
 
 /** `session:slack:T1:C1:1712345.678`: the kind is part of the key so kinds can never collide. */
 export function ownerKey(owner: Owner): string {

@@ -1,23 +1,23 @@
 // Composition root: builds every part from the config and wires them together. Adapters are
 // created here (and only here) so the core never imports a platform library.
-import { DiscordAdapter } from '../adapters/discord/discord-adapter.ts';
-import { SlackAdapter } from '../adapters/slack/slack-adapter.ts';
-import { ToolRegistry } from './agent/tool-registry.ts';
-import { createAttachments } from './attachments/create-attachments.ts';
-import { applyLangChainEnvironment } from './config/runtime-env.ts';
-import type { Config } from './config/schema.ts';
-import { TurnRunner } from './core/turn-runner.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
-import { HttpServer, type RouteHandler } from './http/server.ts';
-import { createKnowledge } from './knowledge/create-knowledge.ts';
-import { ModelEndpoint } from './llm/model-endpoint.ts';
-import type { Logger } from './log/logger.ts';
-import { ContextManager } from './memory/context-manager.ts';
-import { chainPromptCounter } from './memory/prompt-counter.ts';
-import { createStore } from './store/create-store.ts';
-import { SessionHistory } from './store/session-history.ts';
-import { SessionLock } from './store/session-lock.ts';
-import type { Store } from './store/store.ts';
+import { DiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
+import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
+import { ToolRegistry } from '../agent/tool-registry.ts';
+import { applyLangChainEnvironment } from '../config/runtime-env.ts';
+import type { Config } from '../config/schema.ts';
+import { TurnRunner } from '../core/turn-runner.ts';
+import { HttpServer, type RouteHandler } from '../http/server.ts';
+import { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import { createMetrics, type Metrics } from '../log/metrics.ts';
+import { ContextManager } from '../memory/context-manager.ts';
+import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { SessionHistory } from '../store/session-history.ts';
+import { SessionLock } from '../store/session-lock.ts';
+import type { Store } from '../store/store.ts';
+import { createAttachments } from './create-attachments.ts';
+import { createKnowledge } from './create-knowledge.ts';
+import { createStore } from './create-store.ts';
 
 export interface AppOptions {
   log: Logger;

@@ -1,13 +1,13 @@
+import { attachmentContext } from '../attachments/attachment-context.ts';
+import { analyzeImageTool, searchAttachmentTool } from '../attachments/attachment-tools.ts';
+import { AttachmentIndex } from '../attachments/index/index.ts';
+import { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
-import type { Metrics } from '../http/metrics.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Owner } from '../scope/scope.ts';
+import type { Metrics } from '../log/metrics.ts';
+import type { Owner } from '../model/thread-ref.ts';
 import type { Store } from '../store/store.ts';
-import { attachmentContext } from './attachment-context.ts';
-import { analyzeImageTool, searchAttachmentTool } from './attachment-tools.ts';
-import { AttachmentIndex } from './index/index.ts';
-import { Ingestor } from './ingest.ts';
 
 /** The files feature, built from the config: ingestion, the index, the vision model and the tools. */
 export function createAttachments(config: Config, store: Store, log: Logger, metrics: Metrics) {

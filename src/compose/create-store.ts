@@ -1,6 +1,6 @@
-import { RedisStore } from './redis-store.ts';
-import { SqliteStore } from './sqlite-store.ts';
-import type { Store } from './store.ts';
+import { RedisStore } from '../store/redis-store.ts';
+import { SqliteStore } from '../store/sqlite-store.ts';
+import type { Store } from '../store/store.ts';
 
 /** `sqlite://relative/or/absolute.db`, `sqlite://:memory:` or `redis://host:port`. */
 export async function createStore(url: string): Promise<Store> {

@@ -1,8 +1,8 @@
 // `npm run discord:register`: registers the slash commands globally (production; Discord may take
 // up to an hour to show them), or with `-- --guild <id>` in one guild only (instant, for development).
 import { REST, Routes } from 'discord.js';
-import { COMMANDS } from '../../adapters/discord/commands.ts';
-import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
+import { COMMANDS } from './commands.ts';
 
 async function main(): Promise<number> {
   let config: ReturnType<typeof loadConfig>;

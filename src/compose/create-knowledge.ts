@@ -4,11 +4,11 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
+import { knowledgeSearchTool } from '../knowledge/knowledge-tool.ts';
+import { KnowledgeProvider } from '../knowledge/provider.ts';
+import type { CypherGenerator } from '../knowledge/text2cypher.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
-import { knowledgeSearchTool } from './knowledge-tool.ts';
-import { KnowledgeProvider } from './provider.ts';
-import type { CypherGenerator } from './text2cypher.ts';
 
 function cypherGenerator(llm: ModelEndpoint): CypherGenerator {
   return async (question, schema, signal) => {
