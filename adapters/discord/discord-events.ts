@@ -1,4 +1,4 @@
-// Discord → the bot's vocabulary (DESIGN.md §1): a guild is a project (a DM is `dm:<user>`), a
+// Discord → the bot's vocabulary (ARCHITECTURE.md, "Vocabulary"): a guild is a project (a DM is `dm:<user>`), a
 // thread is a session, and the channel is the one that holds the thread.
 import type { Channel } from 'discord.js';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';

@@ -2,6 +2,7 @@
 // broadcast mentions in model output. Slack treats &, < and > as control characters everywhere,
 // code included, so they are escaped except in the link syntax generated here.
 // https://api.slack.com/reference/surfaces/formatting#escaping
+import { fenceCloseLine, fenceOpening } from '../../src/text/fences.ts';
 
 /** What a Markdown horizontal rule becomes: Slack mrkdwn has no rule of its own. */
 export const MRKDWN_RULE = '———';
@@ -23,8 +24,6 @@ const STRIKE_OPEN = '\uE005';
 const STRIKE_CLOSE = '\uE006';
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-const OPEN_FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
-const CLOSE_FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const SETEXT_UNDERLINE = /^ {0,3}=+[ \t]*$/;
@@ -319,18 +318,14 @@ export function markdownToMrkdwn(md: string): string {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
-    const fence = OPEN_FENCE.exec(line);
-    if (fence && !(fence[2]?.startsWith('`') && fence[3]?.includes('`'))) {
-      const indent = (fence[1] ?? '').length;
-      const marks = fence[2] ?? '```';
-      const body: string[] = [];
-      for (i++; i < lines.length; i++) {
-        const closing = CLOSE_FENCE.exec(lines[i] ?? '')?.[1];
-        if (closing && closing[0] === marks[0] && closing.length >= marks.length) break;
-        // A fence indented under a list item owns that indentation (as CommonMark renders it).
-        body.push(escapeText((lines[i] ?? '').replace(new RegExp(`^[ \\t]{0,${indent}}`), '')));
-      }
+    const fence = fenceOpening(line);
+    if (fence) {
+      const close = fenceCloseLine(lines, i + 1, fence);
+      // A fence indented under a list item owns that indentation (as CommonMark renders it).
+      const owned = new RegExp(`^[ \\t]{0,${fence.indent.length}}`);
+      const body = lines.slice(i + 1, close).map((l) => escapeText(l.replace(owned, '')));
       out.push('```', ...body, '```');
+      i = close;
       continue;
     }
     if (isTableStart(lines, i)) {

@@ -1,55 +1,43 @@
-// Slack through Bolt: HTTP Events API (mounted on the bot's HTTP server) or Socket Mode.
+// Slack through Bolt: HTTP Events API (mounted on the bot's HTTP server) or Socket Mode. This
+// adapter only translates: events become InboundMessages for the core, and SlackPort carries the
+// core's replies back.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { Ingestor } from '../../src/attachments/ingest.ts';
 import type { Config } from '../../src/config/schema.ts';
-import type { TurnRunner } from '../../src/core/turn-runner.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Metrics } from '../../src/log/metrics.ts';
-import { ownersOf, sessionKey } from '../../src/model/thread-ref.ts';
-import type { SessionHistory } from '../../src/store/session-history.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
-import type { SlackCapabilities } from './slack-answer.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
-  type Classified,
   classifySlackEvent,
   type SlackEnvelope,
   type SlackMessageEvent,
+  slackProjectId,
 } from './slack-events.ts';
-import { SHARE_REQUEST, type SlackFileRef, SlackFiles } from './slack-files.ts';
-import { SlackReply } from './slack-reply.ts';
+import { type SlackFileRef, SlackFiles } from './slack-files.ts';
+import { SlackPort, slackContext } from './slack-port.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
-  runner: TurnRunner;
-  store: Store;
-  history: SessionHistory;
-  metrics: Metrics;
+  core: Conversation;
   log: Logger;
-  /** File ingestion; without it files are ignored. */
-  ingestor?: Ingestor;
 }
 
-/** "@threadmind summarize" (or summarise, tl;dr), alone in the message. */
-const SUMMARIZE_REQUEST =
-  /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
-
-const EMPTY_MENTION_HINT =
-  'Hi! Ask me something in the same message, for example: “@threadmind what does this error mean?”';
+type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
 
 export class SlackAdapter {
   readonly app: App;
+  readonly port: SlackPort;
   private readonly d: SlackAdapterDeps;
   private readonly httpReceiver: HTTPReceiver | undefined;
   private readonly socketReceiver: SocketModeReceiver | undefined;
-  private readonly caps: SlackCapabilities = { streaming: undefined, assistantStatus: undefined };
+  private readonly files: SlackFiles;
   private botUserId: string | undefined;
   private stopping = false;
-  private readonly files: SlackFiles | undefined;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -81,27 +69,33 @@ export class SlackAdapter {
         unhandledRequestTimeoutMillis: 3001,
       });
     }
-    this.app = new App({
-      token: s.slackBotToken ?? '',
-      receiver,
-      clientOptions,
-      logger,
+    this.app = new App({ token: s.slackBotToken ?? '', receiver, clientOptions, logger });
+    this.files = new SlackFiles({
+      client: this.app.client,
+      botToken: s.slackBotToken ?? '',
+      allowedHosts: [...config.attachments.slackFileHosts, new URL(config.slack.apiUrl).host],
+      maxBytes: config.attachments.maxFileBytes,
+      timeoutMs: config.attachments.downloadTimeoutMs,
+      log: d.log,
     });
-    this.files = d.ingestor
-      ? new SlackFiles({ client: this.app.client, ingestor: d.ingestor, config, log: d.log })
-      : undefined;
-    this.app.event('app_mention', async ({ event, body }) => {
-      await this.onEvent(
-        body as SlackEnvelope,
-        event as unknown as SlackMessageEvent & { files?: SlackFileRef[] },
-      );
+    this.port = new SlackPort({
+      client: this.app.client,
+      files: this.files,
+      log: d.log.child({ platform: 'slack' }),
+      streaming: config.slack.streaming,
+      assistantStatus: config.slack.assistantStatus,
     });
-    this.app.event('message', async ({ event, body }) => {
-      await this.onEvent(
-        body as SlackEnvelope,
-        event as unknown as SlackMessageEvent & { files?: SlackFileRef[] },
-      );
+    d.core.attach(this.port, {
+      answerWithoutMention: config.slack.answerThreadsWithoutMention,
+      updateIntervalMs: config.slack.updateIntervalMs,
+      nativeStreaming: config.slack.streaming === 'auto',
+      thinkingText: config.slack.thinkingText,
     });
+    const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
+      await this.onEvent(body as SlackEnvelope, event as SlackEvent);
+    };
+    this.app.event('app_mention', listener);
+    this.app.event('message', listener);
     this.app.error(async (err) => {
       d.log.error({ err }, 'slack listener error');
     });
@@ -149,139 +143,68 @@ export class SlackAdapter {
     if (this.socketReceiver) await this.socketReceiver.stop();
   }
 
-  private async onEvent(
-    envelope: SlackEnvelope,
-    event: SlackMessageEvent & { files?: SlackFileRef[] },
-  ): Promise<void> {
+  private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {
+    return {
+      ref,
+      context: slackContext(
+        envelope.team_id ?? event.team ?? '',
+        event.user ?? '',
+        event.channel_type === 'im',
+      ),
+    };
+  }
+
+  private async onEvent(envelope: SlackEnvelope, event: SlackEvent): Promise<void> {
     const botUserId = this.botUserId;
     if (!botUserId) return;
     const traceId = randomUUID();
-    let log = this.d.log.child({
-      trace_id: traceId,
-      platform: 'slack',
-      event_id: envelope.event_id,
-    });
-    const wantsShare = event.type === 'app_mention' && SHARE_REQUEST.test(event.text ?? '');
-    if (
-      this.files &&
-      event.files?.length &&
-      !event.bot_id &&
-      event.user !== botUserId &&
-      !SHARE_REQUEST.test(event.text ?? '')
-    ) {
-      const where = this.files.ownerFor(envelope, event);
-      // In the background: the ingestor owns it, tools wait for it, the poster hears about failures.
-      if (where)
-        this.files
-          .ingestAll(where.owner, event, log)
-          .catch((err: unknown) => log.error({ err }, 'file ingestion failed'));
+    const { core } = this.d;
+    const projectId = slackProjectId(envelope, event);
+    const fromPerson = !event.bot_id && event.user !== botUserId;
+    const files = event.files?.length && fromPerson ? await this.files.refs(event.files) : [];
+    if (files.length > 0 && projectId) {
+      // A file belongs to the thread it was posted in, or to the channel at its top level.
+      const ref: ThreadRef = {
+        platform: 'slack',
+        projectId,
+        channelId: event.channel,
+        sessionId: event.thread_ts ?? event.ts,
+      };
+      core.receiveFiles({
+        ref,
+        to: this.destination(ref, envelope, event),
+        where: event.thread_ts ? 'session' : 'channel',
+        messageId: event.ts,
+        text: event.text ?? '',
+        files,
+        traceId,
+      });
     }
     const c = classifySlackEvent(envelope, event, botUserId);
-    if (!c) return;
-    const key = sessionKey(c.ref);
-    log = log.child({ session: key });
-    if (c.onlyIfParticipating) {
-      if (!this.d.config.slack.answerThreadsWithoutMention || c.text === '') return;
-      if (!(await this.isParticipating(key))) return;
-    }
-    if (!(await this.claimOnce(envelope, c))) {
-      this.d.metrics.duplicateEvents.inc({ platform: 'slack' });
-      log.debug('duplicate event ignored');
+    if (!c) {
+      core.skipped('slack', event.ts);
       return;
     }
-    if (wantsShare && this.files) {
-      await this.shareWithWorkspace(c, event, log);
-      return;
-    }
-    await this.d.store.kv.set(`participating:${key}`, true);
-    const reply = new SlackReply({
-      client: this.client,
-      target: {
-        channel: c.ref.channelId,
-        threadTs: c.ref.sessionId,
-        teamId: c.teamId,
-        userId: c.principal,
-        isDirect: c.isDirect,
-      },
-      caps: this.caps,
-      log,
-      streaming: this.d.config.slack.streaming,
-      assistantStatus: this.d.config.slack.assistantStatus,
-      thinkingText: this.d.config.slack.thinkingText,
-      updateIntervalMs: this.d.config.slack.updateIntervalMs,
-    });
-    if (c.text === '') {
-      await reply.postMessage(EMPTY_MENTION_HINT);
-      return;
-    }
-    const incoming = {
-      ref: c.ref,
-      principal: c.principal,
-      text: c.text,
-      messageId: c.messageId,
-      receivedAt: Date.now(),
-      traceId,
-    };
-    if (SUMMARIZE_REQUEST.test(c.text)) {
-      void this.d.runner.summarize(incoming, reply);
-      return;
-    }
-    // Not awaited: Bolt has acked already and the turn can take minutes. The runner owns the
-    // promise, catches everything and tells the user.
-    void this.d.runner.submit(incoming, reply);
-  }
-
-  private async shareWithWorkspace(
-    c: Classified,
-    event: SlackMessageEvent & { files?: SlackFileRef[] },
-    log: Logger,
-  ): Promise<void> {
-    const files = this.files;
-    if (!files) return;
-    const post = (text: string) =>
-      this.client.chat.postMessage({ channel: c.ref.channelId, thread_ts: c.ref.sessionId, text });
-    const { files: found, source } = await files.filesToShare(event);
-    if (found.length === 0) {
-      await post(
-        'There is no file in your message or at the start of this thread to share. Attach the file to the message that asks me to share it.',
-      );
-      return;
-    }
-    const project = ownersOf(c.ref)[2];
-    if (!project) return;
-    const outcomes = await files.ingestAll(project, { ...source, files: found }, log);
-    const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
-    if (shared.length > 0) {
-      await post(
-        `Shared ${shared.join(', ')} with the whole workspace: anyone can ask me about ${shared.length > 1 ? 'them' : 'it'} in any channel.`,
-      );
-    } else if (outcomes.every((o) => o.status === 'duplicate')) {
-      await post('That is already shared with the workspace.');
-    }
-  }
-
-  private async isParticipating(key: string): Promise<boolean> {
-    return (
-      (await this.d.store.kv.get(`participating:${key}`)) === true ||
-      (await this.d.history.exists(key))
-    );
-  }
-
-  /**
-   * Exactly one answer per message: Slack retries events it thinks were missed (same event_id), and
-   * one mention arrives as both `message` and `app_mention` (different event_ids, same ts).
-   */
-  private async claimOnce(envelope: SlackEnvelope, c: Classified): Promise<boolean> {
-    const ttl = this.d.config.store.dedupeTtlSeconds * 1000;
-    if (
-      envelope.event_id &&
-      !(await this.d.store.claim(`event:slack:${envelope.event_id}`, 'seen', ttl))
-    )
-      return false;
-    return this.d.store.claim(
-      `msg:slack:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
-      'seen',
-      ttl,
-    );
+    // Not awaited: the turn can take minutes, and the core owns it (it never rejects for the user's
+    // sake; anything unexpected is logged here).
+    void core
+      .receiveMessage({
+        ref: c.ref,
+        to: this.destination(c.ref, envelope, event),
+        principal: c.principal,
+        text: c.text,
+        messageId: c.messageId,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: c.addressed,
+        // Slack retries an event it thinks was missed (same event_id); one message can also arrive
+        // under two events (same ts).
+        dedupe: [
+          ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
+          `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
+        ],
+        files,
+      })
+      .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
   }
 }

@@ -1,4 +1,6 @@
-// Slack events → IncomingMessage: which events the bot answers and which conversation they belong to.
+// Slack events → the core's vocabulary: which events are questions and which conversation they
+// belong to.
+import type { Addressed } from '../../src/model/incoming.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 
 export interface SlackMessageEvent {
@@ -28,8 +30,8 @@ export interface Classified {
   principal: string;
   text: string;
   messageId: string;
-  /** True when the bot should answer only if it already takes part in the thread. */
-  onlyIfParticipating: boolean;
+  /** `ambient`: answered only if the bot already takes part in the thread. */
+  addressed: Addressed;
   /** Where the event came from, for the reply (Slack streaming wants the recipient). */
   teamId: string;
   isDirect: boolean;
@@ -69,19 +71,19 @@ export function classifySlackEvent(
   const text = ev.text ?? '';
   const isDirect = ev.channel_type === 'im';
   const mentioned = mentionsUser(text, botUserId);
-  let onlyIfParticipating = false;
+  let addressed: Addressed = isDirect ? 'direct' : 'mention';
   if (ev.type === 'message' && !isDirect) {
     // Mentions arrive as app_mention too; that event answers them.
     if (mentioned) return null;
     if (!ev.thread_ts) return null;
-    onlyIfParticipating = true;
+    addressed = 'ambient';
   }
   return {
     ref: { platform: 'slack', projectId, channelId: ev.channel, sessionId: ev.thread_ts ?? ev.ts },
     principal: ev.user,
     text: stripMention(text, botUserId),
     messageId: ev.ts,
-    onlyIfParticipating,
+    addressed,
     teamId: env.team_id ?? ev.team ?? '',
     isDirect,
   };

@@ -3,6 +3,7 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
+import { asCodedError } from '../llm/classify-error.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type Owner } from '../scope/scope.ts';
@@ -104,8 +105,10 @@ export function analyzeImageTool(d: AttachmentToolDeps) {
       const image = await d.ingestor.imageBytes(picked.owner, picked.fileId);
       if (!image)
         return `The image ${picked.filename} is no longer stored; ask the person to post it again.`;
+      let signal: AbortSignal | undefined;
       try {
         const { chat } = await d.vision.resolve();
+        signal = AbortSignal.timeout(d.visionTimeoutMs);
         const reply = await chat.invoke(
           [
             new HumanMessage({
@@ -118,7 +121,7 @@ export function analyzeImageTool(d: AttachmentToolDeps) {
               ],
             }),
           ],
-          { signal: AbortSignal.timeout(d.visionTimeoutMs) },
+          { signal },
         );
         const text =
           typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
@@ -126,7 +129,7 @@ export function analyzeImageTool(d: AttachmentToolDeps) {
       } catch (err) {
         d.log.warn({ err, trace_id: scope.traceId, file: picked.filename }, 'vision model failed');
         const why =
-          err instanceof Error && /timed? ?out|abort/i.test(`${err.name} ${err.message}`)
+          asCodedError(err, signal).code === 'model_timeout'
             ? 'it did not answer in time'
             : 'it could not be reached';
         return `I could not look at ${picked.filename}: the vision model ${why}. Answer from the other information you have, and say that the image could not be analysed.`;

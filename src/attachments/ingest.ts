@@ -3,6 +3,7 @@
 import type { Logger } from '../log/logger.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { Store } from '../store/store.ts';
+import { settlesWithin } from '../util/deadline.ts';
 import { extractDocument } from './extract/index.ts';
 import { processImage } from './images/process-image.ts';
 import type { AttachmentIndex } from './index/index.ts';
@@ -83,14 +84,7 @@ export class Ingestor {
   async waitForOwners(owners: readonly Owner[], timeoutMs: number): Promise<void> {
     const pending = owners.flatMap((o) => [...(this.inFlight.get(o.key) ?? [])]);
     if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(pending),
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settlesWithin(Promise.allSettled(pending), timeoutMs);
   }
 
   async imageBytes(

@@ -1,4 +1,5 @@
 // What a file really is, from its first bytes: names and declared types are not trusted.
+import { isSvg } from './images/is-svg.ts';
 import type { AttachmentKind } from './types.ts';
 
 export interface Sniffed {
@@ -65,14 +66,6 @@ function looksLikeText(b: Uint8Array): boolean {
   return plausibleUtf16(b, 'utf-16le') || plausibleUtf16(b, 'utf-16be');
 }
 
-function looksLikeSvg(head: string): boolean {
-  const s = head
-    .replace(/^\uFEFF/, '')
-    .replace(/<\?xml[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[\s\S]*?(\[[\s\S]*?\])?\s*>/gi, '')
-    .trimStart();
-  return /^<svg[\s>]/i.test(s);
-}
-
 function looksLikeHtml(head: string): boolean {
   return /^\s*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head.replace(/^\uFEFF/, ''));
 }
@@ -98,8 +91,8 @@ export function sniff(b: Uint8Array): Sniffed {
   }
   if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
     return { kind: 'ole', mime: 'application/x-ole-storage' };
+  if (isSvg(b)) return { kind: 'svg', mime: 'image/svg+xml' };
   const head = Buffer.from(b.subarray(0, 2048)).toString('utf8');
-  if (looksLikeSvg(head)) return { kind: 'svg', mime: 'image/svg+xml' };
   if (looksLikeText(b)) {
     if (looksLikeHtml(head)) return { kind: 'html', mime: 'text/html' };
     return { kind: 'text', mime: 'text/plain' };

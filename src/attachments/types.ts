@@ -1,4 +1,5 @@
 // Shared shapes of the attachments feature: download → sniff → extract/process → index → search.
+import { type ErrorWire, ThreadmindError } from '../model/errors.ts';
 import type { Owner } from '../model/thread-ref.ts';
 
 export type AttachmentKind = 'pdf' | 'docx' | 'text' | 'image';
@@ -33,22 +34,67 @@ const USER_MESSAGES: Record<AttachmentErrorCode, (name: string, detail: string) 
     `I couldn't download ${n}${d ? ` (${d})` : ''}. Please try uploading it again.`,
 };
 
+const RETRYABLE: ReadonlySet<AttachmentErrorCode> = new Set(['download_failed']);
+
+export function isAttachmentErrorCode(code: unknown): code is AttachmentErrorCode {
+  return typeof code === 'string' && Object.hasOwn(USER_MESSAGES, code);
+}
+
+/** The wire form of an AttachmentError: the base's, plus what rebuilds the user message. */
+export interface AttachmentErrorWire extends ErrorWire<AttachmentErrorCode> {
+  filename: string;
+  detail: string;
+}
+
+const ATTACHMENT_MARKER = Symbol.for('threadmind.error.attachment');
+
 /** A file the bot cannot take in; `userMessage` is what the person who posted it is told. */
-export class AttachmentError extends Error {
-  readonly code: AttachmentErrorCode;
+export class AttachmentError extends ThreadmindError<AttachmentErrorCode> {
+  readonly [ATTACHMENT_MARKER] = true;
   readonly filename: string;
-  readonly userMessage: string;
+  readonly detail: string;
   constructor(
     code: AttachmentErrorCode,
     filename: string,
     detail = '',
     options?: { cause?: unknown },
   ) {
-    super(`${code}: ${filename}${detail ? ` (${detail})` : ''}`, options);
+    super(
+      code,
+      `${code}: ${filename}${detail ? ` (${detail})` : ''}`,
+      USER_MESSAGES[code](filename, detail),
+      { ...options, retryable: RETRYABLE.has(code) },
+    );
     this.name = 'AttachmentError';
-    this.code = code;
     this.filename = filename;
-    this.userMessage = USER_MESSAGES[code](filename, detail);
+    this.detail = detail;
+  }
+
+  static override isInstance(err: unknown): err is AttachmentError {
+    return (
+      typeof err === 'object' &&
+      err !== null &&
+      (err as { [ATTACHMENT_MARKER]?: unknown })[ATTACHMENT_MARKER] === true
+    );
+  }
+
+  /**
+   * Rebuilds an AttachmentError from its wire form (`filename`, when given, wins over the wire's).
+   * A wire that is not an AttachmentError's becomes 'corrupt' with the rebuilt error as its cause.
+   */
+  static override fromWire(wire: ErrorWire, filename?: string): AttachmentError {
+    const w = wire as Partial<AttachmentErrorWire> & ErrorWire;
+    const name = filename ?? (typeof w.filename === 'string' ? w.filename : 'this file');
+    if (w.name !== 'AttachmentError' || !isAttachmentErrorCode(w.code))
+      return new AttachmentError('corrupt', name, '', { cause: ThreadmindError.fromWire(wire) });
+    const detail = typeof w.detail === 'string' ? w.detail : '';
+    return new AttachmentError(w.code, name, detail, {
+      ...(w.cause === undefined ? {} : { cause: new Error(w.cause) }),
+    });
+  }
+
+  override toWire(): AttachmentErrorWire {
+    return { ...super.toWire(), filename: this.filename, detail: this.detail };
   }
 }
 

@@ -5,6 +5,8 @@ import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
+import { Conversation } from '../core/conversation.ts';
+import { lockLostError, SessionState } from '../core/session-state.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -31,6 +33,7 @@ export interface RunningApp {
   store: Store;
   metrics: Metrics;
   runner: TurnRunner;
+  core: Conversation;
   slack: SlackAdapter | undefined;
   discord: DiscordAdapter | undefined;
   stop(): Promise<void>;
@@ -41,7 +44,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   applyLangChainEnvironment();
   const store = await createStore(config.storeUrl);
   const metrics = createMetrics();
-  const history = new SessionHistory(store, config.store.historyMaxMessages);
+  const history = new SessionHistory(store, config.store.historyMaxMessages, { log });
   const llm = new ModelEndpoint({
     baseUrl: config.llm.text.baseUrl,
     model: config.llm.text.model,
@@ -62,6 +65,35 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     );
   }
   if (knowledge) tools.register(knowledge.tool);
+  const memory = new ContextManager({
+    history,
+    store,
+    count: chainPromptCounter({
+      endpoint: llm,
+      apiKey: config.secrets.llmApiKey,
+      timeoutMs: 3000,
+    }),
+    compressAtTokens: config.memory.compressAtTokens,
+    keepRecentTurns: config.memory.keepRecentTurns,
+    maxModelLenFallback: config.memory.maxModelLenFallback,
+    maxReplyTokens: config.llm.text.maxReplyTokens,
+    toolOutputMaxChars: config.memory.toolOutputMaxChars,
+    postSummaries: config.memory.postSummaries,
+    summaryTimeoutMs: config.memory.summaryTimeoutMs,
+    onCompressed: (how) => metrics.compressions.inc({ how }),
+  });
+  const state = new SessionState({
+    store,
+    history,
+    memory,
+    lock: new SessionLock(store, {
+      ttlMs: config.store.lockTtlSeconds * 1000,
+      lostReason: lockLostError,
+      onRenewError: (err) => log.warn({ err }, 'could not renew a session lock'),
+    }),
+    ingestor: attachments.ingestor,
+    dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
+  });
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -78,39 +110,24 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       llm,
       tools,
       history,
-      lock: new SessionLock(store, config.store.lockTtlSeconds * 1000),
-      memory: new ContextManager({
-        history,
-        store,
-        count: chainPromptCounter({
-          endpoint: llm,
-          apiKey: config.secrets.llmApiKey,
-          timeoutMs: 3000,
-        }),
-        compressAtTokens: config.memory.compressAtTokens,
-        keepRecentTurns: config.memory.keepRecentTurns,
-        maxModelLenFallback: config.memory.maxModelLenFallback,
-        maxReplyTokens: config.llm.text.maxReplyTokens,
-        toolOutputMaxChars: config.memory.toolOutputMaxChars,
-        postSummaries: config.memory.postSummaries,
-        summaryTimeoutMs: config.memory.summaryTimeoutMs,
-        onCompressed: (how) => metrics.compressions.inc({ how }),
-      }),
+      state,
+      memory,
       metrics,
       log,
       context: attachments.context,
     },
   );
 
-  const adapterDeps = {
-    config,
+  const core = new Conversation({
+    botName: config.agent.name,
     runner,
-    store,
-    history,
+    state,
     metrics,
     log,
     ingestor: attachments.ingestor,
-  };
+    index: attachments.index,
+  });
+  const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
   if (config.slackTransport) {
@@ -120,7 +137,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   }
   let discord: DiscordAdapter | undefined;
   if (config.discordApplicationId) {
-    discord = new DiscordAdapter({ ...adapterDeps, index: attachments.index });
+    discord = new DiscordAdapter(adapterDeps);
   }
   const http = new HttpServer({
     port: config.server.port,
@@ -154,6 +171,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     store,
     metrics,
     runner,
+    core,
     slack,
     discord,
     async stop() {

@@ -11,7 +11,9 @@ import type { Store } from '../store/store.ts';
 
 /** The files feature, built from the config: ingestion, the index, the vision model and the tools. */
 export function createAttachments(config: Config, store: Store, log: Logger, metrics: Metrics) {
-  const index = new AttachmentIndex(store);
+  const index = new AttachmentIndex(store, {
+    cacheBytes: config.attachments.search.indexCacheBytes,
+  });
   const ingestor = new Ingestor({
     index,
     store,

@@ -1,4 +1,5 @@
-// The only module that reads the environment (DESIGN.md §2): everything else gets a Config.
+// The only module that reads the environment (ARCHITECTURE.md, "Configuration"): everything
+// else gets a Config.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ const DEFAULT_FILE = path.join(
   '../../config/default.yaml',
 );
 
-/** Environment variable → settings path (DESIGN.md §3). */
+/** Environment variable → settings path (the table in ARCHITECTURE.md, "Configuration"). */
 const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
   PORT: { path: ['server', 'port'], type: 'int' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },

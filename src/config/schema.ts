@@ -117,7 +117,12 @@ export const settingsSchema = z
             timeoutMs: positiveInt,
           })
           .strict(),
-        search: z.object({ maxHits: z.number().int().min(1).max(50) }).strict(),
+        search: z
+          .object({
+            maxHits: z.number().int().min(1).max(50),
+            indexCacheBytes: z.number().int().min(0),
+          })
+          .strict(),
       })
       .strict(),
     knowledge: knowledgeSettingsSchema,

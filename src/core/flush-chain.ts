@@ -39,14 +39,10 @@ export class FlushChain {
     }, delayMs);
   }
 
-  cancelScheduled(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
   /** The last flush: runs after everything pending and throws the first failure, if any. */
   async final(): Promise<void> {
-    this.cancelScheduled();
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.request(true);
     await this.chain;
     if (this.failure) throw this.failure;
@@ -54,15 +50,9 @@ export class FlushChain {
 
   /** Waits for pending flushes and forgets a failure, so a last message can still be tried. */
   async quiesce(): Promise<void> {
-    this.cancelScheduled();
+    clearTimeout(this.timer);
+    this.timer = undefined;
     await this.chain;
     this.failure = undefined;
   }
-}
-
-/** The line above a summary the bot posts into a thread. */
-export function summaryHeading(reason: 'compressed' | 'requested'): string {
-  return reason === 'compressed'
-    ? '**Summary of this thread so far** — I summarised the earlier messages to stay within my context window. This is what I will work from (the full messages are archived):'
-    : '**Summary of this thread so far:**';
 }

@@ -3,18 +3,24 @@ import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
 import { systemPrompt, userTurnText } from '../agent/prompts.ts';
 import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import type { ToolRegistry } from '../agent/tool-registry.ts';
+import { asCodedError } from '../llm/classify-error.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
-import { asCodedError, ThreadmindError } from '../model/errors.ts';
-import { ownersOf, sessionKey } from '../model/thread-ref.ts';
-import { type Owner, runInScope } from '../scope/scope.ts';
+import { ThreadmindError } from '../model/errors.ts';
+import type { IncomingMessage } from '../model/incoming.ts';
+import { type Owner, ownersOf, sessionKey } from '../model/thread-ref.ts';
+import { runInScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
-import type { SessionLock } from '../store/session-lock.ts';
+import type { HeldLock } from '../store/session-lock.ts';
+import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { Semaphore } from '../util/semaphore.ts';
-import type { AnswerStream, IncomingMessage, ReplySink, TurnOutcome } from './types.ts';
+import type { AnswerWriter } from './answer-writer.ts';
+import { messages } from './messages.ts';
+import type { SessionState } from './session-state.ts';
+import type { ThreadOutput } from './thread-output.ts';
 
 /**
  * The last `max` messages, starting at a person's message: a window that opened on a tool result
@@ -26,7 +32,10 @@ export function recentHistory(history: BaseMessage[], max: number): BaseMessage[
   return history.slice(start);
 }
 
-const TRUNCATED_NOTE = 'The answer was cut off at the reply length limit. Ask me to continue.';
+export type TurnOutcome =
+  | { status: 'answered'; text: string }
+  | { status: 'failed'; code: string; userMessage: string }
+  | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' };
 
 export interface TurnRunnerOptions {
   botName: string;
@@ -45,7 +54,7 @@ export interface TurnRunnerDeps {
   tools: ToolRegistry;
   memory: ContextManager;
   history: SessionHistory;
-  lock: SessionLock;
+  state: SessionState;
   metrics: Metrics;
   log: Logger;
   now?: () => Date;
@@ -58,10 +67,19 @@ export interface TurnContext {
   section?: string;
 }
 
+interface Admitted {
+  msg: IncomingMessage;
+  out: ThreadOutput;
+  key: string;
+  log: Logger;
+  lock: HeldLock;
+}
+
 /**
- * The turn pipeline: per-session FIFO, a global concurrency bound, the request scope, the agent,
- * streaming to the platform and persisting history. Never rejects: every failure ends as a message
- * in the thread and a log line with the trace id.
+ * The turn pipeline: per-session FIFO, a global concurrency bound, the session lock, the request
+ * scope, the agent, streaming to the thread and persisting history. Answers and summaries on
+ * request go through the same admission. Never rejects: every failure ends as a message in the
+ * thread and a log line with the trace id.
  */
 export class TurnRunner {
   private readonly o: TurnRunnerOptions;
@@ -84,23 +102,41 @@ export class TurnRunner {
   }
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
-  submit(msg: IncomingMessage, reply: ReplySink): Promise<TurnOutcome> {
-    if (this.closing) return Promise.resolve({ status: 'rejected', reason: 'shutting_down' });
+  submit(msg: IncomingMessage, out: ThreadOutput): Promise<TurnOutcome> {
+    return this.admit(msg, out, (a) => this.answer(a));
+  }
+
+  /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
+  summarize(msg: IncomingMessage, out: ThreadOutput): Promise<TurnOutcome> {
+    return this.admit(msg, out, (a) => this.summary(a));
+  }
+
+  /** Stops taking messages and waits (bounded) for queued and running turns to finish. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.closing = true;
+    return settlesWithin(Promise.allSettled([...this.running]), timeoutMs);
+  }
+
+  private admit(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    work: (a: Admitted) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome> {
     const key = sessionKey(msg.ref);
-    const traceId = msg.traceId;
-    const log = this.d.log.child({ trace_id: traceId, platform: msg.ref.platform, session: key });
-    const queued = this.queue.push(key, () => this.run(msg, reply, key, traceId, log));
+    const log = this.d.log.child({
+      trace_id: msg.traceId,
+      platform: msg.ref.platform,
+      session: key,
+    });
+    if (this.closing) {
+      return this.refuse(out, log, messages.shuttingDown, 'shutting_down');
+    }
+    const enqueued = performance.now();
+    const queued = this.queue.push(key, () => this.inSlot(msg, out, key, log, enqueued, work));
     if (!queued) {
       log.warn({ pending: this.queue.pending(key) }, 'session queue full; message refused');
       this.d.metrics.errors.inc({ kind: 'queue_full' });
-      const text = `I already have ${this.o.maxQueuedPerSession} messages waiting in this thread. Please wait for my answers before sending more.`;
-      return reply.reportError(text).then(
-        () => ({ status: 'rejected', reason: 'queue_full' }) as const,
-        (err: unknown) => {
-          log.error({ err }, 'could not tell the user the queue is full');
-          return { status: 'rejected', reason: 'queue_full' } as const;
-        },
-      );
+      return this.refuse(out, log, messages.queueFull(this.o.maxQueuedPerSession), 'queue_full');
     }
     this.d.metrics.queueDepth.set(this.queue.size);
     log.debug({ pending: this.queue.pending(key) }, 'message queued');
@@ -112,53 +148,76 @@ export class TurnRunner {
     return queued;
   }
 
-  /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
-  summarize(msg: IncomingMessage, reply: ReplySink): Promise<TurnOutcome> {
-    const key = sessionKey(msg.ref);
-    const log = this.d.log.child({
-      trace_id: msg.traceId,
-      platform: msg.ref.platform,
-      session: key,
+  private async refuse(
+    out: ThreadOutput,
+    log: Logger,
+    text: string,
+    reason: 'queue_full' | 'shutting_down',
+  ): Promise<TurnOutcome> {
+    await out.reportError(text).catch((err: unknown) => {
+      log.error({ err }, 'could not tell the user the message was refused');
     });
-    const run = async (): Promise<TurnOutcome> => {
-      try {
-        const history = await this.d.history.load(key);
-        if (history.length === 0) {
-          await reply.postMessage('There is nothing to summarise in this thread yet.');
-          return { status: 'answered', text: '' };
-        }
-        await reply.showStatus('summarizing').catch(() => undefined);
-        const summary = await this.d.memory.summarizeOnDemand(
-          history,
-          await this.d.llm.variant(this.o.summaryMaxTokens),
-        );
-        if (!summary) throw new Error('the model returned an empty summary');
-        await reply.postSummary(summary, 'requested');
-        return { status: 'answered', text: summary };
-      } catch (err) {
-        const coded = asCodedError(err);
-        log.error({ err, code: coded.code }, 'summary on request failed');
-        await reply
-          .reportError(
-            coded.code === 'internal'
-              ? 'I could not write a summary just now. Please try again.'
-              : coded.userMessage,
-          )
-          .catch(() => undefined);
-        return { status: 'failed', code: coded.code, userMessage: coded.userMessage };
-      }
-    };
-    return (
-      this.queue.push(key, run) ?? Promise.resolve({ status: 'rejected', reason: 'queue_full' })
-    );
+    return { status: 'rejected', reason };
   }
 
-  /** Stops taking messages and waits (bounded) for queued and running turns to finish. */
-  async drain(timeoutMs: number): Promise<boolean> {
-    this.closing = true;
-    const all = Promise.allSettled([...this.running]).then(() => true);
-    const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref());
-    return Promise.race([all, timeout]);
+  private async inSlot(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    key: string,
+    log: Logger,
+    enqueued: number,
+    work: (a: Admitted) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome> {
+    const release = await this.slots.acquire();
+    this.d.metrics.queueWaitSeconds.observe(
+      { platform: msg.ref.platform },
+      (performance.now() - enqueued) / 1000,
+    );
+    this.d.metrics.turnsInFlight.inc();
+    let lock: HeldLock | undefined;
+    try {
+      try {
+        lock = await this.d.state.lock(msg.ref, this.o.turnTimeoutMs);
+      } catch (err) {
+        log.error({ err }, 'could not get the session lock');
+        this.d.metrics.errors.inc({ kind: 'session_busy' });
+        await out.reportError(messages.sessionBusy).catch(() => undefined);
+        return { status: 'failed', code: 'session_busy', userMessage: messages.sessionBusy };
+      }
+      return await work({ msg, out, key, log, lock });
+    } finally {
+      await lock
+        ?.release()
+        .catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
+      out.close();
+      this.d.metrics.turnsInFlight.dec();
+      release();
+    }
+  }
+
+  private async summary({ out, key, log, lock }: Admitted): Promise<TurnOutcome> {
+    try {
+      const history = await this.d.history.load(key);
+      if (history.length === 0) {
+        await out.post(messages.nothingToSummarize);
+        return { status: 'answered', text: '' };
+      }
+      void out.showStatus('summarizing');
+      const summary = await this.d.memory.summarizeOnDemand(
+        history,
+        await this.d.llm.variant(this.o.summaryMaxTokens),
+      );
+      if (!summary) throw new Error('the model returned an empty summary');
+      lock.signal.throwIfAborted();
+      await out.postSummary(summary, 'requested');
+      return { status: 'answered', text: summary };
+    } catch (err) {
+      const coded = asCodedError(lock.signal.aborted ? lock.signal.reason : err);
+      log.error({ err, code: coded.code }, 'summary on request failed');
+      const text = coded.code === 'internal' ? messages.summaryFailed : coded.userMessage;
+      await out.reportError(text).catch(() => undefined);
+      return { status: 'failed', code: coded.code, userMessage: text };
+    }
   }
 
   private observeCount(count: PromptCount, actual: number | undefined, log: Logger): void {
@@ -184,17 +243,9 @@ export class TurnRunner {
     return g;
   }
 
-  private async run(
-    msg: IncomingMessage,
-    reply: ReplySink,
-    key: string,
-    traceId: string,
-    log: Logger,
-  ): Promise<TurnOutcome> {
-    const release = await this.slots.acquire();
+  private async answer({ msg, out, key, log, lock }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
-    this.d.metrics.turnsInFlight.inc();
-    let answer: AnswerStream | undefined;
+    let answer: AnswerWriter | undefined;
     const controller = new AbortController();
     const turnTimer = setTimeout(
       () =>
@@ -222,14 +273,12 @@ export class TurnRunner {
         this.o.firstTokenTimeoutMs,
       );
     };
-    let lock: { release(): Promise<void> } | undefined;
+    // A lost session lock stops the turn like a timeout: another replica owns the thread now.
+    const signal = AbortSignal.any([controller.signal, lock.signal]);
     try {
-      lock = await this.d.lock.acquire(key, this.o.turnTimeoutMs);
       log.info({ principal: msg.principal, chars: msg.text.length }, 'turn started');
-      // The status goes out while the turn gets ready; the reply sink orders what follows it.
-      reply
-        .showStatus('thinking')
-        .catch((err: unknown) => log.warn({ err }, 'could not show status'));
+      // The status goes out while the turn gets ready; the output orders what follows it.
+      void out.showStatus('thinking');
       const owners = ownersOf(msg.ref);
       const [stored, model, context] = await Promise.all([
         this.d.history.load(key),
@@ -248,12 +297,13 @@ export class TurnRunner {
         principal: msg.principal,
         owners,
         images: context.images,
-        traceId,
+        traceId: msg.traceId,
       };
       let history = stored;
       let result: AgentRunResult | undefined;
       // A server that still finds the request too long gets one retry after a forced compression.
       for (let attempt = 0; !result; attempt++) {
+        signal.throwIfAborted();
         const prepared = await this.d.memory.prepare({
           key,
           history,
@@ -262,12 +312,15 @@ export class TurnRunner {
           tools: this.d.tools.list(),
           maxModelLen: model.info.maxModelLen,
           summarizer: () => this.d.llm.variant(this.o.summaryMaxTokens),
-          reply,
+          notify: {
+            summarizing: () => out.showStatus('summarizing'),
+            summary: (text) => out.postSummary(text, 'compressed'),
+          },
           log,
           force: attempt > 0,
         });
         history = prepared.history;
-        if (prepared.compressed) reply.showStatus('thinking').catch(() => undefined);
+        if (prepared.compressed) void out.showStatus('thinking');
         const prompt: BaseMessage[] = [
           ...recentHistory(history, this.o.historyTurnsInPrompt),
           human,
@@ -279,12 +332,12 @@ export class TurnRunner {
               graph: this.graphFor(model.chat),
               system,
               messages: prompt,
-              signal: controller.signal,
+              signal,
               maxToolRounds: this.o.maxToolRounds,
               maxReplyTokens: this.o.maxReplyTokens,
               windowBudget: prepared.windowBudget,
               onText: (delta) => {
-                answer ??= reply.beginAnswer();
+                answer ??= out.beginAnswer();
                 answer.append(delta);
               },
               onActivity: (phase) => (phase === 'model' ? armIdle() : clearTimeout(idleTimer)),
@@ -302,17 +355,16 @@ export class TurnRunner {
         }
       }
       clearTimeout(idleTimer);
-      let text =
-        result.text.trim() ||
-        '_The model returned an empty answer. Please rephrase your question._';
-      answer ??= reply.beginAnswer();
+      let text = result.text.trim() || messages.emptyAnswer;
+      answer ??= out.beginAnswer();
       if (result.truncated) {
         // Nothing silent: say so when the reply budget cut the answer short.
-        const note = `\n\n_(${TRUNCATED_NOTE})_`;
-        answer.append(note);
-        text += note;
+        answer.append(messages.truncated);
+        text += messages.truncated;
       }
       await answer.finish(text);
+      // Only the lock's holder writes the thread's memory.
+      lock.signal.throwIfAborted();
       await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
@@ -326,9 +378,8 @@ export class TurnRunner {
       );
       return { status: 'answered', text };
     } catch (err) {
-      const coded = asCodedError(
-        controller.signal.reason instanceof ThreadmindError ? controller.signal.reason : err,
-      );
+      const reason = signal.aborted ? signal.reason : undefined;
+      const coded = asCodedError(ThreadmindError.isInstance(reason) ? reason : err);
       log.error({ err, code: coded.code }, 'turn failed');
       this.d.metrics.errors.inc({ kind: coded.code });
       this.d.metrics.turnSeconds.observe(
@@ -337,7 +388,7 @@ export class TurnRunner {
       );
       try {
         if (answer) await answer.fail(coded.userMessage);
-        else await reply.reportError(coded.userMessage);
+        else await out.reportError(coded.userMessage);
       } catch (postErr) {
         log.error({ err: postErr }, 'could not post the error message to the thread');
       }
@@ -345,11 +396,6 @@ export class TurnRunner {
     } finally {
       clearTimeout(turnTimer);
       clearTimeout(idleTimer);
-      await lock
-        ?.release()
-        .catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
-      this.d.metrics.turnsInFlight.dec();
-      release();
     }
   }
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
+import { withDeadline } from '../util/deadline.ts';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -35,15 +36,11 @@ async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        await Promise.race([
+        await withDeadline(
           c.check(),
-          new Promise((_, reject) =>
-            setTimeout(
-              () => reject(new Error(`no answer within ${timeoutMs} ms`)),
-              timeoutMs,
-            ).unref(),
-          ),
-        ]);
+          timeoutMs,
+          () => new Error(`no answer within ${timeoutMs} ms`),
+        );
         return { name: c.name, ok: true as const, optional: c.optional === true };
       } catch (err) {
         return {

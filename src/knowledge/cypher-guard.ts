@@ -1,4 +1,5 @@
-// The Text2Cypher guard (DESIGN.md §5): generated Cypher runs only if it is a single bounded read.
+// The Text2Cypher guard (ARCHITECTURE.md, "Knowledge (Neo4j)"): generated Cypher runs only if it
+// is a single bounded read.
 // Keyword checks alone prove nothing (the seed says so), so this is one layer of three: the guard,
 // a READ session + read transaction the server enforces, and the ACL re-check of every row.
 // The query that runs is rebuilt from the tokens the guard checked, so a comment or odd spacing

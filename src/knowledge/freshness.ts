@@ -1,5 +1,6 @@
-// Freshness is its own axis (DESIGN.md §5): a superseded ADR can score higher than the decision
-// that replaced it, so validity is judged from dates and supersession, never from relevance.
+// Freshness is its own axis (ARCHITECTURE.md, "Knowledge (Neo4j)"): a superseded ADR can score
+// higher than the decision that replaced it, so validity is judged from dates and supersession,
+// never from relevance.
 import type { Freshness, KnowledgeItem } from './types.ts';
 
 export interface DocumentDates {

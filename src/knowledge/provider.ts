@@ -1,8 +1,8 @@
-// The knowledge context provider (DESIGN.md §5): principal → groups → partitions; candidates with
-// the ACL inside the query; optional graph expansion that drops hidden paths; freshness; a final
-// ACL re-check read from the graph; then the token budget. Every phase is a read transaction with
-// at most what is left of the request's deadline; running out is a `timeout` failure, never a
-// quietly shorter answer.
+// The knowledge context provider (ARCHITECTURE.md, "Knowledge (Neo4j)"): principal → groups →
+// partitions; candidates with the ACL inside the query; optional graph expansion that drops hidden
+// paths; freshness; a final ACL re-check read from the graph; then the token budget. Every phase is
+// a read transaction with at most what is left of the request's deadline; running out is a
+// `timeout` failure, never a quietly shorter answer.
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
 import { resolveAccess } from './acl.ts';

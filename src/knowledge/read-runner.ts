@@ -2,6 +2,7 @@
 // server-side timeout and a client-side deadline (a stalled connection must not outlive the
 // request). Nothing here can write: there is no run(), no executeWrite, no WRITE session.
 import neo4j, { type Driver, isInt, type ManagedTransaction } from 'neo4j-driver';
+import { withDeadline } from '../util/deadline.ts';
 import type { FailureKind } from './types.ts';
 
 /** A failed or timed-out graph query, classified for the result's `failure`. */
@@ -89,32 +90,22 @@ export class ReadRunner {
         const result = await tx.run(cypher, params);
         return result.records.map((r) => plain(r.toObject()) as Row);
       });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new KnowledgeQueryError('timeout', `${opts.phase}: no answer before the deadline`),
-          ),
-        opts.timeoutMs + CLIENT_GRACE_MS,
-      );
-    });
     let timedOut = false;
     try {
-      return await Promise.race([
+      return await withDeadline(
         session.executeRead(txWork, {
           // 0 would mean "no timeout" to the server: never send it.
           timeout: Math.max(1, Math.ceil(opts.timeoutMs)),
           metadata: { app: 'threadmind', phase: opts.phase, trace_id: opts.traceId ?? '' },
         }),
-        deadline,
-      ]);
+        opts.timeoutMs + CLIENT_GRACE_MS,
+        () => new KnowledgeQueryError('timeout', `${opts.phase}: no answer before the deadline`),
+      );
     } catch (err) {
       const failure = classify(err, opts.phase);
       timedOut = failure.kind === 'timeout';
       throw failure;
     } finally {
-      clearTimeout(timer);
       // After a client-side timeout the session may still be busy; do not wait for it.
       const closing = session.close().catch(() => undefined);
       if (!timedOut) await closing;

@@ -2,6 +2,7 @@
 // the request's remaining time, and is logged with the trace id. Its rows are never output as
 // such: only the chunk ids they name are kept, and those chunks are fetched again through the ACL.
 import { isNode } from 'neo4j-driver';
+import { asCodedError } from '../llm/classify-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Access } from './acl.ts';
 import { guardCypher } from './cypher-guard.ts';
@@ -59,14 +60,11 @@ export async function runText2Cypher(
   remainingMs: () => number,
 ): Promise<Text2CypherOutcome> {
   let generated: string;
+  const signal = AbortSignal.timeout(Math.max(1, remainingMs()));
   try {
-    generated = await deps.generate(
-      question,
-      GRAPH_SCHEMA_HINT,
-      AbortSignal.timeout(Math.max(1, remainingMs())),
-    );
+    generated = await deps.generate(question, GRAPH_SCHEMA_HINT, signal);
   } catch (err) {
-    const timedOut = err instanceof Error && /abort|timeout/i.test(`${err.name} ${err.message}`);
+    const timedOut = asCodedError(err, signal).code === 'model_timeout';
     throw new KnowledgeQueryError(
       timedOut ? 'timeout' : 'error',
       `text2cypher: the query generator ${timedOut ? 'did not answer in time' : 'failed'}`,

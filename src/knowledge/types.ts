@@ -1,5 +1,6 @@
-// The knowledge provider's input and output contracts (DESIGN.md §5). Field names are snake_case on
-// purpose: this is the shape agents, logs and evaluations exchange, not an internal object.
+// The knowledge provider's input and output contracts (ARCHITECTURE.md, "Knowledge (Neo4j)"). Field
+// names are snake_case on purpose: this is the shape agents, logs and evaluations exchange, not an
+// internal object.
 
 /** How candidates are found. `text2cypher` is off unless configured, and guarded when on. */
 export type RetrievalMode = 'fulltext' | 'graph' | 'text2cypher';

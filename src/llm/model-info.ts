@@ -1,4 +1,5 @@
 import { ThreadmindError } from '../model/errors.ts';
+import { asCodedError } from './classify-error.ts';
 
 export interface ModelInfo {
   id: string;
@@ -17,6 +18,16 @@ export interface EndpointOptions {
   fetch?: typeof fetch;
 }
 
+/** A non-2xx answer, with its status for asCodedError. */
+class HttpStatusError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = 'HttpStatusError';
+    this.status = status;
+  }
+}
+
 function headers(apiKey: string | undefined): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
@@ -31,14 +42,18 @@ export async function fetchModelInfo(opts: EndpointOptions, wanted: string): Pro
       headers: headers(opts.apiKey),
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
-    if (!res.ok) throw new Error(`GET ${url} answered HTTP ${res.status}`);
+    if (!res.ok) throw new HttpStatusError(`GET ${url} answered HTTP ${res.status}`, res.status);
     body = (await res.json()) as ModelsResponse;
   } catch (err) {
+    // Whatever went wrong, the thread is told the model cannot be reached; whether trying again
+    // may help (a timeout, a 503 while the GPU node loads, a proxy's page that is not JSON) or not
+    // (a 401) comes from the failure.
+    const coded = asCodedError(err);
     throw new ThreadmindError(
       'model_unavailable',
       `cannot list models at ${url}: ${err instanceof Error ? err.message : String(err)}`,
       "I can't reach the language model right now. Please try again in a few minutes.",
-      { cause: err },
+      { cause: err, retryable: coded.code === 'internal' || coded.retryable },
     );
   }
   const models = (body.data ?? []).filter(

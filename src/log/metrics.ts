@@ -13,6 +13,13 @@ export function createMetrics() {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160],
       registers: [registry],
     }),
+    queueWaitSeconds: new Histogram({
+      name: 'threadmind_turn_queue_wait_seconds',
+      help: 'Time a message waited before its turn started: behind its session, then for a free turn slot',
+      labelNames: ['platform'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
     tokens: new Counter({
       name: 'threadmind_llm_tokens_total',
       help: 'Tokens reported by the model server (usage), by direction',

@@ -1,36 +1,21 @@
-// Keeps a thread inside the model's context window (DESIGN.md §5): counts the prompt, summarises
-// old turns past the threshold (posting the summary into the thread), archives what it replaces,
-// cleans up bulky tool output after each turn, and guards the window on every request.
+// Keeps a thread inside the model's context window (ARCHITECTURE.md, "Keeping a thread inside the
+// window"): counts the prompt, summarises old turns past the threshold (posting the summary into
+// the thread), archives what it replaces, cleans up bulky tool output after each turn, and guards
+// the window on every request.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import type { ReplySink } from '../core/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { Store } from '../store/store.ts';
+import type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
 import { estimatePromptTokens } from './prompt-counter.ts';
 import { summarizeMessages } from './summarizer.ts';
 import { summaryMessages } from './summary-message.ts';
 import { cleanUpToolOutput } from './tool-output-cleanup.ts';
 import { splitTurns } from './turns.ts';
 
-export interface PromptCount {
-  tokens: number;
-  source: string;
-}
-
-export interface CountHint {
-  lastPromptTokens?: number;
-  /** How many messages (system prompt included) the prompt that got `lastPromptTokens` had. */
-  lastPromptMessages?: number;
-}
-
-/** Counts a whole request (system prompt, messages, tool schemas) by the most exact means available. */
-export type PromptCounter = (
-  messages: BaseMessage[],
-  tools: StructuredToolInterface[],
-  hint: CountHint,
-) => Promise<PromptCount>;
+export type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
 
 export interface ContextManagerOptions {
   history: SessionHistory;
@@ -58,10 +43,16 @@ export interface PrepareInput {
   tools: StructuredToolInterface[];
   maxModelLen: number | undefined;
   summarizer: () => Promise<BaseChatModel>;
-  reply: ReplySink;
+  /** Where the thread hears about a compression: the status before, the summary after. */
+  notify: CompressionNotice;
   log: Logger;
   /** Compress whatever the count says (the server refused the request as too long). */
   force?: boolean;
+}
+
+export interface CompressionNotice {
+  summarizing(): Promise<void>;
+  summary(text: string): Promise<void>;
 }
 
 export interface Prepared {
@@ -131,8 +122,8 @@ export class ContextManager {
     const keep = p.force ? Math.min(1, this.o.keepRecentTurns) : this.o.keepRecentTurns;
     const old = turns.slice(0, -keep).flat();
     const recent = turns.slice(-keep).flat();
-    await p.reply
-      .showStatus('summarizing')
+    await p.notify
+      .summarizing()
       .catch((err: unknown) => p.log.warn({ err }, 'could not show the summarising status'));
     let summary = '';
     try {
@@ -153,8 +144,8 @@ export class ContextManager {
     } satisfies SessionMeta);
     this.o.onCompressed?.(summary ? 'summary' : 'dropped');
     if (summary && this.o.postSummaries) {
-      await p.reply
-        .postSummary(summary, 'compressed')
+      await p.notify
+        .summary(summary)
         .catch((err: unknown) => p.log.warn({ err }, 'could not post the summary'));
     }
     return next;
@@ -177,6 +168,11 @@ export class ContextManager {
       lastPromptTokens,
       lastPromptMessages,
     } satisfies SessionMeta);
+  }
+
+  /** Forgets what is kept about a session besides its history (counts, summaries). */
+  async forget(key: string): Promise<void> {
+    await this.o.store.kv.delete(`meta:${key}`);
   }
 
   /** "@threadmind summarize": the same kind of summary, on demand, history untouched. */

@@ -12,7 +12,7 @@ import {
   serverRootOf,
   TokenCounter,
 } from '../llm/token-count/index.ts';
-import type { CountHint, PromptCount, PromptCounter } from './context-manager.ts';
+import type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
 
 export function toChatPayload(
   messages: BaseMessage[],

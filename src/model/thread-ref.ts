@@ -47,3 +47,28 @@ export function projectOwner(ref: Pick<ThreadRef, 'platform' | 'projectId'>): Ow
 export function ownersOf(ref: ThreadRef): [Owner, Owner, Owner] {
   return [sessionOwner(ref), channelOwner(ref), projectOwner(ref)];
 }
+
+const PLATFORMS: readonly Platform[] = ['slack', 'discord'];
+
+/** A thread as one string (`slack:T1:C1:1712.5`), each part escaped so ids may hold `:`. */
+export function encodeThreadRef(ref: ThreadRef): string {
+  return [ref.platform, ref.projectId, ref.channelId, ref.sessionId]
+    .map(encodeURIComponent)
+    .join(':');
+}
+
+export function decodeThreadRef(id: string, platform?: Platform): ThreadRef {
+  const parts = id.split(':').map(decodeURIComponent);
+  const [p, projectId, channelId, sessionId] = parts;
+  if (
+    parts.length !== 4 ||
+    !PLATFORMS.includes(p as Platform) ||
+    !projectId ||
+    !channelId ||
+    !sessionId
+  )
+    throw new Error(`not a thread id: ${JSON.stringify(id)}`);
+  if (platform && p !== platform)
+    throw new Error(`thread id ${JSON.stringify(id)} is not ${platform}`);
+  return { platform: p as Platform, projectId, channelId, sessionId };
+}

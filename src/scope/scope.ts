@@ -3,7 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ThreadRef } from '../model/thread-ref.ts';
 
-/** What an attachment can belong to (DESIGN.md §1). */
+/** What an attachment can belong to (ARCHITECTURE.md, "Vocabulary": the owners of a turn). */
 export interface Owner {
   kind: 'session' | 'channel' | 'project';
   key: string;

@@ -1,9 +1,10 @@
 import {
   type BaseMessage,
   mapChatMessagesToStoredMessages,
-  mapStoredMessagesToChatMessages,
   type StoredMessage,
 } from '@langchain/core/messages';
+import type { Logger } from '../log/logger.ts';
+import { normalizeMessages, readStoredMessages, type SkippedRecord } from './normalize-history.ts';
 import type { Store } from './store.ts';
 
 interface HistoryRecord {
@@ -11,22 +12,33 @@ interface HistoryRecord {
   updatedAt: number;
 }
 
+export interface SessionHistoryOptions {
+  /** Where an unreadable stored record is reported; without one it becomes a process warning. */
+  log?: Pick<Logger, 'warn'>;
+}
+
 /**
  * A session's conversation as LangChain messages. Messages past `maxMessages` move to an archive
- * key instead of being deleted (DESIGN.md §4.4).
+ * key instead of being deleted (ARCHITECTURE.md, "Invariants"). Messages are normalised before they are stored,
+ * and a record that still cannot be read is skipped on load: one odd reply must not fail every
+ * later turn.
  */
 export class SessionHistory {
   private readonly store: Store;
   private readonly maxMessages: number;
+  private readonly log: Pick<Logger, 'warn'> | undefined;
 
-  constructor(store: Store, maxMessages: number) {
+  constructor(store: Store, maxMessages: number, options: SessionHistoryOptions = {}) {
     this.store = store;
     this.maxMessages = maxMessages;
+    this.log = options.log;
   }
 
   async load(sessionKey: string): Promise<BaseMessage[]> {
-    const rec = (await this.store.kv.get(`history:${sessionKey}`)) as HistoryRecord | undefined;
-    return rec ? mapStoredMessagesToChatMessages(rec.messages) : [];
+    const key = `history:${sessionKey}`;
+    const rec = await this.store.kv.get(key);
+    if (rec === undefined || rec === null) return [];
+    return this.read(key, (rec as Partial<HistoryRecord>).messages);
   }
 
   async exists(sessionKey: string): Promise<boolean> {
@@ -34,11 +46,11 @@ export class SessionHistory {
   }
 
   async save(sessionKey: string, messages: BaseMessage[]): Promise<void> {
-    let keep = messages;
-    if (messages.length > this.maxMessages) {
-      const cut = messages.length - this.maxMessages;
-      await this.archive(sessionKey, messages.slice(0, cut));
-      keep = messages.slice(cut);
+    let keep = normalizeMessages(messages);
+    if (keep.length > this.maxMessages) {
+      const cut = keep.length - this.maxMessages;
+      await this.archive(sessionKey, keep.slice(0, cut));
+      keep = keep.slice(cut);
     }
     const rec: HistoryRecord = {
       messages: mapChatMessagesToStoredMessages(keep),
@@ -50,20 +62,41 @@ export class SessionHistory {
   async archive(sessionKey: string, messages: BaseMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const key = `archive:${sessionKey}`;
-    const old = ((await this.store.kv.get(key)) as StoredMessage[] | undefined) ?? [];
-    await this.store.kv.set(key, [...old, ...mapChatMessagesToStoredMessages(messages)]);
+    const stored = await this.store.kv.get(key);
+    // A damaged archive is not extended in place: its readable part is kept.
+    const old = Array.isArray(stored)
+      ? stored
+      : stored === undefined
+        ? []
+        : mapChatMessagesToStoredMessages(this.read(key, stored));
+    const added = mapChatMessagesToStoredMessages(normalizeMessages(messages));
+    await this.store.kv.set(key, [...old, ...added]);
   }
 
   async archived(sessionKey: string): Promise<BaseMessage[]> {
-    const stored = (await this.store.kv.get(`archive:${sessionKey}`)) as
-      | StoredMessage[]
-      | undefined;
-    return stored ? mapStoredMessagesToChatMessages(stored) : [];
+    const key = `archive:${sessionKey}`;
+    const stored = await this.store.kv.get(key);
+    return stored === undefined || stored === null ? [] : this.read(key, stored);
   }
 
   /** Forgets the session: its history and its archive. */
   async clear(sessionKey: string): Promise<void> {
     await this.store.kv.delete(`history:${sessionKey}`);
     await this.store.kv.delete(`archive:${sessionKey}`);
+  }
+
+  private read(key: string, records: unknown): BaseMessage[] {
+    return readStoredMessages(records, (skipped) => this.skipped(key, skipped));
+  }
+
+  private skipped(key: string, s: SkippedRecord): void {
+    const msg = 'skipped an unreadable stored history record';
+    if (this.log) {
+      this.log.warn({ key, index: s.index, type: s.type, error: s.error }, msg);
+    } else {
+      process.emitWarning(`${msg} (${key} #${s.index}, type ${s.type}): ${s.error}`, {
+        code: 'THREADMIND_HISTORY_SKIPPED',
+      });
+    }
   }
 }

@@ -1,7 +1,9 @@
 // Splits a Markdown answer into parts that fit a platform's message limit (Slack, Discord) while
 // keeping every part valid Markdown on its own: a fenced code block is never cut if it fits in one
 // part, and a block too big for any part is closed at the end of a part and reopened, with the same
-// info string, at the start of the next.
+// info string, at the start of the next. Fences are read by fences.ts.
+
+import { closingFence, type OpenFence, scanFences } from './fences.ts';
 
 /** Below this a part cannot hold a reopened fence, a closing fence and some code. */
 export const MIN_SPLIT_LIMIT = 20;
@@ -17,8 +19,6 @@ const SENTENCE = 2;
 const SPACE = 3;
 const HARD = 4;
 
-const OPEN_FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
-const CLOSE_FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 const SENTENCE_END = '.!?…。！？';
 const CJK_SENTENCE_END = '。！？';
 // Closing punctuation and emphasis that may follow a sentence's full stop: `**Done.**  Next`.
@@ -41,50 +41,6 @@ type Fence = {
   fits: boolean;
 };
 
-type OpenFence = {
-  lineStart: number;
-  bodyStart: number;
-  indent: string;
-  marks: string;
-  line: string;
-};
-
-type FenceScan = { closed: Fence[]; open: OpenFence | null };
-
-function scanFences(text: string, limit: number): FenceScan {
-  const closed: Fence[] = [];
-  let open: OpenFence | null = null;
-  let i = 0;
-  while (i < text.length) {
-    const nl = text.indexOf('\n', i);
-    const lineEnd = nl === -1 ? text.length : nl;
-    const next = nl === -1 ? text.length : nl + 1;
-    const line = text.slice(i, lineEnd).replace(/\r$/, '');
-    if (open === null) {
-      const m = OPEN_FENCE.exec(line);
-      // A backtick info string cannot contain backticks: "```a```" on one line is inline code.
-      if (m && !(m[2]?.startsWith('`') && m[3]?.includes('`'))) {
-        open = {
-          lineStart: i,
-          bodyStart: next,
-          indent: m[1] ?? '',
-          marks: m[2] ?? '',
-          line: line.trimEnd(),
-        };
-      }
-    } else {
-      const m = CLOSE_FENCE.exec(line);
-      const marks = m?.[1];
-      if (marks && marks[0] === open.marks[0] && marks.length >= open.marks.length) {
-        closed.push(makeFence(text, open, i, next, limit));
-        open = null;
-      }
-    }
-    i = next;
-  }
-  return { closed, open };
-}
-
 function makeFence(
   text: string,
   open: OpenFence,
@@ -92,25 +48,16 @@ function makeFence(
   end: number,
   limit: number,
 ): Fence {
-  const close = open.indent + open.marks;
-  const length = trimmedEnd(text, open.lineStart, end) - open.lineStart;
+  const length = trimmedEnd(text, open.start, end) - open.start;
   return {
-    start: open.lineStart,
+    start: open.start,
     bodyStart: open.bodyStart,
     closeStart,
     end,
     open: open.line,
-    close,
+    close: closingFence(open),
     fits: length <= limit,
   };
-}
-
-/**
- * The opening fence line (e.g. '```ts') if `text` ends inside an unclosed fenced code block, else
- * null. Lets a streaming renderer close the block temporarily so a partial answer still renders.
- */
-export function openFenceAt(text: string): string | null {
-  return scanFences(text, Number.POSITIVE_INFINITY).open?.line ?? null;
 }
 
 function isSpace(ch: string | undefined): boolean {
@@ -240,15 +187,16 @@ export function splitMessage(text: string, limit: number): string[] {
   }
   const max = Math.floor(limit);
   let src = text;
-  const scan = scanFences(src, max);
+  const scan = scanFences(src);
+  const all = scan.closed.map((f) => makeFence(src, f, f.closeStart, f.end, max));
   if (scan.open) {
     // Close a fence the model left open (e.g. the answer was cut off) so the last part renders.
     const closeStart = src.length + (src.endsWith('\n') ? 0 : 1);
-    src = `${src}${src.endsWith('\n') ? '' : '\n'}${scan.open.indent}${scan.open.marks}`;
-    scan.closed.push(makeFence(src, scan.open, closeStart, src.length, max));
+    src = `${src}${src.endsWith('\n') ? '' : '\n'}${closingFence(scan.open)}`;
+    all.push(makeFence(src, scan.open, closeStart, src.length, max));
   }
   // A block whose own fence lines leave no room for code cannot be reopened; treat it as prose.
-  const fences = scan.closed.filter((f) => f.fits || f.open.length + f.close.length + 12 <= max);
+  const fences = all.filter((f) => f.fits || f.open.length + f.close.length + 12 <= max);
 
   const parts: string[] = [];
   let pos = skipBlankLines(src, 0);

@@ -1,13 +1,14 @@
 /**
  * Runs tasks one at a time per key, in arrival order (a message sent while its session is busy
- * waits its turn), with a bound on how many may wait per key.
+ * waits its turn), with an optional bound on how many may wait per key.
  */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
   private readonly depth = new Map<string, number>();
   private readonly maxPerKey: number;
 
-  constructor(maxPerKey: number) {
+  /** Without `maxPerKey` (or with Infinity) the queue is unbounded: every task is taken. */
+  constructor(maxPerKey = Number.POSITIVE_INFINITY) {
     this.maxPerKey = maxPerKey;
   }
 
@@ -44,5 +45,13 @@ export class KeyedQueue {
       }
     });
     return result;
+  }
+
+  /** Like `push`, for an unbounded queue: always the task's result (rejects if the key is full). */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    return (
+      this.push(key, task) ??
+      Promise.reject(new Error(`KeyedQueue: ${key} already has ${this.maxPerKey} tasks`))
+    );
   }
 }

@@ -194,7 +194,8 @@ function indexContract(name: string, open: Open): void {
     });
 
     test('a small cache still answers correctly for many owners', async () => {
-      const ix = new AttachmentIndex(store, { now, cacheOwners: 2 });
+      // Room for about two of these owners' indexes.
+      const ix = new AttachmentIndex(store, { now, cacheBytes: 1_500 });
       const list = Array.from({ length: 5 }, () => owners().session);
       for (const [i, o] of list.entries()) await ix.addFile(o, file(`f${i}`), text(`heron ${i}`));
       for (let round = 0; round < 2; round++) {

@@ -1,6 +1,7 @@
-// DESIGN.md §4.1 for files: 200 interleaved turns over 20 sessions in 2 workspaces and 4 channels,
-// each with its own files, calling the real search tool concurrently with LangChain callbacks
-// attached. Every result holds only the caller's own session, channel and project files.
+// Isolation (ARCHITECTURE.md, "Invariants" 1) for files: 200 interleaved turns over 20 sessions in
+// 2 workspaces and 4 channels, each with its own files, calling the real search tool concurrently
+// with LangChain callbacks attached. Every result holds only the caller's own session, channel and
+// project files.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
-// Tool calling through the real agent, and isolation (DESIGN.md §4.1): a tool, and LangChain
-// callbacks around it, see only their own turn's scope while many turns interleave.
+// Tool calling through the real agent, and isolation (ARCHITECTURE.md, "Invariants" 1): a tool, and
+// LangChain callbacks around it, see only their own turn's scope while many turns interleave.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-// Exactly one answer per message (DESIGN.md §4.2), signatures, Socket Mode.
+// Exactly one answer per message (ARCHITECTURE.md, "Invariants" 2), signatures, Socket Mode.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Harness, settle, startHarness } from '../support/harness.ts';

@@ -1,4 +1,5 @@
-// Nothing silent (DESIGN.md §4.3): every failure reaches the thread, and other threads carry on.
+// Nothing silent (ARCHITECTURE.md, "Invariants" 3): every failure reaches the thread, and other
+// threads carry on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -22,7 +23,7 @@ describe('Slack failures', () => {
     });
     const replies = await waitForReply(h.slack, 'C20', ts, "can't reach the language model");
     assert.equal(replies.length, 1);
-    assert.match(replies[0]?.text ?? '', /:warning:/);
+    assert.match(replies[0]?.text ?? '', /⚠️/);
     h.llm.setDown(false);
     const other = await h.slack.postUserMessage({
       channel: 'C21',
@@ -60,7 +61,7 @@ describe('Slack failures', () => {
       user: 'U1',
       text: `<@${h.slack.botUserId}> reset`,
     });
-    await waitForReply(h.slack, 'C24', ts, ':warning:');
+    await waitForReply(h.slack, 'C24', ts, '⚠️');
   });
 
   test('an answer cut at the reply budget says so', async () => {

@@ -1,5 +1,6 @@
 // The knowledge provider on a real Neo4j (test/support/neo4j-server.ts): ACL inside the candidate
-// query, provenance on every item, token budget, freshness and time limits (DESIGN.md §4.6, §5).
+// query, provenance on every item, token budget, freshness and time limits (ARCHITECTURE.md,
+// "Invariants" 4 and "Knowledge (Neo4j)").
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { FULLTEXT_INDEX, searchCandidates } from '../../src/knowledge/graph-queries.ts';

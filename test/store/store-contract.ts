@@ -115,7 +115,7 @@ export function storeContract(
     });
 
     test('the session lock makes a second worker wait until the first releases', async () => {
-      const lock = new SessionLock(store, 5000, 20);
+      const lock = new SessionLock(store, { ttlMs: 5000, pollMs: 20 });
       const key = k('lock');
       const first = await lock.acquire(key, 1000);
       const order: string[] = [];

@@ -1,4 +1,5 @@
-// Fails any test process that opens a connection to an address off loopback (DESIGN.md §4.8).
+// Fails any test process that opens a connection to an address off loopback (ARCHITECTURE.md,
+// "Invariants" 5: nothing leaves the cluster).
 // Libraries swallow their own network errors (LangChain's tiktoken download falls back quietly),
 // so a refused connection alone would go unnoticed: violations are also recorded and turn the
 // test process's exit code red.

@@ -66,6 +66,29 @@ test('a key refuses tasks beyond its bound', async () => {
   );
 });
 
+test('without a bound every task is taken, still one at a time per key', async () => {
+  const q = new KeyedQueue();
+  let running = 0;
+  let peak = 0;
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      q.run('a', async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setImmediate(r));
+        running--;
+        return i;
+      }),
+    ),
+  );
+  assert.equal(peak, 1);
+  assert.deepEqual(
+    results,
+    Array.from({ length: 50 }, (_, i) => i),
+  );
+  assert.equal(q.size, 0);
+});
+
 test('the semaphore never lets more than its permits run, first come first served', async () => {
   const sem = new Semaphore(2);
   let running = 0;

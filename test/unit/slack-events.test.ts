@@ -40,12 +40,12 @@ test('plain channel messages count only as follow-ups in a thread the bot is par
     'mentions are handled as app_mention',
   );
   const followUp = classifySlackEvent(env, ev({ thread_ts: '9.9' }), BOT);
-  assert.equal(followUp?.onlyIfParticipating, true);
+  assert.equal(followUp?.addressed, 'ambient');
 });
 
 test('DMs are always answered; each DM thread is a session', () => {
   const dm = classifySlackEvent(env, ev({ channel: 'D1', channel_type: 'im' }), BOT);
-  assert.equal(dm?.onlyIfParticipating, false);
+  assert.equal(dm?.addressed, 'direct');
   assert.equal(dm?.isDirect, true);
   assert.equal(dm?.ref.sessionId, '10.1');
 });

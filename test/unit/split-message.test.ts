@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MIN_SPLIT_LIMIT, openFenceAt, splitMessage } from '../../src/text/split-message.ts';
+import { openFenceAt } from '../../src/text/fences.ts';
+import { MIN_SPLIT_LIMIT, splitMessage } from '../../src/text/split-message.ts';
 
 // --- Independent checks (deliberately not reusing the splitter's own scanner) -------------------
 

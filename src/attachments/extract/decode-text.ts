@@ -1,8 +1,8 @@
 // Bytes of a text file → a string, guessing the encoding the way a person's editor would: BOM,
-// then UTF-16 by its zero bytes, then strict UTF-8, then Korean legacy (EUC-KR/CP949, see cp949.ts), then
+// then UTF-16 by its zero bytes, then strict UTF-8, then Korean legacy (EUC-KR/CP949), then
 // windows-1252, which decodes anything. Binary files are refused rather than decoded to garbage.
-import { decodeCp949 } from './cp949.ts';
-import { ExtractFailure, reportOf, toAttachmentError } from './failure.ts';
+import iconv from 'iconv-lite';
+import { asAttachmentError, ExtractFailure } from './failure.ts';
 
 export interface DecodedText {
   text: string;
@@ -36,6 +36,17 @@ function utf16Order(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   if (zerosOdd >= units * 0.1 && zerosEven <= zerosOdd * 0.2) return 'utf-16le';
   if (zerosEven >= units * 0.1 && zerosOdd <= zerosEven * 0.2) return 'utf-16be';
   return undefined;
+}
+
+/**
+ * CP949 (Windows Korean, the WHATWG "euc-kr"), or undefined at a byte sequence it does not define.
+ * Not TextDecoder('euc-kr'): Node's only knows KS X 1001 and silently drops the lead byte of the
+ * 8,822 extension syllables (똠 = 8C 63 comes out as "c"), even with fatal: true. iconv-lite has
+ * the whole table but no fatal mode; U+FFFD, which no CP949 sequence decodes to, marks an error.
+ */
+function decodeCp949(bytes: Uint8Array): string | undefined {
+  const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'cp949');
+  return text.includes('\uFFFD') ? undefined : text;
 }
 
 function strictUtf8(bytes: Uint8Array): string | undefined {
@@ -103,7 +114,7 @@ export function decodeText(bytes: Uint8Array, filename = 'this file'): DecodedTe
   try {
     return decodeTextOrFail(bytes);
   } catch (err) {
-    throw toAttachmentError(reportOf(err), filename);
+    throw asAttachmentError(err, filename);
   }
 }
 

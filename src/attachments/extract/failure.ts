@@ -1,5 +1,6 @@
-// Why an extraction failed, in a shape that survives postMessage: the worker knows the code and
-// detail, the main thread knows the filename and builds the user-facing AttachmentError.
+// Why an extraction failed. Inside the worker, parsers throw ExtractFailure (a code and a detail;
+// they do not know the filename); the worker turns whatever was thrown into an AttachmentError and
+// posts its wire form, which the pool rebuilds on the main thread (AttachmentError.fromWire).
 import { AttachmentError, type AttachmentErrorCode } from '../types.ts';
 
 export class ExtractFailure extends Error {
@@ -13,34 +14,24 @@ export class ExtractFailure extends Error {
   }
 }
 
-/** What crosses the thread boundary when extraction fails. */
-export interface FailureReport {
-  code: AttachmentErrorCode;
-  detail: string;
-  /** The underlying error, for the log only. */
-  cause?: string;
-}
-
 const NEEDS_MEMORY = 'it needs more memory than allowed';
 
-export function reportOf(err: unknown): FailureReport {
+/** What the person who posted `filename` is told about `err`, thrown while reading it. */
+export function asAttachmentError(err: unknown, filename: string): AttachmentError {
+  if (AttachmentError.isInstance(err)) return err;
   if (err instanceof ExtractFailure) {
-    const cause =
-      err.cause instanceof Error ? `${err.cause.name}: ${err.cause.message}` : undefined;
-    return cause
-      ? { code: err.code, detail: err.detail, cause }
-      : { code: err.code, detail: err.detail };
+    const cause = err.cause;
+    return new AttachmentError(
+      err.code,
+      filename,
+      err.detail,
+      cause === undefined ? {} : { cause },
+    );
   }
-  const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   // "Invalid string length" / "Array buffer allocation failed": the file is too big to hold.
-  if (err instanceof RangeError) return { code: 'too_complex', detail: NEEDS_MEMORY, cause };
+  if (err instanceof RangeError) return outOfMemory(filename, err);
   // Anything else a parser throws means it could not make sense of the bytes.
-  return { code: 'corrupt', detail: '', cause };
-}
-
-export function toAttachmentError(report: FailureReport, filename: string): AttachmentError {
-  const options = report.cause === undefined ? undefined : { cause: new Error(report.cause) };
-  return new AttachmentError(report.code, filename, report.detail, options);
+  return new AttachmentError('corrupt', filename, '', { cause: err });
 }
 
 export function outOfMemory(filename: string, cause?: unknown): AttachmentError {

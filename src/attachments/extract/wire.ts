@@ -1,7 +1,6 @@
 // Messages between the main thread and an extraction worker.
-import type { ExtractedDocument, ExtractLimits } from '../types.ts';
+import type { AttachmentErrorWire, ExtractedDocument, ExtractLimits } from '../types.ts';
 import type { DocumentKind } from './extract-in-thread.ts';
-import type { FailureReport } from './failure.ts';
 
 export interface ExtractRequest {
   id: number;
@@ -13,4 +12,5 @@ export interface ExtractRequest {
 
 export type ExtractReply =
   | { id: number; ok: true; doc: ExtractedDocument }
-  | { id: number; ok: false; failure: FailureReport };
+  /** A failure travels as AttachmentError.toWire() and is rebuilt with AttachmentError.fromWire. */
+  | { id: number; ok: false; error: AttachmentErrorWire };

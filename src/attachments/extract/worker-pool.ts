@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { isMarkedAsUntransferable, Worker } from 'node:worker_threads';
 import { AttachmentError, type ExtractedDocument, type ExtractLimits } from '../types.ts';
 import type { DocumentKind } from './extract-in-thread.ts';
-import { outOfMemory, toAttachmentError } from './failure.ts';
+import { outOfMemory } from './failure.ts';
 import type { ExtractReply, ExtractRequest } from './wire.ts';
 
 const WORKER_URL = new URL('./worker.ts', import.meta.url);
@@ -143,7 +143,7 @@ export class ExtractPool {
       if (!current || current.id !== reply.id) return;
       this.finish(slot, slot.jobs < JOBS_PER_WORKER);
       if (reply.ok) current.job.resolve(reply.doc);
-      else current.job.reject(toAttachmentError(reply.failure, current.job.filename));
+      else current.job.reject(AttachmentError.fromWire(reply.error, current.job.filename));
     });
     worker.on('error', (err: Error & { code?: string }) => {
       const current = slot.job;

@@ -1,7 +1,7 @@
 // Entry point of an extraction worker thread: takes one request at a time from the pool.
 import { parentPort } from 'node:worker_threads';
 import { extractInThread } from './extract-in-thread.ts';
-import { reportOf } from './failure.ts';
+import { asAttachmentError } from './failure.ts';
 import type { ExtractReply, ExtractRequest } from './wire.ts';
 
 const port = parentPort;
@@ -13,7 +13,7 @@ port.on('message', async (req: ExtractRequest) => {
     const doc = await extractInThread(req.bytes, req.kind, req.filename, req.limits);
     reply = { id: req.id, ok: true, doc };
   } catch (err) {
-    reply = { id: req.id, ok: false, failure: reportOf(err) };
+    reply = { id: req.id, ok: false, error: asAttachmentError(err, req.filename).toWire() };
   }
   port.postMessage(reply);
 });

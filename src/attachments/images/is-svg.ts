@@ -1,5 +1,6 @@
 // Content sniffing that runs before any decoder sees the bytes. SVG is refused outright because
 // librsvg would parse XML that can name outside files (entities, <image href>, xi:include).
+// The one SVG detector: sniff.ts uses it to classify uploads, process-image.ts to refuse them.
 
 import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 

@@ -3,10 +3,11 @@
 // XMP, IPTC, ICC: nothing is copied to the output), shrunk and re-encoded as PNG or JPEG.
 
 import type { SharpOptions } from 'sharp';
+import { withDeadline } from '../../util/deadline.ts';
 import { AttachmentError, type ImageLimits, type ProcessedImage } from '../types.ts';
 import { isGzip, isGzippedSvg, isSvg, looksLikeMarkup } from './is-svg.ts';
 import { chooseEncoding } from './output-format.ts';
-import { toAttachmentError, withDeadline } from './sharp-errors.ts';
+import { toAttachmentError } from './sharp-errors.ts';
 import { ACCEPTED_FORMATS, sharp } from './sharp-setup.ts';
 
 export { isSvg } from './is-svg.ts';
@@ -25,7 +26,9 @@ export async function processImage(
   const work = decodeAndEncode(bytes, filename, limits).catch((err: unknown) => {
     throw toAttachmentError(err, filename);
   });
-  return withDeadline(work, limits.timeoutMs, filename);
+  // sharp's own timeout stops libvips work, but its clock excludes time queued for a libuv thread
+  // and the final encode; this bounds the wait.
+  return withDeadline(work, limits.timeoutMs, () => new AttachmentError('timed_out', filename));
 }
 
 /** Checks on the raw bytes, so SVG/XML never reaches sharp (and librsvg) at all. */

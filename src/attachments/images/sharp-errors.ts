@@ -33,21 +33,3 @@ export function toAttachmentError(err: unknown, filename: string): AttachmentErr
   }
   return new AttachmentError('corrupt', filename, '', options);
 }
-
-/**
- * Rejects with `timed_out` once `ms` have passed. sharp's own timeout stops libvips work, but
- * its clock excludes time queued for a libuv thread and the final encode; this bounds the wait.
- */
-export async function withDeadline<T>(work: Promise<T>, ms: number, filename: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AttachmentError('timed_out', filename)), ms);
-  });
-  // The losing side may still settle later; keep that from becoming an unhandled rejection.
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,14 +1,14 @@
 // Per-owner attachment index over store.kv. Each replica keeps built indexes in memory (LRU by
-// owner) and checks every owner's version token with one getMany per search, so an upload handled
+// owner, bounded by their estimated size in bytes) and checks every owner's version token with one getMany per search, so an upload handled
 // by another replica is seen on the next search.
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
 import type { AttachmentRecord, ExtractedSection, SearchHit } from '../types.ts';
 import { idfs, rank } from './bm25.ts';
 import { type Chunk, chunkSections } from './chunk.ts';
-import { Lru } from './lru.ts';
 import { keys, ownerKey } from './owner-keys.ts';
 import { OwnerLocks } from './owner-lock.ts';
 import { toHit } from './search-hit.ts';
@@ -16,8 +16,11 @@ import { buildSegment, type Segment, segmentMatches } from './segment.ts';
 import { tokenize } from './tokenize.ts';
 
 export interface AttachmentIndexOptions {
-  /** Owners whose built index stays in memory. */
-  cacheOwners?: number;
+  /**
+   * Memory for built indexes kept between searches, in (estimated) bytes; least recently used
+   * owners go first. An owner bigger than this is rebuilt on each search instead of cached.
+   */
+  cacheBytes?: number;
   /** Clock for `addedAt`. */
   now?: () => number;
   /** Lifetime of the write claim if its holder dies mid-write. */
@@ -27,7 +30,7 @@ export interface AttachmentIndexOptions {
 }
 
 export const ATTACHMENT_INDEX_DEFAULTS = {
-  cacheOwners: 64,
+  cacheBytes: 128 * 1024 * 1024,
   now: Date.now,
   lockTtlMs: 30_000,
   lockWaitMs: 15_000,
@@ -48,6 +51,13 @@ interface OwnerIndex {
 
 const EMPTY: OwnerIndex = { version: '', byId: new Map(), segments: [] };
 
+/** Estimated heap size of a built index (segments shared with an older version count in both). */
+function indexBytes(index: OwnerIndex): number {
+  let bytes = 128 + index.version.length * 2;
+  for (const seg of index.segments) bytes += seg.bytes + 48;
+  return Math.max(1, Math.ceil(bytes));
+}
+
 function records(value: unknown): AttachmentRecord[] {
   return Array.isArray(value) ? (value as AttachmentRecord[]) : [];
 }
@@ -64,7 +74,7 @@ function inOrder(files: readonly AttachmentRecord[], byId: ReadonlyMap<string, S
 export class AttachmentIndex {
   private readonly store: Store;
   private readonly now: () => number;
-  private readonly cache: Lru<string, OwnerIndex>;
+  private readonly cache: LRUCache<string, OwnerIndex>;
   private readonly loading = new Map<string, Promise<OwnerIndex>>();
   private readonly locks: OwnerLocks;
 
@@ -72,7 +82,10 @@ export class AttachmentIndex {
     const o = { ...ATTACHMENT_INDEX_DEFAULTS, ...opts };
     this.store = store;
     this.now = o.now;
-    this.cache = new Lru(o.cacheOwners);
+    this.cache = new LRUCache<string, OwnerIndex>({
+      maxSize: Math.max(1, Math.floor(o.cacheBytes)),
+      sizeCalculation: indexBytes,
+    });
     this.locks = new OwnerLocks(store, { ttlMs: o.lockTtlMs, waitMs: o.lockWaitMs });
   }
 

@@ -1,9 +1,10 @@
-// Serialises writes to one owner's file list: in this process with a promise chain (no polling
+// Serialises writes to one owner's file list: in this process with a KeyedQueue (no polling
 // among our own callers), across replicas with a store claim (read-modify-write of the list would
 // otherwise lose a file when two uploads land at once).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '../../store/store.ts';
+import { KeyedQueue } from '../../util/keyed-queue.ts';
 
 export interface LockOptions {
   /** How long a claim lives if its holder dies mid-write. */
@@ -13,7 +14,8 @@ export interface LockOptions {
 }
 
 export class OwnerLocks {
-  private readonly tails = new Map<string, Promise<void>>();
+  /** Unbounded: every write waits its turn; the store claim only ever sees one of ours per key. */
+  private readonly queue = new KeyedQueue();
   private readonly store: Store;
   private readonly opts: LockOptions;
 
@@ -23,17 +25,7 @@ export class OwnerLocks {
   }
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const result = prev.then(() => this.claimed(key, task));
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
+    return this.queue.run(key, () => this.claimed(key, task));
   }
 
   private async claimed<T>(key: string, task: () => Promise<T>): Promise<T> {

@@ -12,7 +12,16 @@ export interface Segment {
   readonly totalLength: number;
   /** term → [chunk, tf, chunk, tf, …] with chunks ascending. */
   readonly postings: ReadonlyMap<string, readonly number[]>;
+  /** Rough heap size of this segment in bytes, for the index cache's byte budget. */
+  readonly bytes: number;
 }
+
+// Rough V8 costs, in bytes: a string's characters (two bytes each, to be safe for Hangul/CJK),
+// a small object or array header, a Map entry, an array element (a small integer or a pointer).
+const CHAR = 2;
+const OBJECT = 64;
+const MAP_ENTRY = 40;
+const ELEMENT = 8;
 
 export function buildSegment(record: AttachmentRecord, chunks: readonly Chunk[]): Segment {
   const postings = new Map<string, number[]>();
@@ -30,7 +39,12 @@ export function buildSegment(record: AttachmentRecord, chunks: readonly Chunk[])
       else list.push(doc, 1);
     }
   }
-  return { record, chunks, lengths, totalLength, postings };
+  let bytes = OBJECT * 2 + lengths.byteLength + CHAR * record.filename.length;
+  for (const c of chunks) bytes += OBJECT + CHAR * (c.text.length + (c.heading?.length ?? 0));
+  for (const [term, list] of postings) {
+    bytes += MAP_ENTRY + OBJECT + CHAR * term.length + ELEMENT * list.length;
+  }
+  return { record, chunks, lengths, totalLength, postings, bytes };
 }
 
 /** A segment still describes `record` when it was built for the same upload of the same file. */

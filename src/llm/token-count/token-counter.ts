@@ -1,5 +1,5 @@
-// The token counting chain (DESIGN.md §5, context window management layer 1): the most exact
-// count available this turn, and where it came from.
+// The token counting chain (layer 1 of ARCHITECTURE.md, "Keeping a thread inside the window"): the
+// most exact count available this turn, and where it came from.
 //   a. exact: vLLM POST /tokenize, or the model family's tokenizer when its package is installed
 //   b. usage: the last response's prompt_tokens plus an estimate of what was added since
 //   c. payload_estimate: the whole request through the calibrated per-script estimate, with the

@@ -1,5 +1,8 @@
-// Shapes shared by the token counting chain (DESIGN.md §5, context window management layer 1).
-import type { ModelFamily } from './local-tokenizer.ts';
+// Shapes shared by the token counting chain (layer 1 of ARCHITECTURE.md, "Keeping a thread inside
+// the window").
+
+/** The tokenizer family of a model id (local-tokenizer.ts: modelFamilyOf). */
+export type ModelFamily = 'qwen' | 'llama' | 'other';
 
 /** Where a count came from, most exact first. */
 export type CountSource =

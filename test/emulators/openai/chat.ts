@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { exchangeSignal, sendJson, sleep, untilAborted } from './http.ts';
 import { countTokens, tokenizeChat, truncateToTokens } from './tokenizer.ts';
-import type { ModelSpec, RequestBody, ScriptedReply } from './types.ts';
+import type { ModelSpec, RequestBody, ScriptedReply, StreamShape } from './types.ts';
 import {
   completionBody,
   contextLengthMessage,
@@ -22,6 +22,8 @@ export interface ChatContext {
   /** The next scripted reply (queue first, then the responder). */
   takeReply(body: RequestBody): Promise<ScriptedReply>;
   nextCompletionId(): string;
+  /** The emulator-wide stream framing, under each reply's own. */
+  streamShape(): StreamShape;
 }
 
 /** The model a request names, or the first served one when it names none (vLLM allows that). */
@@ -167,12 +169,14 @@ export async function handleChat(
   if (body.stream !== true) return sendJson(res, 200, completionBody(p));
 
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-  const chunks = streamChunks(p, wantsUsage(body));
+  const role = reply.stream?.role ?? ctx.streamShape().role ?? true;
+  const usage = reply.stream?.usage ?? ctx.streamShape().usage ?? true;
+  const chunks = streamChunks(p, wantsUsage(body) && usage, role);
   for (const [i, chunk] of chunks.entries()) {
     if (i > 0 && !(await sleep(reply.chunkDelayMs ?? 0, signal))) return;
     if (signal.aborted) return;
     const line = `data: ${JSON.stringify(chunk)}\n\n`;
-    // Reset mid-stream: the role chunk and one content/tool chunk get out, then the line drops.
+    // Reset mid-stream: the opening chunk and one content/tool chunk get out, then the line drops.
     if (reply.fault === 'reset' && i === 1) {
       res.write(line, () => res.socket?.destroy());
       return;

@@ -14,6 +14,7 @@ import type {
   RequestBody,
   Responder,
   ScriptedReply,
+  StreamShape,
 } from './types.ts';
 import { errorBody, modelList, modelNotFound } from './wire.ts';
 
@@ -53,6 +54,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
   let models: ModelSpec[] = [...(opts.models ?? DEFAULT_MODELS)];
   let tokenizeOn = opts.tokenize ?? true;
   let down = false;
+  let streamShape: StreamShape = { ...opts.stream };
   let responder: Responder = echoResponder;
   let counter = 0;
   const queue: (ScriptedReply | Responder)[] = [];
@@ -68,6 +70,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     },
     // Unique per completion: LangChain merges messages that share an id.
     nextCompletionId: () => `chatcmpl-${++counter}-${randomBytes(6).toString('hex')}`,
+    streamShape: () => streamShape,
   };
 
   const authorized = (req: IncomingMessage): boolean =>
@@ -182,6 +185,9 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     },
     setDown: (value) => {
       down = value;
+    },
+    setStreamShape: (shape) => {
+      streamShape = { ...shape };
     },
     countTokens,
     countPromptTokens: (req) => tokenizeChat({ messages: req.messages, tools: req.tools }).length,

@@ -11,4 +11,5 @@ export type {
   Responder,
   ScriptedReply,
   ScriptedToolCall,
+  StreamShape,
 } from './types.ts';

@@ -18,6 +18,17 @@ export interface ScriptedToolCall {
 
 export type Fault = 'http500' | 'reset' | 'context_length' | 'http429' | 'hang';
 
+/**
+ * How a streamed completion is framed. vLLM and OpenAI open with `delta.role: "assistant"` and,
+ * when stream_options asks, end with a usage chunk; not every compatible server does either.
+ */
+export interface StreamShape {
+  /** Whether the first delta carries `role: "assistant"`. Default true. */
+  role?: boolean;
+  /** Whether the usage chunk is sent when the request asks for it. Default true. */
+  usage?: boolean;
+}
+
 export interface ScriptedReply {
   /** Assistant text, streamed word by word when the request has `stream: true`. */
   content?: string;
@@ -32,6 +43,8 @@ export interface ScriptedReply {
   fault?: Fault;
   /** `retry-after` sent with an http429 fault, in seconds (fractions allowed). Default 1. */
   retryAfterSeconds?: number;
+  /** Framing of this reply's stream; fields left out fall back to the emulator's `stream`. */
+  stream?: StreamShape;
 }
 
 export type Responder = (req: RequestBody) => ScriptedReply | Promise<ScriptedReply>;
@@ -60,6 +73,8 @@ export interface OpenAIEmulator {
   setTokenizeEnabled(on: boolean): void;
   /** Down: every connection is reset as soon as it is accepted. */
   setDown(down: boolean): void;
+  /** Framing of streamed replies from now on (a reply's own `stream` wins). */
+  setStreamShape(shape: StreamShape): void;
   /** The emulator's deterministic tokenizer over plain text. */
   countTokens(text: string): number;
   /** Prompt tokens for a chat request (messages + tools + template), as usage and /tokenize report. */
@@ -73,4 +88,6 @@ export interface EmulatorOptions {
   apiKey?: string;
   /** Whether POST /tokenize exists. Default true. */
   tokenize?: boolean;
+  /** Framing of every streamed reply (a reply's own `stream` wins). Default: vLLM's. */
+  stream?: StreamShape;
 }

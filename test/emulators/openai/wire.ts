@@ -161,9 +161,10 @@ function argumentFragments(args: string): string[] {
 /**
  * The chunk objects of a streamed completion, in order, without the `[DONE]` sentinel.
  * Tool calls stream as vLLM's hermes parser does: a delta with index, id, type and the name,
- * then deltas carrying only argument fragments.
+ * then deltas carrying only argument fragments. Without `withRole` the opening delta is the
+ * same empty text but carries no role, as some compatible servers send it.
  */
-export function streamChunks(plan: Plan, includeUsage: boolean): unknown[] {
+export function streamChunks(plan: Plan, includeUsage: boolean, withRole = true): unknown[] {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): unknown => ({
     id: plan.id,
     object: 'chat.completion.chunk',
@@ -179,7 +180,9 @@ export function streamChunks(plan: Plan, includeUsage: boolean): unknown[] {
       },
     ],
   });
-  const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  const chunks: unknown[] = [
+    chunk(withRole ? { role: 'assistant', content: '' } : { content: '' }),
+  ];
   for (const piece of splitDeltas(plan.content ?? '')) chunks.push(chunk({ content: piece }));
   plan.toolCalls.forEach((tc, index) => {
     chunks.push(

@@ -1,0 +1,22 @@
+// How Markdown from the bot or the model becomes Discord text. Discord renders Markdown itself; the
+// bot only makes mentions inert. Messages are also sent with `allowed_mentions: {parse: []}`, but
+// text that still reads "@everyone" invites copy-paste pings, so the words are broken up too.
+import type { PlatformFormat } from '../../src/model/platform-port.ts';
+
+const ZWSP = '\u200b';
+const BROADCAST = /@(everyone|here)\b/gi;
+const USER_OR_ROLE = /<@([!&]?)(\d+)>/g;
+
+export function neutralizeDiscord(text: string): string {
+  return text
+    .replace(BROADCAST, `@${ZWSP}$1`)
+    .replace(USER_OR_ROLE, (_m, kind: string, id: string) =>
+      kind === '&' ? `@${ZWSP}role:${id}` : `@${ZWSP}${id}`,
+    );
+}
+
+export const discordFormat: PlatformFormat = {
+  neutralize: neutralizeDiscord,
+  toMessage: (markdown) => markdown,
+  toStream: (markdown) => markdown,
+};

@@ -1,0 +1,170 @@
+// The platform port on Discord's REST API. A session is a channel id (a thread, or a DM), so every
+// reply goes to `ref.sessionId`; a deferred interaction's first reply edits its original response.
+import { type APIMessage, type Attachment, type REST, Routes } from 'discord.js';
+import { downloadFile } from '../../src/attachments/download.ts';
+import type { FileRef } from '../../src/model/incoming.ts';
+import type {
+  Destination,
+  PlatformPort,
+  Reaction,
+  StatusShown,
+  ThreadMessage,
+} from '../../src/model/platform-port.ts';
+import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import { discordFormat } from './discord-format.ts';
+
+export const DISCORD_LIMIT = 2000;
+/** Discord shows "typing" for about 10 s. */
+const TYPING_RENEW_MS = 8000;
+/** An interaction token is valid for 15 minutes. */
+const INTERACTION_TTL_MS = 15 * 60_000;
+const NO_PINGS = { parse: [] as never[] };
+const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
+
+export interface DiscordPortOptions {
+  rest: REST;
+  applicationId: string;
+  /** For attachments: Discord's CDN hosts, and limits. */
+  fileHosts: string[];
+  maxFileBytes: number;
+  downloadTimeoutMs: number;
+}
+
+type AttachmentLike = Pick<Attachment, 'id' | 'name' | 'size' | 'url'>;
+
+export class DiscordPort implements PlatformPort {
+  readonly platform = 'discord' as const;
+  readonly limits = { message: DISCORD_LIMIT };
+  readonly format = discordFormat;
+  readonly statusRenewMs = TYPING_RENEW_MS;
+  private readonly o: DiscordPortOptions;
+  /** Interactions whose original response already holds a reply. */
+  private readonly usedInteractions = new Set<string>();
+  /** Original interaction responses: only the interaction's webhook may edit them. */
+  private readonly webhookMessages = new Map<string, string>();
+
+  constructor(o: DiscordPortOptions) {
+    this.o = o;
+  }
+
+  /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */
+  fileRef(a: AttachmentLike): FileRef {
+    return {
+      id: a.id,
+      name: a.name,
+      size: a.size,
+      download: async () =>
+        (
+          await downloadFile({
+            url: a.url,
+            filename: a.name,
+            allowedHosts: this.o.fileHosts,
+            maxBytes: this.o.maxFileBytes,
+            timeoutMs: this.o.downloadTimeoutMs,
+          })
+        ).bytes,
+    };
+  }
+
+  async post(to: Destination, text: RenderedText): Promise<string> {
+    const body = { content: text.text, allowed_mentions: NO_PINGS };
+    const token = to.context.interactionToken;
+    if (typeof token === 'string' && !this.usedInteractions.has(token)) {
+      this.usedInteractions.add(token);
+      const m = (await this.o.rest.patch(
+        Routes.webhookMessage(this.o.applicationId, token, '@original'),
+        { body, auth: false },
+      )) as APIMessage;
+      this.webhookMessages.set(m.id, token);
+      setTimeout(() => {
+        this.usedInteractions.delete(token);
+        this.webhookMessages.delete(m.id);
+      }, INTERACTION_TTL_MS).unref();
+      return m.id;
+    }
+    const m = (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+      body,
+    })) as APIMessage;
+    return m.id;
+  }
+
+  /** The route that may change a message: the interaction's webhook for its own responses. */
+  private messageRoute(to: Destination, messageId: string) {
+    const token = this.webhookMessages.get(messageId);
+    return token
+      ? { route: Routes.webhookMessage(this.o.applicationId, token, '@original'), auth: false }
+      : { route: Routes.channelMessage(to.ref.sessionId, messageId), auth: true };
+  }
+
+  async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
+    const { route, auth } = this.messageRoute(to, messageId);
+    await this.o.rest.patch(route, {
+      body: { content: text.text, allowed_mentions: NO_PINGS },
+      auth,
+    });
+  }
+
+  async delete(to: Destination, messageId: string): Promise<void> {
+    const { route, auth } = this.messageRoute(to, messageId);
+    await this.o.rest.delete(route, { auth });
+  }
+
+  async showStatus(to: Destination): Promise<StatusShown> {
+    await this.o.rest.post(Routes.channelTyping(to.ref.sessionId));
+    return 'indicator';
+  }
+
+  async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    await this.o.rest.put(
+      Routes.channelMessageOwnReaction(
+        to.ref.sessionId,
+        messageId,
+        encodeURIComponent(REACTIONS[reaction]),
+      ),
+    );
+  }
+
+  /** The channel's messages after `after` (or from the start), oldest first, 100 a request. */
+  async *readThread(
+    to: Destination,
+    opts: { after?: string; limit?: number } = {},
+  ): AsyncIterable<ThreadMessage> {
+    let after = opts.after ?? '0';
+    let left = opts.limit ?? Number.POSITIVE_INFINITY;
+    for (;;) {
+      const query = new URLSearchParams({ after, limit: String(Math.min(100, left)) });
+      const page = (await this.o.rest.get(Routes.channelMessages(to.ref.sessionId), {
+        query,
+      })) as APIMessage[];
+      // Discord does not promise an order for `after`; snowflakes sort by time.
+      page.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      for (const m of page) {
+        if (left <= 0) return;
+        left--;
+        yield {
+          id: m.id,
+          authorId: m.author.id,
+          authorName: m.author.global_name ?? m.author.username,
+          isBot: m.author.bot === true,
+          text: m.content,
+          at: Date.parse(m.timestamp),
+          files: m.attachments.map((a) =>
+            this.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
+          ),
+        };
+      }
+      const last = page.at(-1);
+      if (!last || page.length < 100 || left <= 0) return;
+      after = last.id;
+    }
+  }
+
+  encodeThreadId(ref: ThreadRef): string {
+    return encodeThreadRef(ref);
+  }
+
+  decodeThreadId(id: string): ThreadRef {
+    return decodeThreadRef(id, 'discord');
+  }
+}

@@ -1,0 +1,199 @@
+// The platform port on Slack's Web API: chat.postMessage/update/delete, the assistant thread
+// status, reactions, chat.startStream/appendStream/stopStream, and conversations.replies.
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../src/log/logger.ts';
+import type {
+  Destination,
+  NativeStream,
+  PlatformPort,
+  Reaction,
+  StatusKind,
+  StatusShown,
+  ThreadMessage,
+} from '../../src/model/platform-port.ts';
+import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import { isUnavailable, slackErrorCode } from './slack-errors.ts';
+import type { SlackFileRef, SlackFiles } from './slack-files.ts';
+import { slackFormat } from './slack-format.ts';
+
+/** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000. */
+export const MRKDWN_LIMIT = 3000;
+export const MARKDOWN_LIMIT = 12_000;
+
+const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: 'warning' };
+
+export interface SlackPortOptions {
+  client: WebClient;
+  files: SlackFiles;
+  log: Logger;
+  streaming: 'auto' | 'off';
+  assistantStatus: boolean;
+}
+
+/** Slack's reply context: who the answer is for (Slack's streaming API wants the recipient). */
+export function slackContext(teamId: string, userId: string, isDirect: boolean) {
+  return { teamId, userId, isDirect };
+}
+
+interface RepliesPage {
+  messages?: {
+    ts?: string;
+    user?: string;
+    bot_id?: string;
+    text?: string;
+    files?: SlackFileRef[];
+  }[];
+  response_metadata?: { next_cursor?: string };
+}
+
+export class SlackPort implements PlatformPort {
+  readonly platform = 'slack' as const;
+  readonly limits = { message: MRKDWN_LIMIT, stream: MARKDOWN_LIMIT };
+  readonly format = slackFormat;
+  private readonly o: SlackPortOptions;
+  /** Learnt on first use per process: undefined until tried. */
+  private readonly caps: { streaming?: boolean; assistantStatus?: boolean } = {};
+
+  constructor(o: SlackPortOptions) {
+    this.o = o;
+  }
+
+  private get client(): WebClient {
+    return this.o.client;
+  }
+
+  async post(to: Destination, text: RenderedText): Promise<string> {
+    const res = await this.client.chat.postMessage({
+      channel: to.ref.channelId,
+      thread_ts: to.ref.sessionId,
+      text: text.text,
+    });
+    return res.ts ?? '';
+  }
+
+  async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
+    await this.client.chat.update({ channel: to.ref.channelId, ts: messageId, text: text.text });
+  }
+
+  async delete(to: Destination, messageId: string): Promise<void> {
+    await this.client.chat.delete({ channel: to.ref.channelId, ts: messageId });
+  }
+
+  async showStatus(to: Destination, _kind: StatusKind, text: RenderedText): Promise<StatusShown> {
+    if (!this.o.assistantStatus || this.caps.assistantStatus === false) return 'unsupported';
+    try {
+      await this.client.assistant.threads.setStatus({
+        channel_id: to.ref.channelId,
+        thread_ts: to.ref.sessionId,
+        status: text.text,
+      });
+      this.caps.assistantStatus = true;
+      return 'text';
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+      this.o.log.info(
+        { error: slackErrorCode(err) },
+        'assistant thread status unavailable; using a placeholder message',
+      );
+      this.caps.assistantStatus = false;
+      return 'unsupported';
+    }
+  }
+
+  async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    await this.client.reactions.add({
+      channel: to.ref.channelId,
+      timestamp: messageId,
+      name: REACTIONS[reaction],
+    });
+  }
+
+  async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
+    if (this.o.streaming === 'off' || this.caps.streaming === false) return null;
+    const { client } = this;
+    const channel = to.ref.channelId;
+    let ts: string;
+    try {
+      const res = await client.chat.startStream({
+        channel,
+        thread_ts: to.ref.sessionId,
+        markdown_text: first.text,
+        ...(to.context.isDirect === true
+          ? {}
+          : {
+              recipient_user_id: String(to.context.userId ?? ''),
+              recipient_team_id: String(to.context.teamId ?? ''),
+            }),
+      });
+      ts = res.ts ?? '';
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+      this.o.log.info(
+        { error: slackErrorCode(err) },
+        'Slack streaming unavailable; editing messages instead',
+      );
+      this.caps.streaming = false;
+      return null;
+    }
+    this.caps.streaming = true;
+    return {
+      messageId: ts,
+      append: async (text) => {
+        try {
+          await client.chat.appendStream({ channel, ts, markdown_text: text.text });
+          return true;
+        } catch (err) {
+          // Slack closes streams after a few minutes.
+          if (slackErrorCode(err) === 'message_not_in_streaming_state') return false;
+          throw err;
+        }
+      },
+      stop: async () => {
+        await client.chat.stopStream({ channel, ts }).catch((err: unknown) => {
+          if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
+        });
+      },
+    };
+  }
+
+  /** conversations.replies, page by page (the Web API client waits out a 429's Retry-After). */
+  async *readThread(
+    to: Destination,
+    opts: { after?: string; limit?: number } = {},
+  ): AsyncIterable<ThreadMessage> {
+    let cursor: string | undefined;
+    let left = opts.limit ?? Number.POSITIVE_INFINITY;
+    do {
+      const page = (await this.client.conversations.replies({
+        channel: to.ref.channelId,
+        ts: to.ref.sessionId,
+        limit: Math.min(200, left),
+        ...(opts.after ? { oldest: opts.after, inclusive: false } : {}),
+        ...(cursor ? { cursor } : {}),
+      })) as RepliesPage;
+      for (const m of page.messages ?? []) {
+        if (left <= 0) return;
+        if (!m.ts || (opts.after && Number(m.ts) <= Number(opts.after))) continue;
+        left--;
+        yield {
+          id: m.ts,
+          authorId: m.user ?? m.bot_id ?? '',
+          isBot: m.bot_id !== undefined,
+          text: m.text ?? '',
+          at: Math.round(Number(m.ts) * 1000),
+          files: await this.o.files.refs(m.files),
+        };
+      }
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor && left > 0);
+  }
+
+  encodeThreadId(ref: ThreadRef): string {
+    return encodeThreadRef(ref);
+  }
+
+  decodeThreadId(id: string): ThreadRef {
+    return decodeThreadRef(id, 'slack');
+  }
+}

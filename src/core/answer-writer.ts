@@ -1,0 +1,229 @@
+// One answer reaching a thread as the model writes it, the same way on every platform: a native
+// stream where the port has one (rolled over before the platform's limit, continued in a new
+// message if the platform closes it early), otherwise posted and edited at most once per interval
+// per message, split at the platform's limit without breaking code fences.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../log/logger.ts';
+import type { Destination, NativeStream, PlatformPort } from '../model/platform-port.ts';
+import { RenderedText } from '../model/rendered-text.ts';
+import { openFenceAt } from '../text/fences.ts';
+import { FlushChain } from './flush-chain.ts';
+import { messages } from './messages.ts';
+
+/** Room a streamed message keeps for a closing fence and a continuation line. */
+const STREAM_RESERVE = 200;
+
+export interface AnswerWriterOptions {
+  port: PlatformPort;
+  to: Destination;
+  log: Logger;
+  updateIntervalMs: number;
+  /** Use the port's native stream when it has one. */
+  nativeStreaming: boolean;
+  /** The status placeholder to reuse for the first part, if one was posted (taken once). */
+  takePlaceholder(): Promise<string | undefined>;
+  /** Called before the first part reaches the thread (the status can stop). */
+  onFirstPost?(): void;
+}
+
+/**
+ * How much of `text` can go out now: a tail that might be half of `<!here>`, `<@U1>` or `@channel`
+ * waits for the next flush, so neutralising sees the token whole.
+ */
+export function safePrefixLength(text: string): number {
+  const lt = text.lastIndexOf('<');
+  if (lt >= 0 && text.indexOf('>', lt) < 0 && text.length - lt < 40) return lt;
+  const at = text.lastIndexOf('@');
+  if (at >= 0 && text.length - at < 12 && /^@[a-z]*$/i.test(text.slice(at))) return at;
+  return text.length;
+}
+
+function fenceMarks(openLine: string): string {
+  return /^[ \t]*(`{3,}|~{3,})/.exec(openLine)?.[0] ?? '```';
+}
+
+export class AnswerWriter {
+  private readonly o: AnswerWriterOptions;
+  /** Everything the model said, as Markdown. */
+  private text = '';
+  /** How much of `text` reached a native stream. */
+  private sent = 0;
+  private readonly flushes: FlushChain;
+  private mode: 'stream' | 'edit';
+  private started = false;
+  private placeholder: string | undefined;
+  private placeholderTaken = false;
+  // stream mode
+  private stream: NativeStream | undefined;
+  private streamChars = 0;
+  private carry = '';
+  // edit mode: where the edited messages start in `text` (after anything streamed before a fallback)
+  private editFrom = 0;
+  private readonly shown: string[] = [];
+  private readonly ids: string[] = [];
+  private readonly editedAt = new Map<string, number>();
+
+  constructor(o: AnswerWriterOptions) {
+    this.o = o;
+    this.mode = o.nativeStreaming && o.port.startStream && o.port.limits.stream ? 'stream' : 'edit';
+    this.flushes = new FlushChain(
+      (final) => this.flush(final),
+      (err) => o.log.error({ err }, 'could not deliver the answer to the thread'),
+    );
+  }
+
+  append(delta: string): void {
+    this.text += delta;
+    this.flushes.schedule(this.started ? this.o.updateIntervalMs : 0);
+  }
+
+  /** The final text stands in for an answer that streamed nothing. */
+  async finish(finalText: string): Promise<void> {
+    if (this.text.trim() === '') this.text = finalText;
+    await this.flushes.final();
+  }
+
+  /** Ends the answer with a short message for the user, below whatever was already shown. */
+  async fail(userMessage: string): Promise<void> {
+    await this.flushes.quiesce();
+    this.text += this.text.trim()
+      ? messages.answerFailed(userMessage)
+      : messages.error(userMessage);
+    // A failure here is already logged by the chain; there is nobody left to tell.
+    await this.flushes.final().catch(() => undefined);
+  }
+
+  private async flush(final: boolean): Promise<void> {
+    if (!this.placeholderTaken) {
+      this.placeholder = await this.o.takePlaceholder();
+      this.placeholderTaken = true;
+    }
+    if (this.mode === 'stream' && (await this.flushStream(final))) return;
+    await this.flushEdits(final);
+  }
+
+  private markStarted(): void {
+    if (this.started) return;
+    this.started = true;
+    this.o.onFirstPost?.();
+  }
+
+  // --- native stream -----------------------------------------------------------------------
+
+  /** False when the platform has no stream for us after all: the caller edits messages instead. */
+  private async flushStream(final: boolean): Promise<boolean> {
+    const end = final ? this.text.length : this.sent + safePrefixLength(this.text.slice(this.sent));
+    const budget = (this.o.port.limits.stream ?? 0) - STREAM_RESERVE;
+    while (this.sent < end) {
+      const room = budget - (this.stream ? this.streamChars : this.carry.length);
+      if (room <= 0) {
+        await this.rollStream();
+        continue;
+      }
+      let piece = this.text.slice(this.sent, Math.min(end, this.sent + room));
+      if (this.sent + piece.length < end) {
+        // The message fills up here: end it at a line break when there is one.
+        const nl = piece.lastIndexOf('\n');
+        if (nl > 0) piece = piece.slice(0, nl + 1);
+      }
+      if (!(await this.appendToStream(piece))) {
+        this.o.log.info('native streaming unavailable; editing messages instead');
+        this.mode = 'edit';
+        this.editFrom = this.sent;
+        return false;
+      }
+      this.sent += piece.length;
+    }
+    if (final && this.stream) {
+      await this.stream.stop();
+      this.stream = undefined;
+    }
+    return true;
+  }
+
+  private async appendToStream(markdown: string): Promise<boolean> {
+    const render = (md: string) => RenderedText.render(this.o.port.format, md, 'stream')[0];
+    if (!this.stream) {
+      const first = render(this.carry + markdown);
+      const startStream = this.o.port.startStream;
+      if (!first || !startStream) return false;
+      this.markStarted();
+      const stream = await startStream.call(this.o.port, this.o.to, first);
+      if (!stream) return false;
+      this.stream = stream;
+      this.streamChars = this.carry.length + markdown.length;
+      this.carry = '';
+      await this.dropPlaceholder();
+      return true;
+    }
+    const piece = render(markdown);
+    if (piece && (await this.stream.append(piece))) {
+      this.streamChars += markdown.length;
+      return true;
+    }
+    // The platform closed the stream early (Slack does after a few minutes): say so and carry on
+    // in a new message, reopening a code block that was open.
+    this.o.log.info('the platform closed the stream early; continuing in a new message');
+    const fence = openFenceAt(this.text.slice(0, this.sent));
+    this.stream = undefined;
+    this.carry = messages.continued + (fence ? `${fence}\n` : '');
+    return this.appendToStream(markdown);
+  }
+
+  private async rollStream(): Promise<void> {
+    const fence = openFenceAt(this.text.slice(0, this.sent));
+    if (this.stream) {
+      if (fence) {
+        const close = RenderedText.render(this.o.port.format, `\n${fenceMarks(fence)}`, 'stream');
+        if (close[0]) await this.stream.append(close[0]);
+      }
+      await this.stream.stop();
+    }
+    this.stream = undefined;
+    this.carry = fence ? `${fence}\n` : '';
+  }
+
+  private async dropPlaceholder(): Promise<void> {
+    const id = this.placeholder;
+    if (id === undefined) return;
+    this.placeholder = undefined;
+    await this.o.port.delete(this.o.to, id).catch((err: unknown) => {
+      this.o.log.warn({ err }, 'could not remove the status placeholder');
+    });
+  }
+
+  // --- post and edit -----------------------------------------------------------------------
+
+  private async flushEdits(final: boolean): Promise<void> {
+    const rest = this.text.slice(this.editFrom);
+    const upto = final ? rest.length : safePrefixLength(rest);
+    const md = rest.slice(0, upto);
+    const parts = md.trim()
+      ? RenderedText.render(this.o.port.format, md, 'message', this.o.port.limits.message)
+      : [];
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      if (!part || this.shown[i] === part.text) continue;
+      await this.showPart(i, part);
+    }
+  }
+
+  private async showPart(i: number, part: RenderedText): Promise<void> {
+    const { port, to } = this.o;
+    let id = this.ids[i] ?? (i === 0 ? this.placeholder : undefined);
+    this.markStarted();
+    if (id !== undefined) {
+      // At most one edit per message per interval, the last one included (platforms rate-limit edits).
+      const wait =
+        (this.editedAt.get(id) ?? Number.NEGATIVE_INFINITY) + this.o.updateIntervalMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      await port.edit(to, id, part);
+      if (i === 0) this.placeholder = undefined;
+    } else {
+      id = await port.post(to, part);
+    }
+    this.ids[i] = id;
+    this.editedAt.set(id, Date.now());
+    this.shown[i] = part.text;
+  }
+}

@@ -1,0 +1,254 @@
+// The core's face to the adapters: an adapter translates a platform event into an InboundMessage
+// (or files), and everything after that — who is addressed, de-duplication, participation, files
+// and their outcome messages, commands, answers — happens here, the same for every platform.
+import { EventEmitter } from 'node:events';
+import { ownerLabel } from '../attachments/attachment-tools.ts';
+import type { AttachmentIndex } from '../attachments/index/index.ts';
+import type { IngestOutcome, Ingestor } from '../attachments/ingest.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import type { FileRef, InboundMessage } from '../model/incoming.ts';
+import type { Destination, PlatformPort } from '../model/platform-port.ts';
+import {
+  channelOwner,
+  type Owner,
+  ownersOf,
+  projectOwner,
+  sessionOwner,
+  type ThreadRef,
+} from '../model/thread-ref.ts';
+import { messages } from './messages.ts';
+import type { SessionState } from './session-state.ts';
+import { type OutputSettings, ThreadOutput } from './thread-output.ts';
+import type { TurnOutcome, TurnRunner } from './turn-runner.ts';
+
+export interface PlatformSettings extends OutputSettings {
+  /** Answer later messages in a thread the bot takes part in without a mention. */
+  answerWithoutMention: boolean;
+}
+
+export interface ConversationOptions {
+  botName: string;
+  runner: TurnRunner;
+  state: SessionState;
+  metrics: Metrics;
+  log: Logger;
+  ingestor?: Ingestor | undefined;
+  index?: AttachmentIndex | undefined;
+}
+
+/** Files posted with a message, for the owner named by where they were posted. */
+export interface InboundFiles {
+  ref: ThreadRef;
+  to: Destination;
+  /** `session` inside a thread, `channel` at a channel's top level. */
+  where: 'session' | 'channel';
+  /** The message that carried them (outcome reactions go there). */
+  messageId: string;
+  /** The message's text: a request to share the files is handled as a question instead. */
+  text: string;
+  files: FileRef[];
+  traceId: string;
+}
+
+/** What became of a delivery; tests and logs wait on this instead of on time. */
+export type Handled =
+  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' }
+  | { status: 'turn'; outcome: TurnOutcome };
+
+export interface HandledEvent {
+  platform: string;
+  messageId: string;
+  handled: Handled;
+}
+
+/** "@bot summarize" (or summarise, tl;dr), alone in the message. */
+const SUMMARIZE_REQUEST =
+  /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
+
+/** "@bot share this with the workspace" (and close variants). */
+const SHARE_REQUEST =
+  /\bshare\b.*\b(with|to)\b.*\b(workspace|team|server|everyone|everybody|whole company)\b/i;
+
+export class Conversation {
+  private readonly o: ConversationOptions;
+  private readonly ports = new Map<string, { port: PlatformPort; settings: PlatformSettings }>();
+  /** `handled` (HandledEvent) once a delivery's processing, its turn included, is over. */
+  readonly events = new EventEmitter();
+
+  constructor(o: ConversationOptions) {
+    this.o = o;
+  }
+
+  attach(port: PlatformPort, settings: PlatformSettings): void {
+    this.ports.set(port.platform, { port, settings });
+  }
+
+  private platform(name: string): { port: PlatformPort; settings: PlatformSettings } {
+    const p = this.ports.get(name);
+    if (!p) throw new Error(`no platform port attached for ${name}`);
+    return p;
+  }
+
+  /** An output for one reply in `to` (commands and adapters' own replies use it too). */
+  output(to: Destination, log: Logger): ThreadOutput {
+    const { port, settings } = this.platform(to.ref.platform);
+    return new ThreadOutput({ port, to, log, ...settings });
+  }
+
+  /** Reports a delivery the adapter dropped itself (another bot's post, a join message, …). */
+  skipped(platform: string, messageId: string): void {
+    this.emit(platform, messageId, { status: 'ignored' });
+  }
+
+  private emit(platform: string, messageId: string, handled: Handled): Handled {
+    this.events.emit('handled', { platform, messageId, handled } satisfies HandledEvent);
+    return handled;
+  }
+
+  private logFor(m: { traceId: string; ref: ThreadRef }): Logger {
+    return this.o.log.child({ trace_id: m.traceId, platform: m.ref.platform });
+  }
+
+  /**
+   * A person's message. Resolves when it is fully handled (answered, refused, ignored); never
+   * rejects for the user's sake: failures end as a message in the thread.
+   */
+  async receiveMessage(m: InboundMessage): Promise<Handled> {
+    const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
+    const { settings } = this.platform(m.ref.platform);
+    if (m.addressed === 'ambient') {
+      if (!settings.answerWithoutMention || m.text === '') return done({ status: 'ignored' });
+      if (!(await this.o.state.isParticipating(m.ref))) return done({ status: 'ignored' });
+    }
+    if (!(await this.o.state.claimOnce(m.dedupe))) {
+      this.o.metrics.duplicateEvents.inc({ platform: m.ref.platform });
+      this.logFor(m).debug({ message_id: m.messageId }, 'duplicate delivery ignored');
+      return done({ status: 'duplicate' });
+    }
+    let { ref, to } = m;
+    if (m.openThread) ({ ref, to } = await m.openThread());
+    const msg = { ...m, ref, to };
+    const log = this.logFor(msg).child({ message_id: m.messageId });
+    const out = this.output(to, log);
+    if (m.addressed !== 'ambient' && SHARE_REQUEST.test(m.text) && this.o.ingestor) {
+      await this.share(msg, out, log);
+      return done({ status: 'shared' });
+    }
+    await this.o.state.participate(ref);
+    if (m.text === '') {
+      await out.post(messages.emptyMention(this.o.botName));
+      return done({ status: 'hinted' });
+    }
+    const outcome = SUMMARIZE_REQUEST.test(m.text)
+      ? await this.o.runner.summarize(msg, out)
+      : await this.o.runner.submit(msg, out);
+    return done({ status: 'turn', outcome });
+  }
+
+  /** A command that asks for a summary of the thread (Discord's /summarize). */
+  async summarize(m: InboundMessage): Promise<TurnOutcome> {
+    const out = this.output(m.to, this.logFor(m));
+    return this.o.runner.summarize(m, out);
+  }
+
+  /**
+   * Files posted with a message: read into the thread (inside one) or the channel (at its top
+   * level), telling the poster about any it cannot read. Runs in the background; the ingestor
+   * makes two deliveries of one file a single ingestion.
+   */
+  receiveFiles(f: InboundFiles): void {
+    const ingestor = this.o.ingestor;
+    if (!ingestor || f.files.length === 0 || SHARE_REQUEST.test(f.text)) return;
+    const owner = f.where === 'session' ? sessionOwner(f.ref) : channelOwner(f.ref);
+    const log = this.logFor(f).child({ message_id: f.messageId });
+    this.ingestAll(owner, f.files, f.to, f.messageId, log).then(
+      () => this.events.emit('files', { platform: f.ref.platform, messageId: f.messageId }),
+      (err: unknown) => log.error({ err }, 'file ingestion failed'),
+    );
+  }
+
+  private async ingestAll(
+    owner: Owner,
+    files: FileRef[],
+    to: Destination,
+    messageId: string,
+    log: Logger,
+  ): Promise<IngestOutcome[]> {
+    const ingestor = this.o.ingestor;
+    if (!ingestor) return [];
+    const { port } = this.platform(to.ref.platform);
+    const out = this.output(to, log);
+    return Promise.all(
+      files.map(async (file) => {
+        const outcome = await ingestor.ingest(
+          owner,
+          { id: file.id, name: file.name, ...(file.size !== undefined ? { size: file.size } : {}) },
+          () => file.download(),
+        );
+        await this.report(port, out, messageId, outcome).catch((err: unknown) =>
+          log.error({ err }, 'could not tell the user about a file'),
+        );
+        return outcome;
+      }),
+    );
+  }
+
+  private async report(
+    port: PlatformPort,
+    out: ThreadOutput,
+    messageId: string,
+    outcome: IngestOutcome,
+  ): Promise<void> {
+    const react = (r: 'ok' | 'warning') => port.react(out.to, messageId, r).catch(() => undefined);
+    if (outcome.status === 'failed') {
+      await react('warning');
+      await out.post(messages.fileFailed(outcome.error.userMessage));
+    } else if (outcome.status === 'ready') {
+      await react('ok');
+      if (outcome.notice) await out.post(messages.fileNotice(outcome.notice));
+    }
+  }
+
+  /** "Share this with the workspace": the message's files, or else the thread's first message's. */
+  private async share(m: InboundMessage, out: ThreadOutput, log: Logger): Promise<void> {
+    const { port } = this.platform(m.ref.platform);
+    let files = m.files ?? [];
+    let source = m.messageId;
+    if (files.length === 0) {
+      for await (const first of port.readThread(m.to, { limit: 1 })) {
+        files = first.files;
+        source = first.id;
+        break;
+      }
+    }
+    if (files.length === 0) {
+      await out.post(messages.nothingToShare);
+      return;
+    }
+    const outcomes = await this.ingestAll(projectOwner(m.ref), files, m.to, source, log);
+    const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
+    if (shared.length > 0) await out.post(messages.shared(shared));
+    else if (outcomes.every((o) => o.status === 'duplicate'))
+      await out.post(messages.alreadyShared);
+  }
+
+  /** Forgets a session: history, memory, participation and the files posted in it. */
+  async forget(ref: ThreadRef): Promise<string> {
+    await this.o.state.forget(ref);
+    return messages.forgotten;
+  }
+
+  /** The files a turn in `ref` could read (or, outside a thread, those of the channel and project). */
+  async listFiles(ref: ThreadRef | Omit<ThreadRef, 'sessionId'>): Promise<string> {
+    const owners = 'sessionId' in ref ? ownersOf(ref) : [channelOwner(ref), projectOwner(ref)];
+    const files = this.o.index ? await this.o.index.listFiles(owners) : [];
+    if (files.length === 0) return messages.noFiles;
+    return messages.fileList(
+      files.map(
+        (f) =>
+          `${f.filename} (${f.kind}${f.pages ? `, ${f.pages} pages` : ''}, ${ownerLabel(f.owner)})`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,71 @@
+// What the core remembers about a conversation besides its history, the same way for every
+// platform: whether the bot takes part in it, which deliveries it has seen, who holds its lock,
+// and how to forget it.
+import type { Ingestor } from '../attachments/ingest.ts';
+import type { ContextManager } from '../memory/context-manager.ts';
+import { ThreadmindError } from '../model/errors.ts';
+import { sessionKey, sessionOwner, type ThreadRef } from '../model/thread-ref.ts';
+import type { SessionHistory } from '../store/session-history.ts';
+import type { HeldLock, SessionLock } from '../store/session-lock.ts';
+import type { Store } from '../store/store.ts';
+import { messages } from './messages.ts';
+
+export interface SessionStateOptions {
+  store: Store;
+  history: SessionHistory;
+  memory: Pick<ContextManager, 'forget'>;
+  lock: SessionLock;
+  ingestor?: Pick<Ingestor, 'removeOwner'> | undefined;
+  /** How long a delivery is remembered: longer than a platform retries (Slack: about 5 minutes). */
+  dedupeTtlMs: number;
+}
+
+export class SessionState {
+  private readonly o: SessionStateOptions;
+
+  constructor(o: SessionStateOptions) {
+    this.o = o;
+  }
+
+  async isParticipating(ref: ThreadRef): Promise<boolean> {
+    const key = sessionKey(ref);
+    return (
+      (await this.o.store.kv.get(`participating:${key}`)) === true ||
+      (await this.o.history.exists(key))
+    );
+  }
+
+  async participate(ref: ThreadRef): Promise<void> {
+    await this.o.store.kv.set(`participating:${sessionKey(ref)}`, true);
+  }
+
+  /**
+   * True the first time any of these delivery keys is seen (in the store, so every replica agrees).
+   * All keys are claimed: a retried event and the same message under another event both count.
+   */
+  async claimOnce(keys: readonly string[]): Promise<boolean> {
+    let fresh = true;
+    for (const key of keys) {
+      if (!(await this.o.store.claim(`seen:${key}`, 'seen', this.o.dedupeTtlMs))) fresh = false;
+    }
+    return fresh;
+  }
+
+  lock(ref: ThreadRef, waitMs: number): Promise<HeldLock> {
+    return this.o.lock.acquire(sessionKey(ref), waitMs);
+  }
+
+  /** Forgets the session: history, archive, counters, participation and the files posted in it. */
+  async forget(ref: ThreadRef): Promise<void> {
+    const key = sessionKey(ref);
+    await this.o.history.clear(key);
+    await this.o.memory.forget(key);
+    await this.o.store.kv.delete(`participating:${key}`);
+    await this.o.ingestor?.removeOwner(sessionOwner(ref));
+  }
+}
+
+/** The error a turn ends with when its session lock was lost mid-answer. */
+export function lockLostError(key: string): ThreadmindError {
+  return new ThreadmindError('lock_lost', `lost the lock on ${key}`, messages.lockLost);
+}

@@ -1,0 +1,59 @@
+import type { ThreadRef } from './thread-ref.ts';
+
+/**
+ * Where a reply goes: the conversation plus JSON-serialisable platform details the port needs to
+ * post there (Slack: the recipient for streaming; Discord: a deferred interaction's token).
+ */
+export interface Destination {
+  ref: ThreadRef;
+  context: Readonly<Record<string, string | boolean>>;
+}
+
+/** A file a person posted, with the platform's way of fetching its bytes bound in. */
+export interface FileRef {
+  id: string;
+  name: string;
+  /** Declared size, when the platform tells it: a huge file is refused before downloading. */
+  size?: number;
+  /** Fetches the bytes (with the bot's credentials, from the platform's hosts only). */
+  download(): Promise<Uint8Array>;
+}
+
+/**
+ * How a message reached the bot. `mention`, `direct` and `command` are questions; `ambient` is a
+ * message in a thread that did not name the bot, answered only where the bot takes part.
+ */
+export type Addressed = 'mention' | 'direct' | 'command' | 'ambient';
+
+/** A platform-neutral message for the bot, built by an adapter. */
+export interface IncomingMessage {
+  ref: ThreadRef;
+  /** The user id who wrote it. */
+  principal: string;
+  /** The text with the bot's own mention removed. */
+  text: string;
+  /** Platform id of the message (Slack ts, Discord snowflake). */
+  messageId: string;
+  receivedAt: number;
+  /** Set by the adapter so its own log lines and the turn's share one trace id. */
+  traceId: string;
+}
+
+/** What an adapter hands the core for one delivery of a person's message. */
+export interface InboundMessage extends IncomingMessage {
+  /** Where answers go. `ref` above names the session; `to.ref` is usually the same. */
+  to: Destination;
+  addressed: Addressed;
+  /**
+   * Keys naming this delivery (event id, message id): if any is already claimed, it is a repeat
+   * and is dropped, so every message gets exactly one answer.
+   */
+  dedupe: string[];
+  /**
+   * Runs once the message is known to be new and addressed, before any answer: lets an adapter
+   * open the thread the answer goes to (Discord starts one from a top-level mention).
+   */
+  openThread?: () => Promise<{ ref: ThreadRef; to: Destination }>;
+  /** Files attached to this message (shared on request; otherwise see `receiveFiles`). */
+  files?: FileRef[];
+}

@@ -1,0 +1,68 @@
+// The platform port: the few primitive operations the core needs from a chat platform. Each
+// adapter implements it; everything that must behave the same on every platform (streaming and
+// paging an answer, user-visible messages, neutralising mentions, session state) is in src/core.
+import type { Destination, FileRef } from './incoming.ts';
+import type { PlatformFormat, RenderedText } from './rendered-text.ts';
+
+export type { Destination, PlatformFormat };
+
+import type { Platform, ThreadRef } from './thread-ref.ts';
+
+export interface MessageLimits {
+  /** Longest message, in UTF-16 code units of the platform format (Slack mrkdwn 3,000; Discord 2,000). */
+  message: number;
+  /** Longest native stream message (Slack markdown 12,000), when the platform streams. */
+  stream?: number;
+}
+
+export type StatusKind = 'thinking' | 'summarizing';
+
+/**
+ * What a status call achieved: `text` the platform shows the words (Slack's assistant status),
+ * `indicator` a sign of work without words (Discord's typing), `unsupported` nothing.
+ */
+export type StatusShown = 'text' | 'indicator' | 'unsupported';
+
+/** A message the platform streams natively (Slack chat.startStream). */
+export interface NativeStream {
+  readonly messageId: string;
+  /** Adds text; false when the platform closed the stream early (the core continues elsewhere). */
+  append(text: RenderedText): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** One message of a thread, as `readThread` returns it. */
+export interface ThreadMessage {
+  id: string;
+  authorId: string;
+  authorName?: string;
+  isBot: boolean;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+  files: FileRef[];
+}
+
+export type Reaction = 'ok' | 'warning';
+
+export interface PlatformPort {
+  readonly platform: Platform;
+  readonly limits: MessageLimits;
+  readonly format: PlatformFormat;
+  /** How long a status lasts on the platform; the core renews it before then while it works. */
+  readonly statusRenewMs?: number;
+  post(to: Destination, text: RenderedText): Promise<string>;
+  edit(to: Destination, messageId: string, text: RenderedText): Promise<void>;
+  delete(to: Destination, messageId: string): Promise<void>;
+  showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown>;
+  react(to: Destination, messageId: string, reaction: Reaction): Promise<void>;
+  /** Starts a natively streamed message; absent, or null when unavailable: the core posts and edits. */
+  startStream?(to: Destination, first: RenderedText): Promise<NativeStream | null>;
+  /** The thread's messages, oldest first (`after`: only those after that message id). */
+  readThread(
+    to: Destination,
+    opts?: { after?: string; limit?: number },
+  ): AsyncIterable<ThreadMessage>;
+  encodeThreadId(ref: ThreadRef): string;
+  decodeThreadId(id: string): ThreadRef;
+}
