@@ -53,7 +53,7 @@ export interface InboundFiles {
 
 /** What became of a delivery; tests and logs wait on this instead of on time. */
 export type Handled =
-  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' }
+  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' | 'forgotten' | 'refused' }
   | { status: 'turn'; outcome: TurnOutcome };
 
 export interface HandledEvent {
@@ -65,6 +65,10 @@ export interface HandledEvent {
 /** "@bot summarize" (or summarise, tl;dr), alone in the message. */
 const SUMMARIZE_REQUEST =
   /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
+
+/** "@bot forget this thread", alone in the message. */
+const FORGET_REQUEST =
+  /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i;
 
 /** "@bot share this with the workspace" (and close variants). */
 const SHARE_REQUEST =
@@ -134,6 +138,9 @@ export class Conversation {
     if (m.addressed !== 'ambient' && SHARE_REQUEST.test(m.text) && this.o.ingestor) {
       await this.share(msg, out, log);
       return done({ status: 'shared' });
+    }
+    if (m.addressed !== 'ambient' && FORGET_REQUEST.test(m.text)) {
+      return done(await this.forgetOnRequest(msg, out));
     }
     await this.o.state.participate(ref);
     if (m.text === '') {
@@ -231,6 +238,28 @@ export class Conversation {
     if (shared.length > 0) await out.post(messages.shared(shared));
     else if (outcomes.every((o) => o.status === 'duplicate'))
       await out.post(messages.alreadyShared);
+  }
+
+  /**
+   * "@bot forget this thread": allowed in a direct conversation, or to the person who started the
+   * thread (its first message is theirs). Platforms with their own permission model (Discord's
+   * /forget) check it themselves and call `forget`.
+   */
+  private async forgetOnRequest(m: InboundMessage, out: ThreadOutput): Promise<Handled> {
+    const { port } = this.platform(m.ref.platform);
+    let starter: string | undefined;
+    if (m.addressed !== 'direct') {
+      for await (const first of port.readThread(m.to, { limit: 1 })) {
+        starter = first.authorId;
+        break;
+      }
+    }
+    if (m.addressed !== 'direct' && starter !== m.principal) {
+      await out.post(messages.forgetRefused);
+      return { status: 'refused' };
+    }
+    await out.post(await this.forget(m.ref));
+    return { status: 'forgotten' };
   }
 
   /** Forgets a session: history, memory, participation and the files posted in it. */

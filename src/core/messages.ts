@@ -53,6 +53,7 @@ export const messages = {
   },
   alreadyShared: 'That is already shared with the workspace.',
   forgotten: 'Done: I have forgotten this thread, its history and the files posted in it.',
+  forgetRefused: 'Only the person who started this thread can make me forget it.',
   noFiles: 'I cannot see any files here yet. Attach one to a message or to /ask.',
   fileList(lines: string[]): string {
     return `Files I can see here:\n${lines.map((l) => `• ${l}`).join('\n')}`;

@@ -21,6 +21,7 @@ import type { AnswerWriter } from './answer-writer.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadOutput } from './thread-output.ts';
+import { TurnWatchdog } from './turn-watchdog.ts';
 
 /**
  * The last `max` messages, starting at a person's message: a window that opened on a tool result
@@ -246,35 +247,13 @@ export class TurnRunner {
   private async answer({ msg, out, key, log, lock }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
     let answer: AnswerWriter | undefined;
-    const controller = new AbortController();
-    const turnTimer = setTimeout(
-      () =>
-        controller.abort(
-          new ThreadmindError(
-            'turn_timeout',
-            `turn exceeded ${this.o.turnTimeoutMs} ms`,
-            `I could not finish within ${Math.round(this.o.turnTimeoutMs / 1000)} seconds, so I stopped. Please try a narrower question.`,
-          ),
-        ),
-      this.o.turnTimeoutMs,
-    );
-    let idleTimer: NodeJS.Timeout | undefined;
-    const armIdle = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(
-        () =>
-          controller.abort(
-            new ThreadmindError(
-              'model_timeout',
-              `no output from the model for ${this.o.firstTokenTimeoutMs} ms`,
-              'The model did not respond in time. Please try again in a minute.',
-            ),
-          ),
-        this.o.firstTokenTimeoutMs,
-      );
-    };
     // A lost session lock stops the turn like a timeout: another replica owns the thread now.
-    const signal = AbortSignal.any([controller.signal, lock.signal]);
+    const watchdog = new TurnWatchdog({
+      turnMs: this.o.turnTimeoutMs,
+      idleMs: this.o.firstTokenTimeoutMs,
+      also: lock.signal,
+    });
+    const { signal } = watchdog;
     try {
       log.info({ principal: msg.principal, chars: msg.text.length }, 'turn started');
       // The status goes out while the turn gets ready; the output orders what follows it.
@@ -325,7 +304,7 @@ export class TurnRunner {
           ...recentHistory(history, this.o.historyTurnsInPrompt),
           human,
         ];
-        armIdle();
+        watchdog.armIdle();
         try {
           result = await runInScope(scope, () =>
             runAgent({
@@ -340,7 +319,8 @@ export class TurnRunner {
                 answer ??= out.beginAnswer();
                 answer.append(delta);
               },
-              onActivity: (phase) => (phase === 'model' ? armIdle() : clearTimeout(idleTimer)),
+              onActivity: (phase) =>
+                phase === 'model' ? watchdog.armIdle() : watchdog.pauseIdle(),
             }),
           );
           this.observeCount(prepared.count, result.usage.firstPromptTokens, log);
@@ -354,7 +334,7 @@ export class TurnRunner {
           log.warn({ err }, 'the server found the request too long; compressing and retrying once');
         }
       }
-      clearTimeout(idleTimer);
+      watchdog.pauseIdle();
       let text = result.text.trim() || messages.emptyAnswer;
       answer ??= out.beginAnswer();
       if (result.truncated) {
@@ -394,8 +374,7 @@ export class TurnRunner {
       }
       return { status: 'failed', code: coded.code, userMessage: coded.userMessage };
     } finally {
-      clearTimeout(turnTimer);
-      clearTimeout(idleTimer);
+      watchdog.dispose();
     }
   }
 }

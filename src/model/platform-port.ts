@@ -50,7 +50,7 @@ export interface PlatformPort {
   readonly limits: MessageLimits;
   readonly format: PlatformFormat;
   /** How long a status lasts on the platform; the core renews it before then while it works. */
-  readonly statusRenewMs?: number;
+  readonly statusRenewMs?: number | undefined;
   post(to: Destination, text: RenderedText): Promise<string>;
   edit(to: Destination, messageId: string, text: RenderedText): Promise<void>;
   delete(to: Destination, messageId: string): Promise<void>;

@@ -24,6 +24,11 @@ import {
   type TurnScope,
 } from '../../src/scope/scope.ts';
 import type { Store } from '../../src/store/store.ts';
+import { mulberry32 } from '../support/prng.ts';
+
+// Seeded, so a failing interleaving can be replayed.
+const SEED = 0x5eed;
+const random = mulberry32(SEED);
 
 applyLangChainEnvironment();
 
@@ -41,7 +46,7 @@ class ScopeAudit extends BaseCallbackHandler {
   name = 'scope-audit';
   readonly seen: (string | undefined)[] = [];
   override async handleToolStart() {
-    await sleep(Math.random() * 3);
+    await sleep(random() * 3);
     this.seen.push(currentScope()?.principal);
   }
   override async handleToolEnd() {
@@ -134,7 +139,7 @@ test('200 interleaved turns: every search result holds only the caller’s own f
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
       runInScope(scopeOf(i), async () => {
-        await sleep(Math.random() * 5);
+        await sleep(random() * 5);
         const out = String(
           await search.invoke({ query: 'budget report marker' }, { callbacks: [audit] }),
         );

@@ -10,7 +10,12 @@ import { ToolRegistry } from '../../src/agent/tool-registry.ts';
 import { applyLangChainEnvironment } from '../../src/config/runtime-env.ts';
 import { currentScope } from '../../src/scope/scope.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { mulberry32 } from '../support/prng.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
+
+// Seeded, so a failing interleaving can be replayed.
+const SEED = 0x5eed;
+const random = mulberry32(SEED);
 
 /** Records, inside LangChain's callbacks, whose scope is active. */
 class ScopeRecorder extends BaseCallbackHandler {
@@ -19,7 +24,7 @@ class ScopeRecorder extends BaseCallbackHandler {
   override async handleToolStart(_tool: unknown, input: unknown) {
     const expected =
       /asker\W+(U\d+)/.exec(typeof input === 'string' ? input : JSON.stringify(input))?.[1] ?? '?';
-    await sleep(Math.random() * 5);
+    await sleep(random() * 5);
     this.seen.push({ event: 'start', expected, actual: currentScope()?.principal });
   }
   override async handleToolEnd(output: unknown) {
@@ -37,7 +42,7 @@ describe('agent tools', () => {
   before(async () => {
     const whoami = tool(
       async ({ asker }) => {
-        await sleep(Math.random() * 20);
+        await sleep(random() * 20);
         const s = currentScope();
         return JSON.stringify({
           asker,

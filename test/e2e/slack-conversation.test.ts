@@ -1,7 +1,7 @@
 // A person's view of the Slack path: mention, follow-ups, DMs, memory across restarts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Harness, settle, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, callsTo, waitForReply } from '../support/slack-helpers.ts';
 
 describe('Slack conversations', () => {
@@ -71,18 +71,21 @@ describe('Slack conversations', () => {
       text: 'lunch?',
     });
     const before = h.llm.requests.length;
-    await h.slack.postUserMessage({
+    const reply = await h.slack.postUserMessage({
       channel: 'C102',
       user: 'U4',
       thread_ts: root,
       text: 'sure, noon',
     });
-    await h.slack.postUserMessage({
+    const chatter = await h.slack.postUserMessage({
       channel: 'C102',
       user: 'U4',
       text: 'top-level chatter without a mention',
     });
-    await settle(h);
+    for (const m of [reply, chatter]) {
+      const handled = await h.handled(m.ts, m.deliveries.length);
+      assert.ok(handled.every((e) => e.handled.status === 'ignored'));
+    }
     assert.equal(h.llm.requests.length, before);
     assert.equal(botReplies(h.slack, 'C102', root).length, 0);
   });

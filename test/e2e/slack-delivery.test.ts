@@ -1,7 +1,7 @@
 // Exactly one answer per message (ARCHITECTURE.md, "Invariants" 2), signatures, Socket Mode.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Harness, settle, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, waitForReply } from '../support/slack-helpers.ts';
 
 describe('Slack delivery over HTTP', () => {
@@ -22,7 +22,8 @@ describe('Slack delivery over HTTP', () => {
     assert.equal(deliveries.length, 2, 'Slack sent both events');
     assert.ok(deliveries.every((d) => d.status === 200));
     await waitForReply(h.slack, 'C1', ts, 'hello');
-    await settle(h);
+    const handled = await h.handled(ts, 2);
+    assert.deepEqual(handled.map((e) => e.handled.status).sort(), ['ignored', 'turn']);
     assert.equal(botReplies(h.slack, 'C1', ts).length, 1);
   });
 
@@ -54,7 +55,12 @@ describe('Slack delivery over HTTP', () => {
       'retries are acknowledged',
     );
     await waitForReply(h.slack, 'C2', ts, 'slow answer');
-    await settle(h);
+    const handled = await h.handled(ts, 3);
+    assert.deepEqual(handled.map((e) => e.handled.status).sort(), [
+      'duplicate',
+      'duplicate',
+      'turn',
+    ]);
     assert.equal(botReplies(h.slack, 'C2', ts).length, 1);
     assert.equal(
       h.llm.requests.filter((r) => JSON.stringify(r.body).includes('slow one')).length,
@@ -66,7 +72,7 @@ describe('Slack delivery over HTTP', () => {
       retryNum: 3,
       retryReason: 'http_timeout',
     });
-    await settle(h);
+    assert.equal((await h.handled(ts, 4))[3]?.handled.status, 'duplicate');
     assert.equal(botReplies(h.slack, 'C2', ts).length, 1);
   });
 
@@ -85,7 +91,8 @@ describe('Slack delivery over HTTP', () => {
     );
     assert.equal(results.at(-1)?.status, 200);
     await waitForReply(h.slack, 'C3', ts, 'retried');
-    await settle(h);
+    const handled = await h.handled(ts, results.filter((r) => r.status === 200).length);
+    assert.equal(handled.filter((e) => e.handled.status === 'turn').length, 1);
     assert.equal(botReplies(h.slack, 'C3', ts).length, 1);
   });
 
@@ -115,8 +122,8 @@ describe('Slack delivery over HTTP', () => {
       },
       { timestampSkewSec: 600 },
     );
+    // Refused before any handler runs: the 401 is the signal that nothing will follow.
     assert.equal(stale.status, 401, 'a replayed old request is refused too');
-    await settle(h);
     assert.equal(h.llm.requests.length, before);
     assert.equal(botReplies(h.slack, 'C4', ts).length, 0);
   });

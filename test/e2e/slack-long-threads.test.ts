@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SessionHistory } from '../../src/store/session-history.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
-import { type Harness, settle, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, waitForReply } from '../support/slack-helpers.ts';
 
 type Req = { messages: { role: string; content: unknown }[]; max_tokens?: number };
@@ -39,20 +39,24 @@ const PLANTED = [
 ];
 
 async function converse(h: Harness, channel: string, turns: number): Promise<string> {
-  const { ts: root } = await h.slack.postUserMessage({
+  const first = await h.slack.postUserMessage({
     channel,
     user: 'U1',
     text: `<@${h.slack.botUserId}> question 0. ${PLANTED[0]}`,
   });
+  const root = first.ts;
   await waitForReply(h.slack, channel, root, 'answer 0');
+  await h.handled(root, first.deliveries.length);
   for (let i = 1; i < turns; i++) {
-    await h.slack.postUserMessage({
+    const next = await h.slack.postUserMessage({
       channel,
       user: 'U1',
       thread_ts: root,
       text: `question ${i}. ${PLANTED[i] ?? 'Tell me more about the options.'}`,
     });
     await waitForReply(h.slack, channel, root, `answer ${i}`);
+    // The turn is over (history saved, any compression done), not just its text shown.
+    await h.handled(next.ts, next.deliveries.length);
   }
   return root;
 }
@@ -126,7 +130,6 @@ describe('long threads', () => {
   test('an empty summary falls back to dropping the oldest turns, without an error for the user', async () => {
     h.llm.setResponder(scriptedModel(() => ''));
     const root = await converse(h, 'C62', 8);
-    await settle(h);
     const texts = botReplies(h.slack, 'C62', root)
       .map((m) => m.text)
       .join('\n');

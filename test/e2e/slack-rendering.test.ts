@@ -1,7 +1,7 @@
 // What people see: statuses, streaming, fallbacks, long answers, no broadcasts.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { type Harness, settle, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, callsTo, waitForReply } from '../support/slack-helpers.ts';
 
 const fenceCount = (s: string) => (s.match(/^```/gm) ?? []).length;
@@ -170,7 +170,7 @@ describe('Slack rendering', () => {
       text: `<@${h.slack.botUserId}>`,
     });
     await waitForReply(h.slack, 'C16', ts, 'Ask me something');
-    await settle(h);
+    assert.ok((await h.handled(ts)).some((e) => e.handled.status === 'hinted'));
     assert.equal(h.llm.requests.length, before);
   });
 });

@@ -9,6 +9,7 @@ import type { ToolRegistry } from '../../src/agent/tool-registry.ts';
 import { type RunningApp, startApp } from '../../src/compose/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/schema.ts';
+import type { HandledEvent } from '../../src/core/conversation.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
@@ -23,6 +24,12 @@ export interface Harness {
   app: RunningApp;
   config: Config;
   dataDir: string;
+  /**
+   * Resolves once `count` deliveries of the message with this platform id (Slack ts, Discord
+   * snowflake) have been fully handled by the bot — answered, refused or ignored — with what
+   * became of each. The explicit "handled" signal: tests wait for it, never for time.
+   */
+  handled(messageId: string, count?: number, timeoutMs?: number): Promise<HandledEvent[]>;
   /** Stops the bot only (emulators and data stay), for restart tests. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -82,7 +89,15 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const log = createLogger(config.log.level, process.stderr as never);
   const start = () =>
     startApp(config, { log, host: '127.0.0.1', ...(o.tools ? { tools: o.tools } : {}) });
+  const seen = new Map<string, HandledEvent[]>();
+  const waiters = new Set<() => void>();
+  const listen = (running: RunningApp) =>
+    running.core.events.on('handled', (e: HandledEvent) => {
+      seen.set(e.messageId, [...(seen.get(e.messageId) ?? []), e]);
+      for (const w of waiters) w();
+    });
   let app = await start();
+  listen(app);
   if (!o.socketMode) slack.setEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
   const h: Harness = {
     llm,
@@ -92,9 +107,31 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     app,
     config,
     dataDir,
+    handled(messageId, count = 1, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const events = seen.get(messageId) ?? [];
+          if (events.length < count) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(events);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `message ${messageId}: ${seen.get(messageId)?.length ?? 0} of ${count} deliveries handled after ${timeoutMs} ms`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
     async restart() {
       await app.stop();
       app = await start();
+      listen(app);
       h.app = app;
       if (!o.socketMode) slack.setEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
     },
@@ -108,15 +145,4 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     },
   };
   return h;
-}
-
-/** Resolves when the bot has nothing queued or running. */
-export async function settle(h: Harness, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  // Give just-delivered events a moment to reach the queue.
-  await new Promise((r) => setTimeout(r, 30));
-  while (h.app.runner.pendingTurns > 0) {
-    if (Date.now() > deadline) throw new Error(`bot still busy after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

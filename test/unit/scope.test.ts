@@ -3,6 +3,11 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ownersOf, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { currentScope, runInScope, type TurnScope } from '../../src/scope/scope.ts';
+import { mulberry32 } from '../support/prng.ts';
+
+// Seeded, so a failing interleaving can be replayed.
+const SEED = 0x5eed;
+const random = mulberry32(SEED);
 
 function scopeFor(i: number): TurnScope {
   const ref: ThreadRef = {
@@ -34,7 +39,7 @@ test('200 interleaved turns each see only their own scope, also after errors', a
       runInScope(scopeFor(i), async () => {
         const observed: string[] = [];
         for (let step = 0; step < 5; step++) {
-          await sleep(Math.floor(Math.random() * 3));
+          await sleep(Math.floor(random() * 3));
           observed.push(currentScope()?.principal ?? 'none');
           if (i % 7 === 0 && step === 2) {
             try {

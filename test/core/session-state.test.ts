@@ -1,0 +1,152 @@
+// Session state as both platforms use it: participation, de-duplication, forgetting, and a lock
+// that tells its holder when it is lost.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, describe, test } from 'node:test';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { Conversation, type Handled } from '../../src/core/conversation.ts';
+import { lockLostError, SessionState } from '../../src/core/session-state.ts';
+import type { TurnRunner } from '../../src/core/turn-runner.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { createMetrics } from '../../src/log/metrics.ts';
+import { ThreadmindError } from '../../src/model/errors.ts';
+import type { InboundMessage } from '../../src/model/incoming.ts';
+import { sessionKey } from '../../src/model/thread-ref.ts';
+import { SessionHistory } from '../../src/store/session-history.ts';
+import { SessionLock } from '../../src/store/session-lock.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { MockPort, REF, TO } from '../support/mock-port.ts';
+
+const store = new SqliteStore(':memory:');
+after(() => store.close());
+
+function state() {
+  const history = new SessionHistory(store, 100);
+  const forgotten: string[] = [];
+  const removed: string[] = [];
+  const s = new SessionState({
+    store,
+    history,
+    memory: { forget: async (key) => void forgotten.push(key) },
+    lock: new SessionLock(store, { ttlMs: 3000, pollMs: 5, lostReason: lockLostError }),
+    ingestor: { removeOwner: async (o) => void removed.push(o.key) },
+    dedupeTtlMs: 60_000,
+  });
+  return { s, history, forgotten, removed };
+}
+
+describe('session state', () => {
+  test('a delivery is fresh once; any known key makes a repeat', async () => {
+    const { s } = state();
+    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), true);
+    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), false, 'retried event');
+    assert.equal(await s.claimOnce(['ev:2', 'msg:1']), false, 'same message, another event');
+  });
+
+  test('forgetting clears history, participation, memory and the session files', async () => {
+    const { s, history, forgotten, removed } = state();
+    const ref = { ...REF, sessionId: 'forget.1' };
+    await history.save(sessionKey(ref), [new HumanMessage('hi'), new AIMessage('hello')]);
+    await s.participate(ref);
+    assert.equal(await s.isParticipating(ref), true);
+    await s.forget(ref);
+    assert.equal(await s.isParticipating(ref), false);
+    assert.deepEqual(await history.load(sessionKey(ref)), []);
+    assert.deepEqual(forgotten, [sessionKey(ref)]);
+    assert.deepEqual(removed, [sessionKey(ref)]);
+  });
+
+  test('a holder whose lock was taken over is told through its signal', async () => {
+    const { s } = state();
+    const ref = { ...REF, sessionId: 'lock.1' };
+    const held = await s.lock(ref, 1000);
+    // Another replica takes the claim (as after an expiry); the next renewal finds it gone.
+    await store.release(
+      `lock:${sessionKey(ref)}`,
+      (await store.holder(`lock:${sessionKey(ref)}`)) ?? '',
+    );
+    assert.equal(await store.claim(`lock:${sessionKey(ref)}`, 'other-replica', 3000), true);
+    await once(held.signal, 'abort');
+    assert.ok(ThreadmindError.isInstance(held.signal.reason));
+    assert.equal((held.signal.reason as ThreadmindError).code, 'lock_lost');
+    await held.release();
+    assert.equal(await store.holder(`lock:${sessionKey(ref)}`), 'other-replica', 'not released');
+  });
+});
+
+describe('conversation rules', () => {
+  function conversation(port: MockPort) {
+    const { s } = state();
+    const turns: string[] = [];
+    const runner = {
+      submit: async (m: InboundMessage) => {
+        turns.push(m.text);
+        return { status: 'answered', text: 'ok' } as const;
+      },
+      summarize: async () => ({ status: 'answered', text: 'sum' }) as const,
+    } as unknown as TurnRunner;
+    const core = new Conversation({
+      botName: 'threadmind',
+      runner,
+      state: s,
+      metrics: createMetrics(),
+      log: silentLogger(),
+    });
+    core.attach(port, {
+      answerWithoutMention: true,
+      updateIntervalMs: 10,
+      nativeStreaming: false,
+      thinkingText: 'is thinking…',
+    });
+    return { core, turns, s };
+  }
+  let seq = 0;
+  const message = (over: Partial<InboundMessage>): InboundMessage => {
+    const id = `m.${++seq}`;
+    return {
+      ref: REF,
+      to: TO,
+      principal: 'U1',
+      text: 'hello',
+      messageId: id,
+      receivedAt: 0,
+      traceId: 't',
+      addressed: 'mention',
+      dedupe: [`test:${id}`],
+      ...over,
+    };
+  };
+
+  test('a message in a thread the bot is not part of is ignored; after a mention it is answered', async () => {
+    const port = new MockPort();
+    const { core, turns } = conversation(port);
+    const ref = { ...REF, sessionId: `amb.${seq}` };
+    const to = { ref, context: {} };
+    const ignored: Handled = await core.receiveMessage(message({ ref, to, addressed: 'ambient' }));
+    assert.equal(ignored.status, 'ignored');
+    await core.receiveMessage(message({ ref, to, text: 'first' }));
+    await core.receiveMessage(message({ ref, to, addressed: 'ambient', text: 'follow-up' }));
+    assert.deepEqual(turns, ['first', 'follow-up']);
+  });
+
+  test('"forget this thread" is only for the person who started it', async () => {
+    const starter = { id: '1.1', authorId: 'U1', isBot: false, text: 'hi', at: 0, files: [] };
+    const port = new MockPort({ thread: [starter] });
+    const { core, s } = conversation(port);
+    await s.participate(REF);
+    const refused = await core.receiveMessage(
+      message({ principal: 'U2', text: 'forget this thread' }),
+    );
+    assert.equal(refused.status, 'refused');
+    assert.equal(await s.isParticipating(REF), true);
+    const done = await core.receiveMessage(
+      message({ principal: 'U1', text: 'forget this thread' }),
+    );
+    assert.equal(done.status, 'forgotten');
+    assert.equal(await s.isParticipating(REF), false);
+    assert.match(
+      port.texts().join('\n'),
+      /Only the person who started[\s\S]*forgotten this thread/,
+    );
+  });
+});
