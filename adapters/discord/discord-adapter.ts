@@ -19,7 +19,7 @@ import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
-import { discordProjectId, refForChannel, stripBotMention } from './discord-events.ts';
+import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordPort } from './discord-port.ts';
 
 export interface DiscordAdapterDeps {
@@ -52,9 +52,11 @@ export class DiscordAdapter {
     this.port = new DiscordPort({
       rest: this.client.rest,
       applicationId: config.discordApplicationId ?? '',
-      fileHosts: [...config.discord.fileHosts, new URL(config.discord.apiUrl).host],
-      maxFileBytes: config.attachments.maxFileBytes,
-      downloadTimeoutMs: config.attachments.downloadTimeoutMs,
+      files: {
+        allowedHosts: [...config.discord.fileHosts, new URL(config.discord.apiUrl).host],
+        maxBytes: config.attachments.maxFileBytes,
+        timeoutMs: config.attachments.downloadTimeoutMs,
+      },
     });
     d.core.attach(this.port, {
       answerWithoutMention: config.discord.answerThreadsWithoutMention,
@@ -117,15 +119,11 @@ export class DiscordAdapter {
     const botId = this.client.user?.id ?? '';
     const traceId = randomUUID();
     const channel = message.channel;
-    const projectId = discordProjectId(message.guildId, message.author.id);
-    const inConversation = refForChannel(channel, message.guildId, message.author.id);
-    // At a channel's top level the "session" for replies is the channel itself.
-    const ref: ThreadRef = inConversation ?? {
-      platform: 'discord',
-      projectId,
-      channelId: message.channelId,
-      sessionId: message.channelId,
-    };
+    const { ref, conversation: inConversation } = placeOf(
+      channel,
+      message.guildId,
+      message.author.id,
+    );
     const to: Destination = { ref, context: {} };
     const files = [...message.attachments.values()].map((a) => this.port.fileRef(a));
     const text = stripBotMention(message.content, botId);

@@ -10,11 +10,11 @@ import {
 } from 'discord.js';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Destination } from '../../src/model/platform-port.ts';
+import type { Destination, Intent } from '../../src/model/incoming.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
-import { discordProjectId, refForChannel } from './discord-events.ts';
+import { placeOf } from './discord-events.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
 export interface DiscordCommandsOptions {
@@ -24,6 +24,13 @@ export interface DiscordCommandsOptions {
   log: Logger;
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
 }
+
+const INTENTS: Record<string, Intent | undefined> = {
+  ask: 'ask',
+  summarize: 'summarize',
+  files: 'files',
+  forget: 'forget',
+};
 
 export class DiscordCommands {
   private readonly o: DiscordCommandsOptions;
@@ -39,148 +46,83 @@ export class DiscordCommands {
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {
-    const ephemeral = i.commandName === 'files' || i.commandName === 'forget';
-    await i.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    const intent = INTENTS[i.commandName];
+    // Only the asker sees what files there are, or that a thread was forgotten.
+    await i.deferReply(
+      intent === 'files' || intent === 'forget' ? { flags: MessageFlags.Ephemeral } : {},
+    );
     const traceId = randomUUID();
-    const log = this.o.log.child({
-      trace_id: traceId,
-      platform: 'discord',
-      command: i.commandName,
-    });
     try {
       const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-      if (!channel?.isSendable()) {
+      if (!intent || !channel?.isSendable()) {
         await this.reply(
           i,
-          'I cannot post in this channel. Check that I have the Send Messages permission here.',
+          intent
+            ? 'I cannot post in this channel. Check that I have the Send Messages permission here.'
+            : `I do not know the command /${i.commandName}.`,
         );
         return;
       }
-      const ref = refForChannel(channel, i.guildId, i.user.id);
-      switch (i.commandName) {
-        case 'ask':
-          return await this.ask(i, ref, traceId);
-        case 'summarize':
-          return await this.summarize(i, ref, traceId);
-        case 'files':
-          return await this.reply(
-            i,
-            await this.o.core.listFiles(
-              ref ?? {
-                platform: 'discord',
-                projectId: discordProjectId(i.guildId, i.user.id),
-                channelId: i.channelId,
+      // Outside a thread the reply goes to the channel itself; /ask opens a thread for the answer.
+      const place = placeOf(channel, i.guildId, i.user.id);
+      const here = place.ref;
+      const ref = place.conversation ? here : undefined;
+      const question = i.options.getString('question') ?? '';
+      const file = i.options.getAttachment('file');
+      const files = file ? [this.o.port.fileRef(file)] : [];
+      const mayForget =
+        channel.isThread() &&
+        (channel.ownerId === i.user.id ||
+          (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false));
+      const toFor = (session: ThreadRef): Destination => ({ ref: session, context: {} });
+      const take = (session: ThreadRef) =>
+        this.o.core.receiveFiles({
+          ref: session,
+          to: toFor(session),
+          where: 'session',
+          messageId: i.id,
+          text: question,
+          files,
+          traceId,
+        });
+      if (ref) take(ref);
+      await this.o.core.receiveMessage({
+        ref: here,
+        // The deferred reply becomes the first message of the answer.
+        to: { ref: here, context: { interactionToken: i.token } },
+        principal: i.user.id,
+        text: question,
+        messageId: i.id,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: 'command',
+        intent,
+        mayForget,
+        dedupe: [`discord:interaction:${i.id}`],
+        ...(ref || intent !== 'ask'
+          ? {}
+          : {
+              openThread: async () => {
+                await this.reply(
+                  i,
+                  `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
+                );
+                const thread = await (await i.fetchReply()).startThread({
+                  name: threadName(question),
+                  autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+                });
+                const session = { ...here, sessionId: thread.id };
+                take(session);
+                return { ref: session, to: toFor(session) };
               },
-            ),
-          );
-        case 'forget':
-          return await this.forget(i, ref, channel.isThread() ? channel.ownerId : null);
-        default:
-          await this.reply(i, `I do not know the command /${i.commandName}.`);
-      }
+            }),
+      });
     } catch (err) {
-      log.error({ err }, 'command failed');
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
       await this.reply(
         i,
         '⚠️ Something went wrong with that command. The details are in the bot’s log.',
       ).catch(() => undefined);
     }
-  }
-
-  private async ask(
-    i: ChatInputCommandInteraction,
-    ref: ThreadRef | undefined,
-    traceId: string,
-  ): Promise<void> {
-    const question = i.options.getString('question', true);
-    const file = i.options.getAttachment('file');
-    let session = ref;
-    // In a thread the first answer message is the deferred reply itself.
-    let to: Destination | undefined = ref
-      ? { ref, context: { interactionToken: i.token } }
-      : undefined;
-    if (!session) {
-      // At a channel's top level the answer continues in a thread started from the reply.
-      const asker = i.user.globalName ?? i.user.username;
-      await this.reply(i, `**${asker} asked:** ${question}`);
-      const starter = await i.fetchReply();
-      const thread = await starter.startThread({
-        name: threadName(question),
-        autoArchiveDuration: this.o.threadAutoArchiveMinutes,
-      });
-      session = {
-        platform: 'discord',
-        projectId: discordProjectId(i.guildId, i.user.id),
-        channelId: i.channelId,
-        sessionId: thread.id,
-      };
-      to = { ref: session, context: {} };
-    }
-    if (!to) return;
-    const files = file ? [this.o.port.fileRef(file)] : [];
-    this.o.core.receiveFiles({
-      ref: session,
-      to,
-      where: 'session',
-      messageId: i.id,
-      text: question,
-      files,
-      traceId,
-    });
-    await this.o.core.receiveMessage({
-      ref: session,
-      to,
-      principal: i.user.id,
-      text: question,
-      messageId: i.id,
-      receivedAt: Date.now(),
-      traceId,
-      addressed: 'command',
-      dedupe: [`discord:interaction:${i.id}`],
-    });
-  }
-
-  private async summarize(
-    i: ChatInputCommandInteraction,
-    ref: ThreadRef | undefined,
-    traceId: string,
-  ): Promise<void> {
-    if (!ref) {
-      await this.reply(i, 'Use /summarize inside a thread I have been answering in.');
-      return;
-    }
-    await this.o.core.summarize({
-      ref,
-      to: { ref, context: { interactionToken: i.token } },
-      principal: i.user.id,
-      text: 'summarize',
-      messageId: i.id,
-      receivedAt: Date.now(),
-      traceId,
-      addressed: 'command',
-      dedupe: [`discord:interaction:${i.id}`],
-    });
-  }
-
-  private async forget(
-    i: ChatInputCommandInteraction,
-    ref: ThreadRef | undefined,
-    threadOwner: string | null,
-  ): Promise<void> {
-    if (!ref || threadOwner === null) {
-      await this.reply(i, 'Use /forget inside the thread I should forget.');
-      return;
-    }
-    const allowed =
-      threadOwner === i.user.id ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false);
-    if (!allowed) {
-      await this.reply(
-        i,
-        'Only the person who started this thread, or someone with Manage Threads, can make me forget it.',
-      );
-      return;
-    }
-    await this.reply(i, await this.o.core.forget(ref));
   }
 }

@@ -1,5 +1,5 @@
-// Discord → the bot's vocabulary (ARCHITECTURE.md, "Vocabulary"): a guild is a project (a DM is `dm:<user>`), a
-// thread is a session, and the channel is the one that holds the thread.
+// Discord → the bot's vocabulary (ARCHITECTURE.md, "Vocabulary"): a guild is a project (a DM is
+// `dm:<user>`), a thread is a session, and the channel is the one that holds the thread.
 import type { Channel } from 'discord.js';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 
@@ -7,24 +7,26 @@ export function discordProjectId(guildId: string | null, userId: string): string
   return guildId ?? `dm:${userId}`;
 }
 
-/** The conversation a channel is, when it is one: a thread or a DM. Top-level channels are not. */
-export function refForChannel(
+/**
+ * Where a message or command is: a conversation (a thread or a DM), or a channel's top level, where
+ * replies go to the channel itself (its id stands as the session) and an answer opens a thread.
+ */
+export function placeOf(
   channel: Channel,
   guildId: string | null,
   userId: string,
-): ThreadRef | undefined {
+): { ref: ThreadRef; conversation: boolean } {
   const projectId = discordProjectId(guildId, userId);
-  if (channel.isThread()) {
-    return {
+  const thread = channel.isThread();
+  return {
+    ref: {
       platform: 'discord',
       projectId,
-      channelId: channel.parentId ?? channel.id,
+      channelId: (thread ? channel.parentId : undefined) ?? channel.id,
       sessionId: channel.id,
-    };
-  }
-  if (channel.isDMBased())
-    return { platform: 'discord', projectId, channelId: channel.id, sessionId: channel.id };
-  return undefined;
+    },
+    conversation: thread || channel.isDMBased(),
+  };
 }
 
 export function stripBotMention(text: string, botId: string): string {

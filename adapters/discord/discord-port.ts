@@ -1,7 +1,7 @@
 // The platform port on Discord's REST API. A session is a channel id (a thread, or a DM), so every
 // reply goes to `ref.sessionId`; a deferred interaction's first reply edits its original response.
 import { type APIMessage, type Attachment, type REST, Routes } from 'discord.js';
-import { downloadFile } from '../../src/attachments/download.ts';
+import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { FileRef } from '../../src/model/incoming.ts';
 import type {
   Destination,
@@ -25,10 +25,8 @@ const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
 export interface DiscordPortOptions {
   rest: REST;
   applicationId: string;
-  /** For attachments: Discord's CDN hosts, and limits. */
-  fileHosts: string[];
-  maxFileBytes: number;
-  downloadTimeoutMs: number;
+  /** Discord's CDN hosts and the download limits. */
+  files: FileSource;
 }
 
 type AttachmentLike = Pick<Attachment, 'id' | 'name' | 'size' | 'url'>;
@@ -50,21 +48,7 @@ export class DiscordPort implements PlatformPort {
 
   /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */
   fileRef(a: AttachmentLike): FileRef {
-    return {
-      id: a.id,
-      name: a.name,
-      size: a.size,
-      download: async () =>
-        (
-          await downloadFile({
-            url: a.url,
-            filename: a.name,
-            allowedHosts: this.o.fileHosts,
-            maxBytes: this.o.maxFileBytes,
-            timeoutMs: this.o.downloadTimeoutMs,
-          })
-        ).bytes,
-    };
+    return remoteFile(this.o.files, a, a.url);
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {

@@ -72,10 +72,12 @@ export class SlackAdapter {
     this.app = new App({ token: s.slackBotToken ?? '', receiver, clientOptions, logger });
     this.files = new SlackFiles({
       client: this.app.client,
-      botToken: s.slackBotToken ?? '',
-      allowedHosts: [...config.attachments.slackFileHosts, new URL(config.slack.apiUrl).host],
-      maxBytes: config.attachments.maxFileBytes,
-      timeoutMs: config.attachments.downloadTimeoutMs,
+      source: {
+        bearerToken: s.slackBotToken ?? '',
+        allowedHosts: [...config.attachments.slackFileHosts, new URL(config.slack.apiUrl).host],
+        maxBytes: config.attachments.maxFileBytes,
+        timeoutMs: config.attachments.downloadTimeoutMs,
+      },
       log: d.log,
     });
     this.port = new SlackPort({

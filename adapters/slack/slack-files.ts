@@ -1,6 +1,6 @@
 // Slack files → FileRefs whose download uses the bot token, from Slack's file hosts only.
 import type { WebClient } from '@slack/web-api';
-import { downloadFile } from '../../src/attachments/download.ts';
+import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef } from '../../src/model/incoming.ts';
 
@@ -17,10 +17,8 @@ export interface SlackFileRef {
 
 export interface SlackFileOptions {
   client: WebClient;
-  botToken: string;
-  allowedHosts: string[];
-  maxBytes: number;
-  timeoutMs: number;
+  /** Slack's file hosts, with the bot token. */
+  source: FileSource;
   log: Logger;
 }
 
@@ -44,26 +42,15 @@ export class SlackFiles {
     // app_mention payloads may carry file ids without download addresses.
     const file =
       given.url_private_download || given.url_private ? given : await this.lookUp(given.id);
-    const name = file?.name ?? file?.title ?? given.name ?? given.id;
-    const size = file?.size ?? given.size;
-    return {
-      id: given.id,
-      name,
-      ...(size !== undefined ? { size } : {}),
-      download: async () => {
-        const url = file?.url_private_download ?? file?.url_private;
-        if (!url) throw new Error('Slack gave no download address for the file');
-        const res = await downloadFile({
-          url,
-          filename: name,
-          bearerToken: this.o.botToken,
-          allowedHosts: this.o.allowedHosts,
-          maxBytes: this.o.maxBytes,
-          timeoutMs: this.o.timeoutMs,
-        });
-        return res.bytes;
+    return remoteFile(
+      this.o.source,
+      {
+        id: given.id,
+        name: file?.name ?? file?.title ?? given.name ?? given.id,
+        size: file?.size ?? given.size,
       },
-    };
+      file?.url_private_download ?? file?.url_private,
+    );
   }
 
   private async lookUp(id: string): Promise<SlackFileRef | undefined> {

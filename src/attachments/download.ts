@@ -1,6 +1,7 @@
 // Downloads a platform file with the bot token: only from the platform's file hosts, redirects
 // followed by hand so the token never travels to another origin, a size limit while streaming,
 // and an HTML answer (a sign-in page) read as "no access" rather than as the file.
+import type { FileRef } from '../model/incoming.ts';
 import { AttachmentError } from './types.ts';
 
 export interface DownloadOptions {
@@ -137,4 +138,34 @@ export async function downloadFile(o: DownloadOptions): Promise<Downloaded> {
       { cause: err },
     );
   }
+}
+
+/** Where a platform's files may be fetched from, and how much of them. */
+export interface FileSource {
+  /** Sent only to `allowedHosts`. */
+  bearerToken?: string;
+  allowedHosts: readonly string[];
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/**
+ * A FileRef whose bytes come from `url` on the platform's hosts (a function when the address is
+ * only known later). Both adapters build their files with it, so every download has the same rules.
+ */
+export function remoteFile(
+  source: FileSource,
+  file: { id: string; name: string; size?: number | undefined },
+  url: string | undefined,
+): FileRef {
+  return {
+    id: file.id,
+    name: file.name,
+    ...(file.size !== undefined ? { size: file.size } : {}),
+    download: async () => {
+      if (!url)
+        throw new AttachmentError('no_access', file.name, 'the platform gave no download address');
+      return (await downloadFile({ ...source, url, filename: file.name })).bytes;
+    },
+  };
 }

@@ -7,7 +7,7 @@ import type { AttachmentIndex } from '../attachments/index/index.ts';
 import type { IngestOutcome, Ingestor } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
-import type { FileRef, InboundMessage } from '../model/incoming.ts';
+import type { FileRef, InboundMessage, Intent } from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 import {
   channelOwner,
@@ -53,13 +53,24 @@ export interface InboundFiles {
 
 /** What became of a delivery; tests and logs wait on this instead of on time. */
 export type Handled =
-  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' | 'forgotten' | 'refused' }
+  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' | 'forgotten' | 'refused' | 'listed' }
   | { status: 'turn'; outcome: TurnOutcome };
 
 export interface HandledEvent {
   platform: string;
   messageId: string;
   handled: Handled;
+}
+
+/** What a message asks for: a command says it; a mention's text may ("@bot summarize"). */
+function intentOf(m: InboundMessage): Intent {
+  if (m.intent) return m.intent;
+  if (m.addressed === 'ambient') return 'ask';
+  if (SUMMARIZE_REQUEST.test(m.text)) return 'summarize';
+  if (FORGET_REQUEST.test(m.text)) return 'forget';
+  if (FILES_REQUEST.test(m.text)) return 'files';
+  if (SHARE_REQUEST.test(m.text)) return 'share';
+  return 'ask';
 }
 
 /** "@bot summarize" (or summarise, tl;dr), alone in the message. */
@@ -69,6 +80,10 @@ const SUMMARIZE_REQUEST =
 /** "@bot forget this thread", alone in the message. */
 const FORGET_REQUEST =
   /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i;
+
+/** "@bot which files can you see?" (and close variants), alone in the message. */
+const FILES_REQUEST =
+  /^(list\s+(the\s+)?files|(what|which)\s+files\s+(can|do)\s+you\s+see\??|files\??)$/i;
 
 /** "@bot share this with the workspace" (and close variants). */
 const SHARE_REQUEST =
@@ -130,33 +145,33 @@ export class Conversation {
       this.logFor(m).debug({ message_id: m.messageId }, 'duplicate delivery ignored');
       return done({ status: 'duplicate' });
     }
+    const intent = intentOf(m);
     let { ref, to } = m;
-    if (m.openThread) ({ ref, to } = await m.openThread());
+    if (m.openThread && (intent === 'ask' || intent === 'summarize')) {
+      ({ ref, to } = await m.openThread());
+    }
     const msg = { ...m, ref, to };
     const log = this.logFor(msg).child({ message_id: m.messageId });
     const out = this.output(to, log);
-    if (m.addressed !== 'ambient' && SHARE_REQUEST.test(m.text) && this.o.ingestor) {
-      await this.share(msg, out, log);
-      return done({ status: 'shared' });
+    switch (intent) {
+      case 'share':
+        await this.share(msg, out, log);
+        return done({ status: 'shared' });
+      case 'forget':
+        return done(await this.forgetOnRequest(msg, out));
+      case 'files':
+        await out.post(await this.listFiles(ref));
+        return done({ status: 'listed' });
+      case 'summarize':
+        return done({ status: 'turn', outcome: await this.o.runner.summarize(msg, out) });
+      default:
+        await this.o.state.participate(ref);
+        if (m.text === '') {
+          await out.post(messages.emptyMention(this.o.botName));
+          return done({ status: 'hinted' });
+        }
+        return done({ status: 'turn', outcome: await this.o.runner.submit(msg, out) });
     }
-    if (m.addressed !== 'ambient' && FORGET_REQUEST.test(m.text)) {
-      return done(await this.forgetOnRequest(msg, out));
-    }
-    await this.o.state.participate(ref);
-    if (m.text === '') {
-      await out.post(messages.emptyMention(this.o.botName));
-      return done({ status: 'hinted' });
-    }
-    const outcome = SUMMARIZE_REQUEST.test(m.text)
-      ? await this.o.runner.summarize(msg, out)
-      : await this.o.runner.submit(msg, out);
-    return done({ status: 'turn', outcome });
-  }
-
-  /** A command that asks for a summary of the thread (Discord's /summarize). */
-  async summarize(m: InboundMessage): Promise<TurnOutcome> {
-    const out = this.output(m.to, this.logFor(m));
-    return this.o.runner.summarize(m, out);
   }
 
   /**
@@ -242,19 +257,23 @@ export class Conversation {
 
   /**
    * "@bot forget this thread": allowed in a direct conversation, or to the person who started the
-   * thread (its first message is theirs). Platforms with their own permission model (Discord's
-   * /forget) check it themselves and call `forget`.
+   * thread (its first message is theirs), unless the adapter answered with the platform's own
+   * permission model (`mayForget`).
    */
   private async forgetOnRequest(m: InboundMessage, out: ThreadOutput): Promise<Handled> {
     const { port } = this.platform(m.ref.platform);
     let starter: string | undefined;
-    if (m.addressed !== 'direct') {
+    if (m.mayForget === false) {
+      await out.post(messages.forgetRefused);
+      return { status: 'refused' };
+    }
+    if (m.addressed !== 'direct' && m.mayForget !== true) {
       for await (const first of port.readThread(m.to, { limit: 1 })) {
         starter = first.authorId;
         break;
       }
     }
-    if (m.addressed !== 'direct' && starter !== m.principal) {
+    if (m.addressed !== 'direct' && m.mayForget !== true && starter !== m.principal) {
       await out.post(messages.forgetRefused);
       return { status: 'refused' };
     }
@@ -263,15 +282,14 @@ export class Conversation {
   }
 
   /** Forgets a session: history, memory, participation and the files posted in it. */
-  async forget(ref: ThreadRef): Promise<string> {
+  private async forget(ref: ThreadRef): Promise<string> {
     await this.o.state.forget(ref);
     return messages.forgotten;
   }
 
-  /** The files a turn in `ref` could read (or, outside a thread, those of the channel and project). */
-  async listFiles(ref: ThreadRef | Omit<ThreadRef, 'sessionId'>): Promise<string> {
-    const owners = 'sessionId' in ref ? ownersOf(ref) : [channelOwner(ref), projectOwner(ref)];
-    const files = this.o.index ? await this.o.index.listFiles(owners) : [];
+  /** The files a turn in `ref` could read. */
+  private async listFiles(ref: ThreadRef): Promise<string> {
+    const files = this.o.index ? await this.o.index.listFiles(ownersOf(ref)) : [];
     if (files.length === 0) return messages.noFiles;
     return messages.fileList(
       files.map(

@@ -39,6 +39,9 @@ export interface IncomingMessage {
   traceId: string;
 }
 
+/** What a message asks for. Commands name it; for a mention the core reads it from the text. */
+export type Intent = 'ask' | 'summarize' | 'forget' | 'files' | 'share';
+
 /** What an adapter hands the core for one delivery of a person's message. */
 export interface InboundMessage extends IncomingMessage {
   /** Where answers go. `ref` above names the session; `to.ref` is usually the same. */
@@ -54,6 +57,9 @@ export interface InboundMessage extends IncomingMessage {
    * open the thread the answer goes to (Discord starts one from a top-level mention).
    */
   openThread?: () => Promise<{ ref: ThreadRef; to: Destination }>;
+  intent?: Intent;
+  /** The platform's own permission model on forgetting this thread (Discord: starter or Manage Threads). */
+  mayForget?: boolean;
   /** Files attached to this message (shared on request; otherwise see `receiveFiles`). */
   files?: FileRef[];
 }
