@@ -85,6 +85,8 @@ function sample(seed: number, sentences: number): string {
   return text;
 }
 
-export function englishProse(): string[] {
-  return lengthPlan(rng(101), 60, 60).map((n, i) => sample(1000 + i, n));
+export function englishProse(draw = 0): string[] {
+  return lengthPlan(rng(101 + draw * 7919), 60, 60).map((n, i) =>
+    sample(1000 + draw * 100_000 + i, n),
+  );
 }

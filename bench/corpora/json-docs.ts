@@ -156,9 +156,9 @@ function doc(r: Rng, units: number): unknown {
   return { results: Array.from({ length: units }, () => record(r, 0)), took_ms: r.int(1, 900) };
 }
 
-export function jsonDocs(): string[] {
-  return lengthPlan(rng(404), 60, 24).map((n, i) => {
-    const r = rng(4000 + i);
+export function jsonDocs(draw = 0): string[] {
+  return lengthPlan(rng(404 + draw * 7919), 60, 24).map((n, i) => {
+    const r = rng(4000 + draw * 100_000 + i);
     const pretty = r.next() < 0.5;
     return JSON.stringify(doc(r, n), null, pretty ? 2 : undefined);
   });

@@ -85,6 +85,8 @@ function sample(seed: number, sentences: number): string {
   return text;
 }
 
-export function koreanProse(): string[] {
-  return lengthPlan(rng(202), 60, 60).map((n, i) => sample(2000 + i, n));
+export function koreanProse(draw = 0): string[] {
+  return lengthPlan(rng(202 + draw * 7919), 60, 60).map((n, i) =>
+    sample(2000 + draw * 100_000 + i, n),
+  );
 }

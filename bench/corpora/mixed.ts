@@ -39,6 +39,8 @@ function sample(seed: number, lines: number): string {
   return out.join(r.next() < 0.5 ? '\n' : '\n\n');
 }
 
-export function mixed(): string[] {
-  return lengthPlan(rng(505), 60, 40).map((n, i) => sample(5000 + i, n));
+export function mixed(draw = 0): string[] {
+  return lengthPlan(rng(505 + draw * 7919), 60, 40).map((n, i) =>
+    sample(5000 + draw * 100_000 + i, n),
+  );
 }

