@@ -5,6 +5,8 @@
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# Optional dependencies stay: sharp's native binaries are among them, and so are the local
+# tokenizers that make token counts exact when vLLM's /tokenize cannot be reached.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-slim AS runtime
