@@ -60,6 +60,7 @@ export class DiscordAdapter {
     });
     d.core.attach(this.port, {
       answerWithoutMention: config.discord.answerThreadsWithoutMention,
+      projectNoun: 'server',
       updateIntervalMs: config.discord.updateIntervalMs,
       nativeStreaming: false,
       thinkingText: 'is thinking…',

@@ -70,10 +70,14 @@ export class DiscordCommands {
       const question = i.options.getString('question') ?? '';
       const file = i.options.getAttachment('file');
       const files = file ? [this.o.port.fileRef(file)] : [];
-      const mayForget =
-        channel.isThread() &&
-        (channel.ownerId === i.user.id ||
-          (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false));
+      // The thread's owner or a moderator may; in a thread the bot opened for someone (its owner
+      // is the bot) the core checks who started it.
+      const mayForget = !channel.isThread()
+        ? false
+        : channel.ownerId === i.user.id ||
+            (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false)
+          ? true
+          : undefined;
       const toFor = (session: ThreadRef): Destination => ({ ref: session, context: {} });
       const take = (session: ThreadRef) =>
         this.o.core.receiveFiles({
@@ -97,7 +101,7 @@ export class DiscordCommands {
         traceId,
         addressed: 'command',
         intent,
-        mayForget,
+        ...(mayForget === undefined ? {} : { mayForget }),
         dedupe: [`discord:interaction:${i.id}`],
         ...(ref || intent !== 'ask'
           ? {}

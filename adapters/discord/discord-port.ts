@@ -116,6 +116,17 @@ export class DiscordPort implements PlatformPort {
   ): AsyncIterable<ThreadMessage> {
     let after = opts.after ?? '0';
     let left = opts.limit ?? Number.POSITIVE_INFINITY;
+    // A thread started from a message begins with it, though Discord keeps that message in the
+    // parent channel, under the thread's id.
+    if (opts.after === undefined && left > 0 && to.ref.channelId !== to.ref.sessionId) {
+      const starter = (await this.o.rest
+        .get(Routes.channelMessage(to.ref.channelId, to.ref.sessionId))
+        .catch(() => undefined)) as APIMessage | undefined;
+      if (starter) {
+        left--;
+        yield this.threadMessage(starter);
+      }
+    }
     for (;;) {
       const query = new URLSearchParams({ after, limit: String(Math.min(100, left)) });
       const page = (await this.o.rest.get(Routes.channelMessages(to.ref.sessionId), {
@@ -126,22 +137,28 @@ export class DiscordPort implements PlatformPort {
       for (const m of page) {
         if (left <= 0) return;
         left--;
-        yield {
-          id: m.id,
-          authorId: m.author.id,
-          authorName: m.author.global_name ?? m.author.username,
-          isBot: m.author.bot === true,
-          text: m.content,
-          at: Date.parse(m.timestamp),
-          files: m.attachments.map((a) =>
-            this.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
-          ),
-        };
+        yield this.threadMessage(m);
       }
       const last = page.at(-1);
       if (!last || page.length < 100 || left <= 0) return;
       after = last.id;
     }
+  }
+
+  private threadMessage(m: APIMessage): ThreadMessage {
+    // A command's reply (/ask's "… asked:") stands for the person who ran the command.
+    const author = m.interaction_metadata?.user ?? m.author;
+    return {
+      id: m.id,
+      authorId: author.id,
+      authorName: author.global_name ?? author.username,
+      isBot: m.author.bot === true,
+      text: m.content,
+      at: Date.parse(m.timestamp),
+      files: m.attachments.map((a) =>
+        this.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
+      ),
+    };
   }
 
   encodeThreadId(ref: ThreadRef): string {

@@ -89,6 +89,7 @@ export class SlackAdapter {
     });
     d.core.attach(this.port, {
       answerWithoutMention: config.slack.answerThreadsWithoutMention,
+      projectNoun: 'workspace',
       updateIntervalMs: config.slack.updateIntervalMs,
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,

@@ -32,7 +32,12 @@ export interface AnswerWriterOptions {
  */
 export function safePrefixLength(text: string): number {
   const lt = text.lastIndexOf('<');
-  if (lt >= 0 && text.indexOf('>', lt) < 0 && text.length - lt < 40) return lt;
+  if (lt >= 0 && text.indexOf('>', lt) < 0) {
+    // `<!channel|label>` and `<@U1|label>` can be any length: hold them until they close or the
+    // line ends (a native stream joins what is sent, so a token sent in two parts would ping).
+    const mention = /^<([!@]|$)/.test(text.slice(lt, lt + 2));
+    if (mention ? text.indexOf('\n', lt) < 0 : text.length - lt < 40) return lt;
+  }
   const at = text.lastIndexOf('@');
   if (at >= 0 && text.length - at < 12 && /^@[a-z]*$/i.test(text.slice(at))) return at;
   return text.length;
@@ -122,9 +127,14 @@ export class AnswerWriter {
       }
       let piece = this.text.slice(this.sent, Math.min(end, this.sent + room));
       if (this.sent + piece.length < end) {
-        // The message fills up here: end it at a line break when there is one.
+        // The message fills up here: end it at a line break when there is one, or else in a new
+        // message (a line is cut only when it is longer than a whole message).
         const nl = piece.lastIndexOf('\n');
-        if (nl > 0) piece = piece.slice(0, nl + 1);
+        if (nl >= 0) piece = piece.slice(0, nl + 1);
+        else if (this.stream) {
+          await this.rollStream();
+          continue;
+        }
       }
       if (!(await this.appendToStream(piece))) {
         this.o.log.info('native streaming unavailable; editing messages instead');
@@ -174,7 +184,12 @@ export class AnswerWriter {
     const fence = openFenceAt(this.text.slice(0, this.sent));
     if (this.stream) {
       if (fence) {
-        const close = RenderedText.render(this.o.port.format, `\n${fenceMarks(fence)}`, 'stream');
+        const nl = this.text.slice(0, this.sent).endsWith('\n') ? '' : '\n';
+        const close = RenderedText.render(
+          this.o.port.format,
+          `${nl}${fenceMarks(fence)}`,
+          'stream',
+        );
         if (close[0]) await this.stream.append(close[0]);
       }
       await this.stream.stop();

@@ -25,6 +25,8 @@ import type { TurnOutcome, TurnRunner } from './turn-runner.ts';
 export interface PlatformSettings extends OutputSettings {
   /** Answer later messages in a thread the bot takes part in without a mention. */
   answerWithoutMention: boolean;
+  /** What people call a project here ("workspace" on Slack, "server" on Discord). */
+  projectNoun: string;
 }
 
 export interface ConversationOptions {
@@ -234,7 +236,7 @@ export class Conversation {
 
   /** "Share this with the workspace": the message's files, or else the thread's first message's. */
   private async share(m: InboundMessage, out: ThreadOutput, log: Logger): Promise<void> {
-    const { port } = this.platform(m.ref.platform);
+    const { port, settings } = this.platform(m.ref.platform);
     let files = m.files ?? [];
     let source = m.messageId;
     if (files.length === 0) {
@@ -250,9 +252,9 @@ export class Conversation {
     }
     const outcomes = await this.ingestAll(projectOwner(m.ref), files, m.to, source, log);
     const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
-    if (shared.length > 0) await out.post(messages.shared(shared));
+    if (shared.length > 0) await out.post(messages.shared(shared, settings.projectNoun));
     else if (outcomes.every((o) => o.status === 'duplicate'))
-      await out.post(messages.alreadyShared);
+      await out.post(messages.alreadyShared(settings.projectNoun));
   }
 
   /**

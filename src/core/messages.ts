@@ -48,10 +48,12 @@ export const messages = {
   },
   nothingToShare:
     'There is no file in your message or at the start of this thread to share. Attach the file to the message that asks me to share it.',
-  shared(names: string[]): string {
-    return `Shared ${names.join(', ')} with the whole workspace: anyone can ask me about ${names.length > 1 ? 'them' : 'it'} in any channel.`;
+  shared(names: string[], project: string): string {
+    return `Shared ${names.join(', ')} with the whole ${project}: anyone can ask me about ${names.length > 1 ? 'them' : 'it'} in any channel.`;
   },
-  alreadyShared: 'That is already shared with the workspace.',
+  alreadyShared(project: string): string {
+    return `That is already shared with the ${project}.`;
+  },
   forgotten: 'Done: I have forgotten this thread, its history and the files posted in it.',
   forgetRefused: 'Only the person who started this thread can make me forget it.',
   noFiles: 'I cannot see any files here yet. Attach one to a message or to /ask.',

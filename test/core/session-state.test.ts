@@ -94,6 +94,7 @@ describe('conversation rules', () => {
     });
     core.attach(port, {
       answerWithoutMention: true,
+      projectNoun: 'workspace',
       updateIntervalMs: 10,
       nativeStreaming: false,
       thinkingText: 'is thinking…',

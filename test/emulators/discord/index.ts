@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clip, waitFor } from '../slack/wait-for.ts';
 import { Cdn } from './cdn.ts';
-import type { EmuCtx } from './context.ts';
+import { type EmuCtx, emitMessageCreate } from './context.ts';
 import { Renderer } from './entities.ts';
 import { Gateway } from './gateway.ts';
 import { HttpApi } from './http-api.ts';
@@ -207,6 +207,12 @@ export async function startDiscordEmulator(
     userThread: async (t) => threadRecord(userThread(ctx, t).id),
     slashCommand: async (c) => slashCommand(ctx, c),
     componentInteraction: async (c) => componentInteraction(ctx, c),
+    redispatchMessageCreate: (channelId, messageId) => {
+      const m = world.message(channelId, messageId);
+      if (m === undefined)
+        throw new Error(`Discord emulator: no message ${messageId} in ${channelId}`);
+      emitMessageCreate(ctx, m);
+    },
     dropGatewayConnection: (o) => gateway.drop(o),
     gatewaySessions: () => gateway.stats(),
     failNext: (route, fault) => api.failNext(route, fault),

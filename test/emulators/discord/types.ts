@@ -220,6 +220,12 @@ export interface DiscordEmulator {
   userThread(t: UserThreadInput): Promise<ThreadRecord>;
   slashCommand(c: SlashCommandInput): Promise<InteractionHandle>;
   componentInteraction(c: ComponentInput): Promise<InteractionHandle>;
+  /**
+   * Dispatches a stored message's MESSAGE_CREATE again, under a new sequence number: the repeat a
+   * bot meets when events are replayed to it (a RESUME from an older sequence, a second session
+   * of the same shard). discord.js itself drops the repeat of a message it still caches.
+   */
+  redispatchMessageCreate(channelId: string, messageId: string): void;
   dropGatewayConnection(opts?: DropOptions): void;
   gatewaySessions(): GatewayStats;
   /** The next call(s) whose `METHOD /path` (path after /api/v10) matches get the fault. */

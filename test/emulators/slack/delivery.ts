@@ -8,6 +8,8 @@ import type { DeliverOptions, DeliveryResult, RetryOptions } from './types.ts';
 // Slack's deadline for the app's 2xx (or Socket Mode ack), and how often it redelivers.
 const ACK_TIMEOUT_MS = 3000;
 const MAX_RETRIES = 3;
+// Messages whose events can still be redelivered (the oldest are forgotten, so a long run stays small).
+const REDELIVERABLE = 1000;
 
 interface Attempt {
   timeoutMs: number;
@@ -22,6 +24,8 @@ export class Deliverer {
   readonly #ids: EnvelopeIdentity;
   readonly #signingSecret: string;
   readonly #socket: SocketModeServer;
+  /** The envelopes first sent for each message ts, so Slack's retry of them can be replayed. */
+  readonly #sentFor = new Map<string, Record<string, unknown>[]>();
 
   constructor(ids: EnvelopeIdentity, signingSecret: string, socket: SocketModeServer) {
     this.#ids = ids;
@@ -34,6 +38,7 @@ export class Deliverer {
     opts: DeliverOptions = {},
   ): Promise<DeliveryResult> {
     const envelope = buildEnvelope(this.#ids, event, envelopeOptions(opts));
+    if (opts.retryNum === undefined) this.#remember(envelope);
     const attempt: Attempt = { timeoutMs: opts.ackTimeoutMs ?? ACK_TIMEOUT_MS };
     if (opts.retryNum !== undefined) attempt.retryNum = opts.retryNum;
     if (opts.retryReason !== undefined) attempt.retryReason = opts.retryReason;
@@ -68,6 +73,40 @@ export class Deliverer {
       reason = this.#retryReason(r);
     }
     return results;
+  }
+
+  /**
+   * Slack's retry of every event it sent for the message with this ts: the same envelopes (same
+   * event_id) again, with X-Slack-Retry-Num / X-Slack-Retry-Reason (or the Socket Mode retry fields).
+   */
+  async redeliver(
+    ts: string,
+    opts: { retryNum?: number; retryReason?: string; ackTimeoutMs?: number } = {},
+  ): Promise<DeliveryResult[]> {
+    const envelopes = this.#sentFor.get(ts);
+    if (envelopes === undefined) throw new Error(`Slack emulator: no event was sent for ts ${ts}`);
+    return Promise.all(
+      envelopes.map((envelope) =>
+        this.#send(envelope, {
+          timeoutMs: opts.ackTimeoutMs ?? ACK_TIMEOUT_MS,
+          retryNum: opts.retryNum ?? 1,
+          retryReason: opts.retryReason ?? 'http_timeout',
+        }),
+      ),
+    );
+  }
+
+  #remember(envelope: Record<string, unknown>): void {
+    const ts = (envelope.event as { ts?: unknown } | undefined)?.ts;
+    if (typeof ts !== 'string') return;
+    const sent = this.#sentFor.get(ts) ?? [];
+    if (sent.some((e) => e.event_id === envelope.event_id)) return;
+    sent.push(envelope);
+    this.#sentFor.set(ts, sent);
+    if (this.#sentFor.size > REDELIVERABLE) {
+      const oldest = this.#sentFor.keys().next().value;
+      if (oldest !== undefined) this.#sentFor.delete(oldest);
+    }
   }
 
   async #send(envelope: Record<string, unknown>, attempt: Attempt): Promise<DeliveryResult> {

@@ -158,6 +158,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
       ),
     deliverEvent: (event, o) => deliverer.deliverEvent(event, o),
     deliverWithRetries: (event, o) => deliverer.deliverWithRetries(event, o),
+    redeliverEvents: (ts, o) => deliverer.redeliver(ts, o),
     failNext: (method, fault) => faults.add(method, fault),
     setStreamingAvailable: (on) => {
       ctx.streamingAvailable = on;

@@ -207,6 +207,14 @@ export interface SlackEmulator {
     event: Record<string, unknown>,
     opts?: RetryOptions,
   ): Promise<DeliveryResult[]>;
+  /**
+   * Slack's retry of a message's events (a missed ack): every event first sent for the message
+   * with this ts is delivered again with the same event_id and the retry headers.
+   */
+  redeliverEvents(
+    ts: string,
+    opts?: { retryNum?: number; retryReason?: string; ackTimeoutMs?: number },
+  ): Promise<DeliveryResult[]>;
   failNext(method: string, fault: Fault): void;
   setStreamingAvailable(on: boolean): void;
   setAssistantStatusAvailable(on: boolean): void;

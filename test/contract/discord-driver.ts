@@ -1,0 +1,276 @@
+// The contract's driver on Discord: people act through the Discord emulator (gateway events,
+// slash commands), the bot through unmodified discord.js. People are ordinary members of the first
+// guild (no Manage Threads): questions go to one channel, files dropped at a top level to the other.
+import type { DiscordEmulator, DiscordMessage } from '../emulators/discord/index.ts';
+import { watchFileEvents } from '../support/file-events.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { contractOverrides } from './config.ts';
+import type {
+  Attachment,
+  BotMessage,
+  MakeDriver,
+  Mark,
+  PlatformDriver,
+  Posted,
+  ReactionKind,
+  Thread,
+  Who,
+} from './driver.ts';
+import { discordPings } from './pings.ts';
+
+const DISCORD_LIMIT = 2000;
+
+/**
+ * A conversation hangs on a top-level message: the bot answers in a thread started from it (the
+ * thread takes the message's id) or, for what needs no thread, in the channel after it.
+ */
+interface DiscordThread extends Thread {
+  root: string;
+  /** The channel the root message is in. */
+  parentId: string;
+}
+
+interface DiscordMark {
+  calls: number;
+  messages: Set<string>;
+}
+
+const later = (id: string, than: string) => BigInt(id) > BigInt(than);
+
+export const makeDiscordDriver: MakeDriver = async (opts = {}) =>
+  new DiscordDriver(
+    await startHarness({ discord: true, overrides: contractOverrides(opts.overrides) }),
+  );
+
+class DiscordDriver implements PlatformDriver {
+  readonly name = 'discord';
+  readonly longestMessage = DISCORD_LIMIT;
+  private readonly h: Harness;
+  private readonly d: DiscordEmulator;
+  private readonly files;
+  private readonly guildId: string;
+  private readonly askChannel: string;
+  private readonly fileChannel: string;
+  private readonly starter: string;
+  private readonly other: string;
+  private readonly threads = new Map<string, DiscordThread>();
+  private readonly deliveries = new Map<string, number>();
+  private readonly channelOf = new Map<string, string>();
+  private readonly carriesFiles = new Set<string>();
+
+  constructor(h: Harness) {
+    this.h = h;
+    if (!h.discord) throw new Error('discord driver: the harness has no Discord');
+    this.d = h.discord;
+    this.files = watchFileEvents(h.app.core);
+    const guild = this.d.guilds[0];
+    const [alice, bob] = this.d.users;
+    if (!guild?.channels[1] || !alice || !bob) throw new Error('discord driver: unexpected seed');
+    this.guildId = guild.id;
+    this.fileChannel = guild.channels[0]?.id ?? '';
+    this.askChannel = guild.channels[1].id;
+    // Alice owns the guild (every permission); Bob is an ordinary member, as most askers are.
+    this.starter = bob.id;
+    this.other = alice.id;
+  }
+
+  get llm() {
+    return this.h.llm;
+  }
+
+  private hangOn(root: string, parentId: string, id = root): DiscordThread {
+    const t: DiscordThread = { id, root, parentId };
+    this.threads.set(t.id, t);
+    return t;
+  }
+
+  private of(thread: Thread): DiscordThread {
+    const t = this.threads.get(thread.id);
+    if (!t) throw new Error(`discord driver: unknown thread ${thread.id}`);
+    return t;
+  }
+
+  private startedThread(t: DiscordThread): string | undefined {
+    return this.d.threads().find((x) => x.starterMessageId === t.root)?.id;
+  }
+
+  /** The thread the bot started for it (waiting for the bot to start it). */
+  private threadId(thread: Thread): Promise<string> {
+    const t = this.of(thread);
+    return this.d.waitFor(() => this.startedThread(t));
+  }
+
+  private async say(
+    channelId: string,
+    content: string,
+    o: { userId?: string; mention?: boolean; files?: Attachment[] } = {},
+  ): Promise<DiscordMessage> {
+    const m = await this.d.userMessage({
+      guildId: this.guildId,
+      channelId,
+      userId: o.userId ?? this.starter,
+      content,
+      mentionsBot: o.mention === true,
+      attachments: (o.files ?? []).map((f) => ({ filename: f.name, bytes: f.bytes })),
+    });
+    this.deliveries.set(m.id, 1);
+    this.channelOf.set(m.id, channelId);
+    return m;
+  }
+
+  async mention(text: string, opts: { files?: Attachment[] } = {}): Promise<Posted> {
+    const m = await this.say(this.askChannel, text, { mention: true, ...opts });
+    return { thread: this.hangOn(m.id, this.askChannel), messageId: m.id };
+  }
+
+  async followUp(
+    thread: Thread,
+    text: string,
+    opts: { mention?: boolean; as?: Who } = {},
+  ): Promise<Posted> {
+    const m = await this.say(await this.threadId(thread), text, {
+      userId: opts.as === 'other' ? this.other : this.starter,
+      mention: opts.mention === true,
+    });
+    return { thread, messageId: m.id };
+  }
+
+  async redeliver(messageId: string): Promise<void> {
+    const channelId = this.channelOf.get(messageId);
+    if (!channelId) throw new Error(`discord driver: ${messageId} was not posted by this driver`);
+    // discord.js drops a MESSAGE_CREATE for a message it still holds in its cache, so the bot's own
+    // de-duplication only meets repeats that get past it: once the cache let the message go (it
+    // keeps 200 per channel), or in a restarted or second replica. Replay from there, after the
+    // first delivery has reached the client.
+    const client = this.h.app.discord?.client;
+    if (!client) throw new Error('discord driver: the bot runs no Discord client');
+    const cache = await this.d.waitFor(() => {
+      const channel = client.channels.cache.get(channelId);
+      return channel?.isTextBased() && channel.messages.cache.has(messageId)
+        ? channel.messages.cache
+        : undefined;
+    });
+    cache.delete(messageId);
+    this.d.redispatchMessageCreate(channelId, messageId);
+    this.deliveries.set(messageId, (this.deliveries.get(messageId) ?? 0) + 1);
+  }
+
+  async uploadFile(where: Thread | 'channel', file: Attachment): Promise<Posted> {
+    if (where !== 'channel') {
+      const m = await this.say(await this.threadId(where), '', { files: [file] });
+      this.carriesFiles.add(m.id);
+      return { thread: where, messageId: m.id };
+    }
+    // At a channel's top level the bot answers in the channel itself, after the message.
+    const m = await this.say(this.fileChannel, '', { files: [file] });
+    this.carriesFiles.add(m.id);
+    return { thread: this.hangOn(m.id, this.fileChannel), messageId: m.id };
+  }
+
+  shareFile(file: Attachment): Promise<Posted> {
+    return this.mention('share this with the server', { files: [file] });
+  }
+
+  private async command(
+    channelId: string,
+    name: string,
+    options: { name: string; type: number; value: unknown }[] = [],
+  ): Promise<string> {
+    const { id } = await this.d.slashCommand({
+      guildId: this.guildId,
+      channelId,
+      userId: this.starter,
+      name,
+      ...(options.length > 0 ? { options } : {}),
+    });
+    this.deliveries.set(id, 1);
+    this.channelOf.set(id, channelId);
+    return id;
+  }
+
+  async askSummary(thread: Thread): Promise<Posted> {
+    return { thread, messageId: await this.command(await this.threadId(thread), 'summarize') };
+  }
+
+  async forget(thread: Thread): Promise<Posted> {
+    return { thread, messageId: await this.command(await this.threadId(thread), 'forget') };
+  }
+
+  async listFiles(thread: Thread): Promise<Posted> {
+    return { thread, messageId: await this.command(await this.threadId(thread), 'files') };
+  }
+
+  async askCommand(text: string): Promise<Posted> {
+    const id = await this.command(this.askChannel, 'ask', [
+      { name: 'question', type: 3, value: text },
+    ]);
+    // At a top level /ask answers in a thread started from its first reply.
+    const reply = await this.d.waitFor(
+      () => this.d.interactions().find((i) => i.id === id)?.original?.id,
+    );
+    return { thread: this.hangOn(reply, this.askChannel, id), messageId: id };
+  }
+
+  async handled(messageId: string, deliveries?: number) {
+    const events = await this.h.handled(
+      messageId,
+      deliveries ?? this.deliveries.get(messageId) ?? 1,
+    );
+    if (this.carriesFiles.has(messageId)) await this.files.done(messageId);
+    return events.map((e) => e.handled);
+  }
+
+  private isBot(m: DiscordMessage): boolean {
+    return m.author.id === this.d.botUserId;
+  }
+
+  private botIn(channelId: string, after: string): DiscordMessage[] {
+    return this.d.messages(channelId).filter((m) => this.isBot(m) && later(m.id, after));
+  }
+
+  botMessages(thread: Thread): BotMessage[] {
+    const t = this.of(thread);
+    const started = this.startedThread(t);
+    const messages = started ? this.botIn(started, '0') : this.botIn(t.parentId, t.root);
+    return messages.map((m) => ({ text: m.content, limit: DISCORD_LIMIT }));
+  }
+
+  strayBotMessages(thread: Thread): string[] {
+    const t = this.of(thread);
+    return this.botIn(t.parentId, t.root).map((m) => m.content);
+  }
+
+  reactions(messageId: string): ReactionKind[] {
+    const channelId = this.channelOf.get(messageId) ?? '';
+    const m = this.d.messages(channelId).find((x) => x.id === messageId);
+    return (m?.reactions ?? [])
+      .filter((r) => r.me)
+      .map((r) => {
+        const name = r.emoji.name ?? '';
+        if (name.startsWith('✅')) return 'ok';
+        return name.startsWith('⚠') ? 'warning' : 'other';
+      });
+  }
+
+  mark(): Mark {
+    const messages = new Set(
+      this.d
+        .allMessages()
+        .filter((m) => this.isBot(m))
+        .map((m) => m.id),
+    );
+    return { calls: this.d.calls.length, messages } satisfies DiscordMark;
+  }
+
+  pings(since?: Mark): string[] {
+    const from = (since as DiscordMark | undefined) ?? { calls: 0, messages: new Set<string>() };
+    return discordPings(
+      this.d.calls.slice(from.calls),
+      this.d.allMessages().filter((m) => this.isBot(m) && !from.messages.has(m.id)),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.h.close();
+  }
+}

@@ -1,0 +1,6 @@
+import { makeDiscordDriver } from './discord-driver.ts';
+import { hostileNamesContract } from './hostile-names-contract.ts';
+import { makeSlackDriver } from './slack-driver.ts';
+
+hostileNamesContract('Slack', makeSlackDriver);
+hostileNamesContract('Discord', makeDiscordDriver);

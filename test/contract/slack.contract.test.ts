@@ -1,0 +1,4 @@
+import { conversationContract } from './conversation-contract.ts';
+import { makeSlackDriver } from './slack-driver.ts';
+
+conversationContract('Slack', makeSlackDriver);
