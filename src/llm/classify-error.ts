@@ -141,15 +141,15 @@ function judge(err: unknown): Verdict | ThreadmindError | undefined {
 /** The first decisive link, from the outermost error inwards through `cause` (and AggregateError). */
 function judgeChain(err: unknown): Verdict | ThreadmindError | undefined {
   const seen = new Set<unknown>();
-  const todo: unknown[] = [err];
-  while (todo.length > 0 && seen.size < 16) {
-    const link = todo.shift();
+  const pending: unknown[] = [err];
+  while (pending.length > 0 && seen.size < 16) {
+    const link = pending.shift();
     if (typeof link !== 'object' || link === null || seen.has(link)) continue;
     seen.add(link);
     const verdict = judge(link);
     if (verdict) return verdict;
-    if (link instanceof AggregateError) todo.push(...link.errors);
-    todo.push(field(link, 'cause'));
+    if (link instanceof AggregateError) pending.push(...link.errors);
+    pending.push(field(link, 'cause'));
   }
   return undefined;
 }
