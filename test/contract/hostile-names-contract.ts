@@ -152,7 +152,10 @@ export function hostileNamesContract(name: string, makeDriver: MakeDriver): void
         bytes: Buffer.from('Shared notes for the whole team.\n'),
       });
       await d.handled(s.messageId);
-      assert.match(joined(d.botMessages(s.thread)), /^Shared .* with the whole (workspace|server)/m);
+      assert.match(
+        joined(d.botMessages(s.thread)),
+        /^Shared .* with the whole (workspace|server)/m,
+      );
       assertNoPings(mark);
     });
 
