@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.ts';
 import type { Destination, NativeStream, PlatformPort } from '../model/platform-port.ts';
 import { RenderedText } from '../model/rendered-text.ts';
-import { openFenceAt } from '../text/fences.ts';
+import { closingFence, openFenceAt, scanFences } from '../text/fences.ts';
 import { FlushChain } from './flush-chain.ts';
 import { messages } from './messages.ts';
 
@@ -41,10 +41,6 @@ export function safePrefixLength(text: string): number {
   const at = text.lastIndexOf('@');
   if (at >= 0 && text.length - at < 12 && /^@[a-z]*$/i.test(text.slice(at))) return at;
   return text.length;
-}
-
-function fenceMarks(openLine: string): string {
-  return /^[ \t]*(`{3,}|~{3,})/.exec(openLine)?.[0] ?? '```';
 }
 
 export class AnswerWriter {
@@ -181,13 +177,14 @@ export class AnswerWriter {
   }
 
   private async rollStream(): Promise<void> {
-    const fence = openFenceAt(this.text.slice(0, this.sent));
+    const sent = this.text.slice(0, this.sent);
+    const fence = scanFences(sent).open;
     if (this.stream) {
       if (fence) {
-        const nl = this.text.slice(0, this.sent).endsWith('\n') ? '' : '\n';
+        const nl = sent.endsWith('\n') ? '' : '\n';
         const close = RenderedText.render(
           this.o.port.format,
-          `${nl}${fenceMarks(fence)}`,
+          `${nl}${closingFence(fence)}`,
           'stream',
         );
         if (close[0]) await this.stream.append(close[0]);
@@ -195,7 +192,7 @@ export class AnswerWriter {
       await this.stream.stop();
     }
     this.stream = undefined;
-    this.carry = fence ? `${fence}\n` : '';
+    this.carry = fence ? `${fence.line}\n` : '';
   }
 
   private async dropPlaceholder(): Promise<void> {
