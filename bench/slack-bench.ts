@@ -1,138 +1,127 @@
-// Slack path figures:
-//  - bot overhead per turn = turn wall time (signed event sent → answer's stream closed) minus the
-//    emulated model's own time for the same reply at the same concurrency; p50/p99 at 1 and 50;
+// Slack path figures, each per turn and from one run:
+//  - turn wall time: the signed event sent → Slack recording chat.stopStream for the answer;
+//  - that turn's own model time: its requests at the emulated model server, from arrival to the
+//    last byte written; overhead = wall − own model time;
+//  - queue wait: the same turn's threadmind_turn_queue_wait_seconds (admission → turn slot), and
+//    the rest = overhead − queue wait;
+//  - bot CPU per turn: process.cpuUsage() of the bot's process, the emulators and the load
+//    generator being in a child process;
+//  - for reference, the bot's process idle, and the floor: a bare client reading the same stream;
 //  - signed Slack request → HTTP 200 while 50 turns are in flight.
-// The emulators run on a worker thread so their CPU is not charged to the bot.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import OpenAI from 'openai';
-import { startApp } from '../src/compose/app.ts';
-import { loadConfig } from '../src/config/load-config.ts';
-import { silentLogger } from '../src/log/logger.ts';
-import { SIGNING_SECRET } from './emulator-worker-secret.ts';
-import { fmt, summary } from './stats.ts';
+// In-flight counts are held by a closed loop (bench/emulator-process.ts) for every measured turn.
 
-const REPLY = Array.from({ length: 20 }, (_, i) => `token${i}`).join(' ');
+import {
+  type Bot,
+  bareStreamCpu,
+  type Emulators,
+  idleCpu,
+  type Measurement,
+  measure,
+  REPLY,
+  startBot,
+  startEmulators,
+} from './slack-rig.ts';
+import { fmt, summary } from './stats.ts';
 
 /**
  * How fast the emulated model streams: "vLLM-like" is ~33 tokens/s per stream, what a mid-size
  * model gives each of many concurrent requests; "burst" is 200 tokens/s per stream, far beyond a
- * real server, to show the bot's own limit.
+ * real server, to show the bot's own limit. `measured` is how many turns are measured per batch.
  */
 const PROFILES = [
-  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, rounds: { 1: 40, 50: 4 } },
-  { name: 'burst 200 tok/s', chunkDelayMs: 5, rounds: { 1: 100, 50: 6 } },
+  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, measured: { 1: 40, 50: 300 } },
+  { name: 'burst 200 tok/s', chunkDelayMs: 5, measured: { 1: 100, 50: 300 } },
 ] as const;
 
-interface Ready {
-  llmBaseURL: string;
-  slackApiUrl: string;
-  botToken: string;
+/** Slots for the run at 50 in flight that no turn waits for. */
+const ENOUGH_SLOTS = 64;
+
+function series(name: string, values: number[], target = ''): string {
+  const s = summary(values);
+  return `${name}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)} (n=${s.n}${target})`;
 }
 
-function emulatorThread() {
-  const worker = new Worker(new URL('./emulator-worker.ts', import.meta.url));
-  let next = 0;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const ready = new Promise<Ready>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.on('message', (m: { ready?: Ready; id?: number; result?: unknown; error?: string }) => {
-      if (m.ready) return resolve(m.ready);
-      const p = m.id === undefined ? undefined : pending.get(m.id);
-      if (!p || m.id === undefined) return;
-      pending.delete(m.id);
-      if (m.error) p.reject(new Error(m.error));
-      else p.resolve(m.result);
-    });
-  });
-  const call = <T>(msg: Record<string, unknown>) =>
-    new Promise<T>((resolve, reject) => {
-      const id = next++;
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ ...msg, id });
-    });
-  return { ready, call, terminate: () => worker.terminate() };
+function pct(x: number): string {
+  return `${Math.round(100 * x)}%`;
 }
 
-async function modelAlone(baseURL: string, concurrency: number, rounds: number): Promise<number> {
-  const client = new OpenAI({ baseURL, apiKey: 'x', maxRetries: 0 });
-  const times: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        const t0 = Date.now();
-        const stream = await client.chat.completions.create({
-          model: 'qwen3-8b',
-          messages: [{ role: 'user', content: 'hi' }],
-          stream: true,
-          stream_options: { include_usage: true },
-        });
-        for await (const _ of stream) {
-          // drain
-        }
-        times.push(Date.now() - t0);
-      }),
-    );
-  }
-  return summary(times).p50;
+function slotsLabel(m: Measurement): string {
+  return `core.maxConcurrentTurns=${m.maxConcurrentTurns}${m.isDefaultSlots ? ' (default)' : ''}`;
+}
+
+function report(profile: string, m: Measurement): string[] {
+  const queue = summary(m.botQueue);
+  const held =
+    m.inFlight.min === m.inFlight.max ? `${m.inFlight.min}` : `${m.inFlight.min}–${m.inFlight.max}`;
+  const enoughSlots = m.maxConcurrentTurns >= m.concurrency;
+  const atLoad = m.concurrency >= 50;
+  const overheadTarget = atLoad && enoughSlots ? '; target p50 < 20 ms, p99 < 100 ms' : '';
+  const restTarget = atLoad && !enoughSlots ? '; target p50 < 20 ms, p99 < 100 ms' : '';
+  return [
+    `${profile}, ${m.concurrency} in flight, ${slotsLabel(m)}, 20-token streamed answer:`,
+    `  in flight (load generator, at each measured turn's start and end): ${held}; bot's queue (waiting + running) at each measured turn's admission: min ${queue.min}, p50 ${queue.p50}, max ${queue.max}${m.unjoined ? `; ${m.unjoined} turns not joined` : ''}`,
+    `  ${series('turn wall time (signed event sent → chat.stopStream recorded)', m.wall)}`,
+    `  ${series("that turn's model time (emulator: request received → last byte written)", m.model)}`,
+    `  ${series('overhead = wall − own model time', m.overhead, overheadTarget)}`,
+    `  ${series('  of which queue wait (threadmind_turn_queue_wait_seconds, same turn)', m.queueWait)}`,
+    `  ${series('  the rest = overhead − queue wait (bot work, waits on its event loop, Slack API round trips)', m.rest, restTarget)}`,
+    `  bot CPU: ${fmt(m.cpuMsPerTurn)}/turn (process.cpuUsage user+system of the bot's process, emulators and load generator in a child process; ${m.turns} turns incl. ramp and tail${m.concurrency === 1 ? '; target ≤ 3 ms' : ''}); bot main thread busy (event-loop utilization): ${fmt(m.eluMsPerTurn)}/turn, ${pct(m.botBusy)} of the batch; emulators' process busy ${pct(m.emulatorBusy)}${m.emulatorBusy > 0.8 ? ' (near saturation: their delays are in the overhead)' : ''}`,
+  ];
+}
+
+async function warmUp(bot: Bot, emu: Emulators): Promise<void> {
+  await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
+  await measure(bot, emu, { concurrency: 10, measured: 30, staggerMs: 0 });
 }
 
 export async function benchSlack(): Promise<string[]> {
-  const emu = emulatorThread();
-  const ends = await emu.ready;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-'));
-  const config = loadConfig({
-    env: {
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LLM_TEXT_BASE_URL: ends.llmBaseURL,
-      SLACK_API_URL: ends.slackApiUrl,
-      SLACK_BOT_TOKEN: ends.botToken,
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    },
-    overrides: { core: { maxConcurrentTurns: 64 } },
-  });
-  const app = await startApp(config, { log: silentLogger(), host: '127.0.0.1' });
+  const emu = await startEmulators();
   const lines: string[] = [];
   try {
-    await emu.call({ op: 'setEventsUrl', url: `http://127.0.0.1:${app.port}/slack/events` });
-    let seq = 0;
-    const channels = (n: number) => Array.from({ length: n }, () => `C${seq++}`);
-    for (const profile of PROFILES) {
-      await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: profile.chunkDelayMs });
-      await emu.call({ op: 'turns', channels: channels(10) }); // warm-up
-      for (const concurrency of [1, 50] as const) {
-        const rounds = profile.rounds[concurrency];
-        const base = await modelAlone(ends.llmBaseURL, concurrency, rounds);
-        const times: number[] = [];
-        const elu0 = performance.eventLoopUtilization();
-        for (let r = 0; r < rounds; r++) {
-          times.push(
-            ...(await emu.call<number[]>({ op: 'turns', channels: channels(concurrency) })),
+    // One bot with the default slots (1 and 50 in flight), one with a slot for every turn.
+    for (const slots of [undefined, ENOUGH_SLOTS]) {
+      const bot = await startBot(emu, slots);
+      try {
+        await warmUp(bot, emu);
+        const idle = await idleCpu(bot, 3, 6000);
+        lines.push(
+          `bot's process idle (no turn for 6 s, then 3 s measured; core.maxConcurrentTurns=${bot.maxConcurrentTurns}): ${fmt(idle.cpu)} CPU/s, main thread busy ${fmt(idle.busy)}/s`,
+        );
+        for (const profile of PROFILES) {
+          await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: profile.chunkDelayMs });
+          // Model time of one turn: 20 deltas plus the opening, closing and usage chunks.
+          const modelMs = 23 * profile.chunkDelayMs;
+          for (const concurrency of slots === undefined ? [1, 50] : [50]) {
+            const measured = profile.measured[concurrency as 1 | 50];
+            const m = await measure(bot, emu, {
+              concurrency,
+              measured,
+              staggerMs: modelMs / concurrency,
+            });
+            lines.push(...report(profile.name, m));
+            if (slots === undefined) {
+              const floor = await bareStreamCpu(emu, concurrency, Math.min(measured, 200));
+              lines.push(
+                `  floor: a bare node:http client in the bot's process reading the same stream, ${concurrency} at a time, nothing else: ${fmt(floor)} CPU/stream`,
+              );
+            }
+          }
+        }
+        if (slots === ENOUGH_SLOTS) {
+          await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 100 });
+          await emu.call({ op: 'fire', n: 50 });
+          const inFlight = bot.app.runner.pendingTurns;
+          const acks = summary(await emu.call<number[]>({ op: 'acks', n: 300 }));
+          lines.push(
+            `signed Slack request → HTTP 200 with ${inFlight} turns in flight: p50 ${fmt(acks.p50)}, p99 ${fmt(acks.p99)}, max ${fmt(acks.max)} (n=${acks.n}; target p99 < 50 ms)`,
           );
         }
-        // Busy time of the bot's event loop (the emulators run on another thread).
-        const cpuPerTurn = performance.eventLoopUtilization(elu0).active / times.length;
-        const o = summary(times.map((t) => t - base));
-        lines.push(
-          `bot overhead per turn, ${profile.name}, ${concurrency} concurrent: p50 ${fmt(o.p50)}, p99 ${fmt(o.p99)} (n=${o.n}; model alone p50 ${fmt(base)}; bot event-loop time ${fmt(cpuPerTurn)}/turn; target p50 < 10 ms, p99 < 50 ms)`,
-        );
+      } finally {
+        await bot.stop();
       }
     }
-    await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 100 });
-    await emu.call({ op: 'fire', channels: channels(50) });
-    const inFlight = app.runner.pendingTurns;
-    const acks = summary(await emu.call<number[]>({ op: 'acks', n: 300 }));
-    lines.push(
-      `signed Slack request → HTTP 200 with ${inFlight} turns in flight: p50 ${fmt(acks.p50)}, p99 ${fmt(acks.p99)}, max ${fmt(acks.max)} (n=${acks.n}; target p99 < 50 ms)`,
-    );
   } finally {
-    await app.stop();
-    await emu.call({ op: 'close' });
-    await emu.terminate();
-    rmSync(dataDir, { recursive: true, force: true });
+    await emu.close();
   }
   return lines;
 }

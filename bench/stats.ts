@@ -5,11 +5,18 @@ export function percentile(values: number[], p: number): number {
   return sorted[idx] ?? Number.NaN;
 }
 
-export function summary(values: number[]): { n: number; p50: number; p99: number; max: number } {
+export function summary(values: number[]): {
+  n: number;
+  p50: number;
+  p99: number;
+  min: number;
+  max: number;
+} {
   return {
     n: values.length,
     p50: percentile(values, 50),
     p99: percentile(values, 99),
+    min: Math.min(...values),
     max: Math.max(...values),
   };
 }

@@ -69,7 +69,14 @@ export class SlackAdapter {
         unhandledRequestTimeoutMillis: 3001,
       });
     }
-    this.app = new App({ token: s.slackBotToken ?? '', receiver, clientOptions, logger });
+    this.app = new App({
+      token: s.slackBotToken ?? '',
+      receiver,
+      clientOptions,
+      logger,
+      // Nothing reads Bolt's conversation store, and its miss on every event builds an Error.
+      convoStore: false,
+    });
     this.files = new SlackFiles({
       client: this.app.client,
       source: {

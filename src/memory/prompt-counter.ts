@@ -31,8 +31,24 @@ export function toChatPayload(
       ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
       ...(m.tool_call_id ? { tool_call_id: String(m.tool_call_id) } : {}),
     })),
-    ...(tools.length ? { tools: tools.map((t) => convertToOpenAITool(t)) } : {}),
+    ...(tools.length ? { tools: tools.map(openAIToolOf) } : {}),
   };
+}
+
+/**
+ * A tool's schema in the OpenAI form, converted once per tool: the registry hands the same tool
+ * objects to every turn, and converting the zod schema each time was a visible part of a turn.
+ * Callers must not modify the returned object.
+ */
+const openAITools = new WeakMap<StructuredToolInterface, ReturnType<typeof convertToOpenAITool>>();
+
+function openAIToolOf(tool: StructuredToolInterface): ReturnType<typeof convertToOpenAITool> {
+  let converted = openAITools.get(tool);
+  if (!converted) {
+    converted = convertToOpenAITool(tool);
+    openAITools.set(tool, converted);
+  }
+  return converted;
 }
 
 /** The offline estimate of a whole request (step c of the chain), without any round trip. */

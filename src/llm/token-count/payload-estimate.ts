@@ -94,7 +94,27 @@ export function estimateToolsTokens(
 ): number {
   if (!tools || tools.length === 0) return 0;
   let tokens = templateOverheadsFor(family).tools;
-  for (const tool of tools) tokens += estimateTextTokens(JSON.stringify(tool), family) + 1;
+  for (const tool of tools) tokens += toolTokens(tool, family) + 1;
+  return tokens;
+}
+
+/** Per tool schema object (the same objects come back every turn) and family. */
+const toolEstimates = new WeakMap<object, Map<string, number>>();
+
+function toolTokens(tool: unknown, family?: ModelFamily): number {
+  if (tool === null || typeof tool !== 'object') {
+    return estimateTextTokens(JSON.stringify(tool), family);
+  }
+  let byFamily = toolEstimates.get(tool);
+  const key = family ?? 'other';
+  const hit = byFamily?.get(key);
+  if (hit !== undefined) return hit;
+  const tokens = estimateTextTokens(JSON.stringify(tool), family);
+  if (!byFamily) {
+    byFamily = new Map();
+    toolEstimates.set(tool, byFamily);
+  }
+  byFamily.set(key, tokens);
   return tokens;
 }
 

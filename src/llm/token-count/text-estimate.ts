@@ -6,6 +6,7 @@
 // cheaper), so a model whose family is known gets weights fitted to its own tokenizer; anything
 // else gets weights fitted to the mean of the two.
 // `node bench/token-bench.ts` prints the resulting error per corpus and tokenizer.
+import { LRUCache } from 'lru-cache';
 import type { ModelFamily } from './local-tokenizer.ts';
 import { FEATURE_NAMES, type TextFeatures, textFeatures } from './text-features.ts';
 
@@ -99,5 +100,35 @@ export function tokensFromFeatures(f: TextFeatures, weights: TextWeights): numbe
  */
 export function estimateTextTokens(text: string, family?: ModelFamily): number {
   if (text.length === 0) return 0;
-  return tokensFromFeatures(textFeatures(text), textWeightsFor(family));
+  if (text.length < MEMO_MIN_CHARS)
+    return tokensFromFeatures(textFeatures(text), textWeightsFor(family));
+  return memo.get(text, family ?? 'other');
 }
+
+/** Shorter texts are cheaper to estimate than to look up. */
+const MEMO_MIN_CHARS = 256;
+
+/**
+ * Estimates of the texts seen lately, per family. Every turn estimates its thread's whole history,
+ * the system prompt and the tool schemas again (and once more per model call, to fit the window):
+ * each of those texts is estimated once, then looked up. Bounded by the characters it holds.
+ */
+const memos = new Map<ModelFamily, LRUCache<string, number>>();
+
+const memo = {
+  get(text: string, family: ModelFamily): number {
+    let cache = memos.get(family);
+    if (!cache) {
+      cache = new LRUCache<string, number>({
+        maxSize: 2_000_000,
+        sizeCalculation: (_tokens, key) => key.length,
+      });
+      memos.set(family, cache);
+    }
+    const hit = cache.get(text);
+    if (hit !== undefined) return hit;
+    const tokens = tokensFromFeatures(textFeatures(text), textWeightsFor(family));
+    if (text.length <= 250_000) cache.set(text, tokens);
+    return tokens;
+  },
+};

@@ -50,6 +50,9 @@ function isJsonContentType(req: IncomingMessage): boolean {
   return type === undefined || type.toLowerCase().startsWith('application/json');
 }
 
+/** Epoch milliseconds with sub-millisecond precision, monotonic within a process. */
+const preciseNow = (): number => performance.timeOrigin + performance.now();
+
 export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<OpenAIEmulator> {
   let models: ModelSpec[] = [...(opts.models ?? DEFAULT_MODELS)];
   let tokenizeOn = opts.tokenize ?? true;
@@ -76,7 +79,11 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
   const authorized = (req: IncomingMessage): boolean =>
     opts.apiKey === undefined || req.headers.authorization === `Bearer ${opts.apiKey}`;
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    receivedAt: number,
+  ): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
     const method = ROUTES[path];
     if (method === undefined || (path === '/tokenize' && !tokenizeOn)) {
@@ -96,7 +103,18 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     const raw = method === 'POST' ? await readBody(req) : '';
     const parsed = parseJson(raw);
     if (path === CHAT_PATH && parsed.ok) {
-      requests.push({ path, body: parsed.value, headers: { ...req.headers }, at: Date.now() });
+      const rec: RecordedRequest = {
+        path,
+        body: parsed.value,
+        headers: { ...req.headers },
+        at: Date.now(),
+        receivedAt,
+      };
+      // 'finish': the last byte went to the socket; never fires for a reset or an abandoned stream.
+      res.once('finish', () => {
+        rec.lastByteAt = preciseNow();
+      });
+      requests.push(rec);
     }
     // vLLM guards every route but the health probes once --api-key is set.
     if (!authorized(req)) {
@@ -139,12 +157,13 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
   }
 
   const server = http.createServer((req, res) => {
+    const receivedAt = preciseNow();
     if (down) {
       req.socket.resetAndDestroy();
       return;
     }
     res.on('error', () => undefined);
-    route(req, res).catch((err: unknown) => {
+    route(req, res, receivedAt).catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       const message = err instanceof Error ? err.message : String(err);
       sendJson(res, 500, errorBody(message, 'InternalServerError', 500));

@@ -55,6 +55,16 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Date.now() when the body had been read. */
   at: number;
+  /**
+   * When the request's headers arrived, in milliseconds since the epoch with sub-millisecond
+   * precision (performance.timeOrigin + performance.now()), for timing a client against the model.
+   */
+  receivedAt: number;
+  /**
+   * When the response's last byte was handed to the socket, on the same clock as `receivedAt`;
+   * undefined while the response is still being written, or if it never completed (a reset, a hang).
+   */
+  lastByteAt?: number;
 }
 
 export interface OpenAIEmulator {

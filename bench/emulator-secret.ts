@@ -1,2 +1,2 @@
-/** Shared by the bench and its emulator thread. */
+/** Shared by the bench and its emulator process. */
 export const SIGNING_SECRET = 'bench-signing-secret';

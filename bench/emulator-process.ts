@@ -1,0 +1,208 @@
+// The emulated Slack and model server, and the load generator, in a child process of their own:
+// in production they are other machines, and apart they leave the bot's process doing the bot's
+// work only, so that process's CPU time (process.cpuUsage) is the bot's alone.
+// Every time here is epoch milliseconds with sub-millisecond precision (performance clock).
+import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
+import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
+import { SIGNING_SECRET } from './emulator-secret.ts';
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+const llm = await startOpenAIEmulator();
+const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
+let reply = { content: 'ok', chunkDelayMs: 0 };
+llm.setResponder(() => reply);
+
+/** Resolves per channel when Slack records the answer's stream as closed. */
+const closing = new Map<string, (at: number) => void>();
+// Seen as each call is recorded rather than by polling, so the end time is not a timer's tick.
+const record = slack.calls.push.bind(slack.calls);
+slack.calls.push = (...items: ApiCall[]): number => {
+  const at = now();
+  for (const c of items) {
+    if (c.method !== 'chat.stopStream' || !c.ok) continue;
+    const done = closing.get(String(c.args.channel));
+    closing.delete(String(c.args.channel));
+    done?.(at);
+  }
+  return record(...items);
+};
+
+let seq = 0;
+/** The channel of a turn also marks its model requests: it is in the question's text. */
+const MARK = /\bturn-(C\d+)\b/;
+
+export interface LoopSpec {
+  /** Turns kept in flight: a worker starts its next turn as soon as its last one's stream closes. */
+  concurrency: number;
+  /** Turns measured; the loop keeps going until all of them have finished. */
+  measured: number;
+  /** Worker i starts i × staggerMs after the first, so the turns do not move in lockstep. */
+  staggerMs: number;
+}
+
+export interface TurnSample {
+  channel: string;
+  /** The signed event sent to the bot. */
+  sentAt: number;
+  /** Slack recorded chat.stopStream for the answer. */
+  closedAt: number;
+  /** This turn's model requests, each from its arrival at the emulator to its last byte. */
+  model: { receivedAt: number; lastByteAt: number | undefined }[];
+  /** Turns in flight (sent, stream not yet closed) when this one started and when it ended. */
+  inFlightAtStart: number;
+  inFlightAtEnd: number;
+}
+
+export interface LoopResult {
+  samples: TurnSample[];
+  /** Every turn the loop ran: measured, warming up and keeping the count up at the end. */
+  turns: number;
+  /** From the first measured turn's start to the last measured turn's end. */
+  window: { from: number; to: number };
+  /**
+   * Share of the loop's wall time this process's main thread was busy (event-loop utilization):
+   * near 1, the emulators themselves are the bottleneck and their delays land in the overhead.
+   */
+  emulatorBusy: number;
+}
+
+function question(channel: string): string {
+  return `<@${slack.botUserId}> turn-${channel}: please answer in about twenty words`;
+}
+
+/**
+ * A closed loop. A turn is measured when it starts after every worker has started and after as
+ * many turns as there are workers have finished (the queue has filled), and no worker stops until
+ * every measured turn is over: each measured turn has exactly `concurrency` turns in flight.
+ */
+async function closedLoop(spec: LoopSpec): Promise<LoopResult> {
+  const fromRequest = llm.requests.length;
+  const elu0 = performance.eventLoopUtilization();
+  let inFlight = 0;
+  let started = 0;
+  let finished = 0;
+  let workersUp = 0;
+  let measuring = 0;
+  let stop = false;
+  const samples: TurnSample[] = [];
+  let from = Number.POSITIVE_INFINITY;
+  let to = 0;
+
+  const turn = async (worker: number): Promise<void> => {
+    const channel = `C${seq++}`;
+    const closed = new Promise<number>((resolve) => closing.set(channel, resolve));
+    inFlight++;
+    started++;
+    const measured =
+      workersUp === spec.concurrency && finished >= spec.concurrency && measuring < spec.measured;
+    if (measured) measuring++;
+    const inFlightAtStart = inFlight;
+    const sentAt = now();
+    await slack.postUserMessage({ channel, user: `U${worker}`, text: question(channel) });
+    const closedAt = await closed;
+    const inFlightAtEnd = inFlight;
+    inFlight--;
+    finished++;
+    if (!measured) return;
+    from = Math.min(from, sentAt);
+    to = Math.max(to, closedAt);
+    samples.push({ channel, sentAt, closedAt, model: [], inFlightAtStart, inFlightAtEnd });
+    if (samples.length === spec.measured) stop = true;
+  };
+
+  await Promise.all(
+    Array.from({ length: spec.concurrency }, async (_, worker) => {
+      await new Promise((r) => setTimeout(r, worker * spec.staggerMs));
+      workersUp++;
+      while (!stop) await turn(worker);
+    }),
+  );
+
+  const emulatorBusy = performance.eventLoopUtilization(elu0).utilization;
+  const byChannel = new Map(samples.map((s) => [s.channel, s]));
+  for (const r of llm.requests.slice(fromRequest)) {
+    const lastUser = (r.body?.messages as { role?: string; content?: unknown }[] | undefined)
+      ?.filter((m) => m.role === 'user')
+      .at(-1);
+    const content = lastUser?.content;
+    const text = typeof content === 'string' ? content : JSON.stringify(content ?? '');
+    const channel = MARK.exec(text)?.[1];
+    const s = channel === undefined ? undefined : byChannel.get(channel);
+    s?.model.push({ receivedAt: r.receivedAt, lastByteAt: r.lastByteAt });
+  }
+  return { samples, turns: started, window: { from, to }, emulatorBusy };
+}
+
+type Request =
+  | { id: number; op: 'setEventsUrl'; url: string }
+  | { id: number; op: 'setReply'; content: string; chunkDelayMs: number }
+  | ({ id: number; op: 'loop' } & LoopSpec)
+  | { id: number; op: 'fire'; n: number }
+  | { id: number; op: 'acks'; n: number }
+  | { id: number; op: 'callCounts'; since: number }
+  | { id: number; op: 'close' };
+
+async function handle(req: Request): Promise<unknown> {
+  switch (req.op) {
+    case 'setEventsUrl':
+      slack.setEventsUrl(req.url);
+      return null;
+    case 'setReply':
+      reply = { content: req.content, chunkDelayMs: req.chunkDelayMs };
+      return null;
+    case 'loop':
+      return closedLoop(req);
+    case 'fire':
+      await Promise.all(
+        Array.from({ length: req.n }, (_, i) =>
+          slack.postUserMessage({
+            channel: `C${seq++}`,
+            user: `U${i}`,
+            text: `<@${slack.botUserId}> long job`,
+          }),
+        ),
+      );
+      return null;
+    case 'acks': {
+      const times: number[] = [];
+      for (let i = 0; i < req.n; i++) {
+        const ts = `1800000000.${String(i).padStart(6, '0')}`;
+        const res = await slack.deliverEvent({
+          type: 'message',
+          channel: `Cack${i % 10}`,
+          channel_type: 'channel',
+          user: 'U77',
+          text: 'chatter in a thread the bot is not in',
+          ts,
+          thread_ts: '1700000000.000001',
+        });
+        if (res.status !== 200) throw new Error(`ack answered ${res.status}`);
+        times.push(res.elapsedMs);
+      }
+      return times;
+    }
+    case 'callCounts': {
+      // Web API calls by method from the `since`-th on, and the model requests with them.
+      const counts: Record<string, number> = {};
+      for (const c of slack.calls.slice(req.since)) counts[c.method] = (counts[c.method] ?? 0) + 1;
+      return { counts, total: slack.calls.length, modelRequests: llm.requests.length };
+    }
+    case 'close':
+      await slack.close();
+      await llm.close();
+      setImmediate(() => process.disconnect?.());
+      return null;
+  }
+}
+
+process.on('message', (req: Request) => {
+  handle(req).then(
+    (result) => process.send?.({ id: req.id, result }),
+    (err: unknown) =>
+      process.send?.({ id: req.id, error: err instanceof Error ? err.message : String(err) }),
+  );
+});
+process.send?.({
+  ready: { llmBaseURL: llm.baseURL, slackApiUrl: slack.apiUrl, botToken: slack.botToken },
+});
