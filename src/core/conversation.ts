@@ -55,7 +55,17 @@ export interface InboundFiles {
 
 /** What became of a delivery; tests and logs wait on this instead of on time. */
 export type Handled =
-  | { status: 'ignored' | 'duplicate' | 'hinted' | 'shared' | 'forgotten' | 'refused' | 'listed' }
+  | {
+      status:
+        | 'ignored'
+        | 'duplicate'
+        | 'hinted'
+        | 'shared'
+        | 'forgotten'
+        | 'refused'
+        | 'listed'
+        | 'failed';
+    }
   | { status: 'turn'; outcome: TurnOutcome };
 
 export interface HandledEvent {
@@ -147,6 +157,21 @@ export class Conversation {
       this.logFor(m).debug({ message_id: m.messageId }, 'duplicate delivery ignored');
       return done({ status: 'duplicate' });
     }
+    try {
+      return done(await this.route(m));
+    } catch (err) {
+      // Opening the thread, reading it or a store call failed: say so where the person asked.
+      const log = this.logFor(m).child({ message_id: m.messageId });
+      log.error({ err }, 'message handling failed');
+      this.o.metrics.errors.inc({ kind: 'internal' });
+      await this.output(m.to, log)
+        .reportError(messages.handlingFailed)
+        .catch((postErr: unknown) => log.error({ err: postErr }, 'could not say so either'));
+      return done({ status: 'failed' });
+    }
+  }
+
+  private async route(m: InboundMessage): Promise<Handled> {
     const intent = intentOf(m);
     let { ref, to } = m;
     if (m.openThread && (intent === 'ask' || intent === 'summarize')) {
@@ -158,21 +183,21 @@ export class Conversation {
     switch (intent) {
       case 'share':
         await this.share(msg, out, log);
-        return done({ status: 'shared' });
+        return { status: 'shared' };
       case 'forget':
-        return done(await this.forgetOnRequest(msg, out));
+        return this.forgetOnRequest(msg, out);
       case 'files':
         await out.post(await this.listFiles(ref));
-        return done({ status: 'listed' });
+        return { status: 'listed' };
       case 'summarize':
-        return done({ status: 'turn', outcome: await this.o.runner.summarize(msg, out) });
+        return { status: 'turn', outcome: await this.o.runner.summarize(msg, out) };
       default:
         await this.o.state.participate(ref);
         if (m.text === '') {
           await out.post(messages.emptyMention(this.o.botName));
-          return done({ status: 'hinted' });
+          return { status: 'hinted' };
         }
-        return done({ status: 'turn', outcome: await this.o.runner.submit(msg, out) });
+        return { status: 'turn', outcome: await this.o.runner.submit(msg, out) };
     }
   }
 

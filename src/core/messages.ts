@@ -62,5 +62,7 @@ export const messages = {
   },
   lockLost:
     'Another copy of me took over this thread while I was answering, so I stopped. Please ask again if my answer is missing.',
+  handlingFailed:
+    "Something went wrong while handling that message. The details are in the bot's log.",
   sessionBusy: 'I am still busy with this thread elsewhere. Please try again in a moment.',
 } as const;

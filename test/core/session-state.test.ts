@@ -150,4 +150,19 @@ describe('conversation rules', () => {
       /Only the person who started[\s\S]*forgotten this thread/,
     );
   });
+
+  test('a failure after the message was accepted is told to the person, not swallowed', async () => {
+    const port = new MockPort();
+    const { core, turns } = conversation(port);
+    const handled = await core.receiveMessage(
+      message({
+        openThread: async () => {
+          throw new Error('Missing Permissions: Create Public Threads');
+        },
+      }),
+    );
+    assert.equal(handled.status, 'failed');
+    assert.deepEqual(turns, []);
+    assert.match(port.texts().join('\n'), /⚠️ Something went wrong while handling that message/);
+  });
 });
