@@ -19,6 +19,7 @@ COPY --chown=node:node package.json ./
 COPY --chown=node:node config ./config
 COPY --chown=node:node src ./src
 COPY --chown=node:node adapters ./adapters
+COPY --chown=node:node bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
@@ -27,4 +28,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "src/main.ts"]
+CMD ["node", "bin/run.mjs", "src/main.ts"]

@@ -1,14 +1,15 @@
-// `npm start` as a newcomer meets it: nothing configured, or configured wrongly.
+// `npm start` as a newcomer meets it: nothing configured, configured wrongly, or an old Node.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
+    // What `npm start` runs.
+    const child = spawn(process.execPath, ['bin/run.mjs', 'src/main.ts'], {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
@@ -40,4 +41,42 @@ test('a wrong configuration is listed in full, with fixes, and start exits 1', a
   assert.match(stderr, /SLACK_BOT_TOKEN must be a bot token starting with xoxb-/);
   assert.match(stderr, /SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set/);
   assert.match(stderr, /PORT must be a whole number/);
+});
+
+const NEEDS =
+  /^threadmind needs Node 22\.18 or newer \(24 LTS recommended\); this is Node 20\.20\.2\. Install/;
+
+test('the version check names the required Node in one line', () => {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const m = await import('./bin/run.mjs'); process.stdout.write(String(m.nodeProblem('20.20.2')) + '|' + String(m.nodeProblem('22.18.0')) + '|' + String(m.nodeProblem('24.1.0')));",
+    ],
+    { encoding: 'utf8' },
+  );
+  const [old, minimum, current] = out.split('|');
+  assert.match(old ?? '', NEEDS);
+  assert.equal(minimum, 'null');
+  assert.equal(current, 'null');
+});
+
+test('on an older Node binary, start prints that one line and exits 1', () => {
+  // The machine's own Node where it is older than the project's (Debian's is 20 here).
+  const olds = ['/usr/bin/node', '/usr/local/bin/node']
+    .filter((p) => existsSync(p) && realpathSync(p) !== realpathSync(process.execPath))
+    .filter(
+      (p) =>
+        Number(
+          execFileSync(p, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }),
+        ) < 22,
+    );
+  for (const node of olds) {
+    const r = spawnSync(node, ['bin/run.mjs', 'src/main.ts'], { encoding: 'utf8' });
+    assert.equal(r.status, 1, node);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0] ?? '', /^threadmind needs Node 22\.18 or newer .*this is Node \d+\./);
+  }
 });
