@@ -200,7 +200,7 @@ export class SlackAdapter {
     void core
       .receiveMessage({
         ref: c.ref,
-        to: this.destination(c.ref, envelope, event),
+        to: { ref: c.ref, context: slackContext(c.teamId, c.principal, c.isDirect) },
         principal: c.principal,
         text: c.text,
         messageId: c.messageId,

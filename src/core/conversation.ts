@@ -121,8 +121,8 @@ export class Conversation {
     return p;
   }
 
-  /** An output for one reply in `to` (commands and adapters' own replies use it too). */
-  output(to: Destination, log: Logger): ThreadOutput {
+  /** An output for one reply in `to`. */
+  private output(to: Destination, log: Logger): ThreadOutput {
     const { port, settings } = this.platform(to.ref.platform);
     return new ThreadOutput({ port, to, log, ...settings });
   }

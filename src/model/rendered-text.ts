@@ -29,10 +29,6 @@ export class RenderedText {
     return this.#text;
   }
 
-  get length(): number {
-    return this.#text.length;
-  }
-
   /** True only for objects this class made (a cast cannot forge one). */
   static isRendered(value: unknown): value is RenderedText {
     return typeof value === 'object' && value !== null && #text in value;
