@@ -1,5 +1,6 @@
 // Slash commands, defined once: registered by `npm run discord:register`, handled by the adapter.
 import { PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { MAX_CHANNEL_CONTEXT, MAX_INSTRUCTIONS_CHARS } from '../../src/core/channel-settings.ts';
 
 export const COMMANDS = [
   new SlashCommandBuilder()
@@ -21,6 +22,46 @@ export const COMMANDS = [
     .setName('forget')
     .setDescription("Clear threadmind's memory of this thread (its starter or Manage Threads)")
     .setDefaultMemberPermissions(PermissionFlagsBits.SendMessages),
+  new SlashCommandBuilder()
+    .setName('settings')
+    .setDescription('How threadmind behaves in this channel')
+    .addSubcommand((c) => c.setName('show').setDescription('Show the settings and their changes'))
+    .addSubcommand((c) =>
+      c
+        .setName('set')
+        .setDescription('Change them (Manage Channels)')
+        .addStringOption((o) =>
+          o
+            .setName('reply_mode')
+            .setDescription('When threadmind answers')
+            .addChoices(
+              { name: 'only when mentioned', value: 'mention' },
+              { name: 'follow-ups in its threads', value: 'thread' },
+              { name: 'every message', value: 'all' },
+            ),
+        )
+        .addStringOption((o) =>
+          o
+            .setName('instructions')
+            .setDescription('Extra instructions or persona ("-" clears them)')
+            .setMaxLength(MAX_INSTRUCTIONS_CHARS),
+        )
+        .addStringOption((o) =>
+          o.setName('model').setDescription('A text model id the server lists ("default" resets)'),
+        )
+        .addBooleanOption((o) => o.setName('files').setDescription('Let it search files'))
+        .addBooleanOption((o) => o.setName('images').setDescription('Let it look at images'))
+        .addBooleanOption((o) =>
+          o.setName('knowledge').setDescription('Let it search the knowledge graph'),
+        )
+        .addIntegerOption((o) =>
+          o
+            .setName('context')
+            .setDescription('Channel messages a top-level mention reads')
+            .setMinValue(0)
+            .setMaxValue(MAX_CHANNEL_CONTEXT),
+        ),
+    ),
 ].map((c) => c.toJSON());
 
 /** A thread name from the question: Discord wants 1–100 characters. */

@@ -9,13 +9,15 @@ import {
   GatewayIntentBits,
   type Interaction,
   type Message,
+  MessageReferenceType,
+  type PartialMessage,
   Partials,
 } from 'discord.js';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
-import type { Destination } from '../../src/model/platform-port.ts';
+import type { Destination, ThreadMessage } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
@@ -44,7 +46,8 @@ export class DiscordAdapter {
         GatewayIntentBits.MessageContent,
         GatewayIntentBits.DirectMessages,
       ],
-      partials: [Partials.Channel],
+      // Message: edits and deletions of messages sent before the bot started still arrive.
+      partials: [Partials.Channel, Partials.Message],
       rest: { api: config.discord.apiUrl },
       // Nothing the bot sends may ping anyone.
       allowedMentions: { parse: [] },
@@ -52,6 +55,7 @@ export class DiscordAdapter {
     this.port = new DiscordPort({
       rest: this.client.rest,
       applicationId: config.discordApplicationId ?? '',
+      selfId: () => this.client.user?.id,
       files: {
         allowedHosts: [...config.discord.fileHosts, new URL(config.discord.apiUrl).host],
         maxBytes: config.attachments.maxFileBytes,
@@ -59,8 +63,8 @@ export class DiscordAdapter {
       },
     });
     d.core.attach(this.port, {
-      answerWithoutMention: config.discord.answerThreadsWithoutMention,
       projectNoun: 'server',
+      settingsAdmins: "members with the Manage Channels permission and the bot's admins",
       updateIntervalMs: config.discord.updateIntervalMs,
       nativeStreaming: false,
       thinkingText: 'is thinking…',
@@ -71,10 +75,21 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
+      admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
       this.onMessage(m).catch((err: unknown) =>
         d.log.error({ err, platform: 'discord' }, 'message handler failed'),
+      );
+    });
+    this.client.on(Events.MessageUpdate, (_old, m) => {
+      this.onChange(m, m.content).catch((err: unknown) =>
+        d.log.error({ err, platform: 'discord' }, 'message update handler failed'),
+      );
+    });
+    this.client.on(Events.MessageDelete, (m) => {
+      this.onChange(m, undefined).catch((err: unknown) =>
+        d.log.error({ err, platform: 'discord' }, 'message delete handler failed'),
       );
     });
     this.client.on(Events.InteractionCreate, (i) => {
@@ -138,18 +153,12 @@ export class DiscordAdapter {
       traceId,
     });
     const mentioned = message.mentions.users.has(botId);
-    let addressed: Addressed;
-    if (!inConversation) {
-      if (!mentioned) {
-        core.skipped('discord', message.id);
-        return;
-      }
-      addressed = 'mention';
-    } else if (channel.isDMBased()) {
-      addressed = 'direct';
-    } else {
-      addressed = mentioned ? 'mention' : 'ambient';
-    }
+    // Unmentioned messages go to the core too: the channel's reply mode decides.
+    const addressed: Addressed = channel.isDMBased() ? 'direct' : mentioned ? 'mention' : 'ambient';
+    const mentionsOthers =
+      !mentioned &&
+      (message.mentions.users.some((u) => u.id !== botId) || message.mentions.roles.size > 0);
+    const replyTo = !inConversation ? message.reference : null;
     await core.receiveMessage({
       ref,
       to,
@@ -161,6 +170,11 @@ export class DiscordAdapter {
       addressed,
       dedupe: [`discord:msg:${message.id}`],
       files,
+      topLevel: !inConversation,
+      mentionsOthers,
+      ...(replyTo?.messageId && replyTo.type === MessageReferenceType.Default
+        ? { replyChain: () => this.replyChain(replyTo.channelId, replyTo.messageId ?? '') }
+        : {}),
       ...(inConversation
         ? {}
         : {
@@ -181,4 +195,43 @@ export class DiscordAdapter {
     if (!interaction.isChatInputCommand()) return;
     await this.commands.handle(interaction);
   }
+
+  /** The messages a reply answers, oldest first, up to a few levels up. */
+  private async replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
+    const chain: ThreadMessage[] = [];
+    let next: { channelId: string; messageId: string } | undefined = { channelId, messageId };
+    while (next && chain.length < REPLY_CHAIN_DEPTH) {
+      const m = await this.port.fetchMessage(next.channelId, next.messageId);
+      if (!m) break;
+      chain.unshift(this.port.threadMessage(m));
+      const ref = m.message_reference;
+      next =
+        ref?.message_id &&
+        (ref.type ?? MessageReferenceType.Default) === MessageReferenceType.Default
+          ? { channelId: ref.channel_id ?? next.channelId, messageId: ref.message_id }
+          : undefined;
+    }
+    return chain;
+  }
+
+  /** An edit (`text`) or a deletion of a person's message, for the conversation it belongs to. */
+  private async onChange(
+    m: Message | PartialMessage,
+    text: string | null | undefined,
+  ): Promise<void> {
+    if (m.author?.bot || m.author?.id === this.client.user?.id) return;
+    const channel = m.channel;
+    const { ref } = placeOf(channel, m.guildId, m.author?.id ?? '');
+    // A deletion carries no text; an edit of an uncached message may lack it (then nothing changes).
+    if (text === null) return;
+    await this.d.core.receiveChange({
+      ref,
+      messageId: m.id,
+      ...(text !== undefined ? { text: stripBotMention(text, this.client.user?.id ?? '') } : {}),
+      traceId: randomUUID(),
+    });
+  }
 }
+
+/** How far up a reply chain a mention reads. */
+const REPLY_CHAIN_DEPTH = 10;

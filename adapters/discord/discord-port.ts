@@ -25,6 +25,8 @@ const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
 export interface DiscordPortOptions {
   rest: REST;
   applicationId: string;
+  /** The bot's own user id once logged in, to tell its messages apart. */
+  selfId: () => string | undefined;
   /** Discord's CDN hosts and the download limits. */
   files: FileSource;
 }
@@ -145,7 +147,29 @@ export class DiscordPort implements PlatformPort {
     }
   }
 
-  private threadMessage(m: APIMessage): ThreadMessage {
+  isBefore(a: string, b: string): boolean {
+    return BigInt(a) < BigInt(b);
+  }
+
+  /** The channel's messages before `before`, oldest first (Discord answers newest first). */
+  async readChannel(
+    to: Destination,
+    opts: { before: string; limit: number },
+  ): Promise<ThreadMessage[]> {
+    const query = new URLSearchParams({
+      before: opts.before,
+      limit: String(Math.min(100, opts.limit)),
+    });
+    const page = (await this.o.rest.get(Routes.channelMessages(to.ref.channelId), {
+      query,
+    })) as APIMessage[];
+    return page
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      .map((m) => this.threadMessage(m));
+  }
+
+  /** A message as the reader sees it (also for reply chains the adapter reads). */
+  threadMessage(m: APIMessage): ThreadMessage {
     // A command's reply (/ask's "… asked:") stands for the person who ran the command.
     const author = m.interaction_metadata?.user ?? m.author;
     return {
@@ -153,12 +177,20 @@ export class DiscordPort implements PlatformPort {
       authorId: author.id,
       authorName: author.global_name ?? author.username,
       isBot: m.author.bot === true,
-      text: m.content,
+      fromSelf: m.author.id === this.o.selfId() && m.interaction_metadata === undefined,
+      text: messageText(m),
       at: Date.parse(m.timestamp),
       files: m.attachments.map((a) =>
         this.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
       ),
     };
+  }
+
+  /** One message by id, or undefined when it is gone or unreadable. */
+  async fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
+    return (await this.o.rest
+      .get(Routes.channelMessage(channelId, messageId))
+      .catch(() => undefined)) as APIMessage | undefined;
   }
 
   encodeThreadId(ref: ThreadRef): string {
@@ -168,4 +200,13 @@ export class DiscordPort implements PlatformPort {
   decodeThreadId(id: string): ThreadRef {
     return decodeThreadRef(id, 'discord');
   }
+}
+
+/** What a message says; a forwarded message's words are in its snapshot, not its content. */
+export function messageText(m: Pick<APIMessage, 'content' | 'message_snapshots'>): string {
+  const forwarded = (m.message_snapshots ?? [])
+    .map((s) => s.message.content)
+    .filter((t) => t !== '')
+    .map((t) => `[forwarded message]\n${t}`);
+  return [m.content, ...forwarded].filter((t) => t !== '').join('\n');
 }

@@ -3,23 +3,40 @@
 // core's replies back.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import {
+  type AllMiddlewareArgs,
+  App,
+  HTTPReceiver,
+  type SlackCommandMiddlewareArgs,
+  type SlackViewMiddlewareArgs,
+  SocketModeReceiver,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
+import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
+  classifySlackChange,
   classifySlackEvent,
+  type SlackChangeEvent,
   type SlackEnvelope,
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
-import { SlackPort, slackContext } from './slack-port.ts';
+import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
+import {
+  type FormPlace,
+  mayChangeSettings,
+  patchFromState,
+  SETTINGS_CALLBACK,
+  settingsView,
+} from './slack-settings.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
@@ -95,8 +112,8 @@ export class SlackAdapter {
       assistantStatus: config.slack.assistantStatus,
     });
     d.core.attach(this.port, {
-      answerWithoutMention: config.slack.answerThreadsWithoutMention,
       projectNoun: 'workspace',
+      settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
       updateIntervalMs: config.slack.updateIntervalMs,
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,
@@ -106,6 +123,12 @@ export class SlackAdapter {
     };
     this.app.event('app_mention', listener);
     this.app.event('message', listener);
+    this.app.command('/threadmind', async (args) => {
+      await this.onCommand(args);
+    });
+    this.app.view(SETTINGS_CALLBACK, async (args) => {
+      await this.onSettingsSubmitted(args);
+    });
     this.app.error(async (err) => {
       d.log.error({ err }, 'slack listener error');
     });
@@ -141,6 +164,7 @@ export class SlackAdapter {
       );
     });
     this.botUserId = auth.user_id;
+    this.port.setIdentity(auth.user_id, auth.bot_id);
     this.d.log.info(
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
@@ -169,6 +193,12 @@ export class SlackAdapter {
     if (!botUserId) return;
     const traceId = randomUUID();
     const { core } = this.d;
+    if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
+      const change = classifySlackChange(envelope, event as unknown as SlackChangeEvent, botUserId);
+      if (change) await core.receiveChange({ ...change, traceId });
+      core.skipped('slack', event.ts);
+      return;
+    }
     const projectId = slackProjectId(envelope, event);
     const fromPerson = !event.bot_id && event.user !== botUserId;
     const files = event.files?.length && fromPerson ? await this.files.refs(event.files) : [];
@@ -207,6 +237,8 @@ export class SlackAdapter {
         receivedAt: Date.now(),
         traceId,
         addressed: c.addressed,
+        topLevel: c.topLevel,
+        mentionsOthers: c.mentionsOthers,
         // Slack retries an event it thinks was missed (same event_id); one message can also arrive
         // under two events (same ts).
         dedupe: [
@@ -216,5 +248,112 @@ export class SlackAdapter {
         files,
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
+  }
+
+  /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
+  private async onCommand({
+    command,
+    ack,
+    respond,
+    body,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
+    // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
+    await ack();
+    const projectId = slackProjectId(
+      body as SlackEnvelope,
+      {
+        team: command.team_id,
+      } as SlackMessageEvent,
+    );
+    const ephemeral = (text: string) =>
+      respond({ response_type: 'ephemeral', text: this.render(text) });
+    if (!projectId) return;
+    const ref: ThreadRef = {
+      platform: 'slack',
+      projectId,
+      channelId: command.channel_id,
+      sessionId: command.channel_id,
+    };
+    const { core } = this.d;
+    const words = command.text.trim().toLowerCase();
+    try {
+      if (words === 'settings' || words === 'show') {
+        await ephemeral(await core.describeSettings(ref));
+        return;
+      }
+      if (words !== '' && words !== 'edit') {
+        await ephemeral(
+          'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it.',
+        );
+        return;
+      }
+      const allowed = await this.mayChange(command.user_id, command.channel_id);
+      if (!allowed) {
+        // Recorded like any refused change, so the audit trail shows the attempt.
+        const r = await core.changeSettings(ref, { id: command.user_id, mayChange: false }, {});
+        await ephemeral(r.text);
+        return;
+      }
+      const form = await core.settingsForm(ref);
+      await this.client.views.open({
+        trigger_id: command.trigger_id,
+        view: settingsView(form.effective.settings, form.models, {
+          channel: command.channel_id,
+          projectId,
+        }) as unknown as Parameters<WebClient['views']['open']>[0]['view'],
+      });
+    } catch (err) {
+      this.d.log.error({ err, command: command.command }, 'slash command failed');
+      await ephemeral(
+        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
+      ).catch(() => undefined);
+    }
+  }
+
+  private async onSettingsSubmitted({
+    ack,
+    body,
+    view,
+  }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
+    let place: FormPlace;
+    try {
+      place = JSON.parse(view.private_metadata) as FormPlace;
+    } catch {
+      await ack();
+      return;
+    }
+    const user = body.user.id;
+    const ref: ThreadRef = {
+      platform: 'slack',
+      projectId: place.projectId,
+      channelId: place.channel,
+      sessionId: place.channel,
+    };
+    const patch = patchFromState(
+      view.state.values as unknown as Parameters<typeof patchFromState>[0],
+    );
+    const mayChange = await this.mayChange(user, place.channel).catch(() => false);
+    const r = await this.d.core.changeSettings(ref, { id: user, mayChange }, patch);
+    if (!r.ok && mayChange) {
+      // An invalid value: the form stays open with the problem under the field.
+      const block = patch.model !== undefined && /model/i.test(r.text) ? 'model' : 'instructions';
+      await ack({ response_action: 'errors', errors: { [block]: r.text.slice(0, 150) } });
+      return;
+    }
+    await ack();
+    await this.client.chat
+      .postEphemeral({ channel: place.channel, user, text: this.render(r.text) })
+      .catch((err: unknown) => this.d.log.warn({ err }, 'could not confirm the settings change'));
+  }
+
+  private mayChange(user: string, channel: string): Promise<boolean> {
+    return mayChangeSettings(this.client, this.d.config.slack.admins, user, channel);
+  }
+
+  /** Bot text for an ephemeral reply, rendered like every other post. */
+  private render(markdown: string): string {
+    return RenderedText.render(this.port.format, markdown, 'message', MRKDWN_LIMIT)
+      .map((r) => r.text)
+      .join('\n');
   }
 }

@@ -35,6 +35,10 @@ export interface Classified {
   /** Where the event came from, for the reply (Slack streaming wants the recipient). */
   teamId: string;
   isDirect: boolean;
+  /** In a channel, not in a thread: the channel's messages are the context. */
+  topLevel: boolean;
+  /** Names other people (or a user group) and not the bot. */
+  mentionsOthers: boolean;
 }
 
 /** `E123.T456` inside an Enterprise Grid org, `T456` otherwise. */
@@ -73,18 +77,59 @@ export function classifySlackEvent(
   const mentioned = mentionsUser(text, botUserId);
   let addressed: Addressed = isDirect ? 'direct' : 'mention';
   if (ev.type === 'message' && !isDirect) {
-    // Mentions arrive as app_mention too; that event answers them.
+    // Mentions arrive as app_mention too; that event answers them. The rest is the channel's reply
+    // mode's to decide.
     if (mentioned) return null;
-    if (!ev.thread_ts) return null;
     addressed = 'ambient';
   }
+  const stripped = stripMention(text, botUserId);
   return {
     ref: { platform: 'slack', projectId, channelId: ev.channel, sessionId: ev.thread_ts ?? ev.ts },
     principal: ev.user,
-    text: stripMention(text, botUserId),
+    text: stripped,
     messageId: ev.ts,
     addressed,
     teamId: env.team_id ?? ev.team ?? '',
     isDirect,
+    topLevel: !isDirect && !ev.thread_ts,
+    mentionsOthers: !mentioned && OTHER_MENTION.test(stripped),
   };
+}
+
+/** A user, or a user group (`<!subteam^S123>`), named in a message. */
+const OTHER_MENTION = /<@[UW][A-Z0-9]+(\|[^>]*)?>|<!subteam\^[A-Z0-9]+/;
+
+/** An edit or deletion Slack reports as a `message` event with a subtype. */
+export interface SlackChangeEvent {
+  subtype: 'message_changed' | 'message_deleted';
+  channel: string;
+  message?: { ts?: string; thread_ts?: string; text?: string; user?: string; bot_id?: string };
+  previous_message?: { ts?: string; thread_ts?: string; user?: string; bot_id?: string };
+  deleted_ts?: string;
+  team?: string;
+}
+
+/** Which message of which conversation changed; null for the bot's own edits and other noise. */
+export function classifySlackChange(
+  env: SlackEnvelope,
+  ev: SlackChangeEvent,
+  botUserId: string,
+): { ref: ThreadRef; messageId: string; text?: string } | null {
+  const projectId = slackProjectId(env, ev as unknown as SlackMessageEvent);
+  if (!projectId) return null;
+  const before = ev.previous_message;
+  const now = ev.subtype === 'message_changed' ? ev.message : undefined;
+  const author = now ?? before;
+  if (!author || author.bot_id || author.user === botUserId) return null;
+  const messageId = ev.subtype === 'message_deleted' ? ev.deleted_ts : now?.ts;
+  if (!messageId) return null;
+  const ref: ThreadRef = {
+    platform: 'slack',
+    projectId,
+    channelId: ev.channel,
+    sessionId: author.thread_ts ?? messageId,
+  };
+  return now
+    ? { ref, messageId, text: stripMention(now.text ?? '', botUserId) }
+    : { ref, messageId };
 }

@@ -1,6 +1,7 @@
 // The platform port on Slack's Web API: chat.postMessage/update/delete, the assistant thread
 // status, reactions, chat.startStream/appendStream/stopStream, and conversations.replies.
 import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
   Destination,
@@ -22,6 +23,8 @@ export const MRKDWN_LIMIT = 3000;
 export const MARKDOWN_LIMIT = 12_000;
 
 const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: 'warning' };
+/** Channel history subtypes that carry a person's (or the bot's) words. */
+const PERSON_SUBTYPES = new Set(['file_share', 'thread_broadcast', 'bot_message', 'me_message']);
 
 export interface SlackPortOptions {
   client: WebClient;
@@ -36,16 +39,39 @@ export function slackContext(teamId: string, userId: string, isDirect: boolean) 
   return { teamId, userId, isDirect };
 }
 
+interface ApiMessage {
+  ts?: string;
+  user?: string;
+  bot_id?: string;
+  subtype?: string;
+  text?: string;
+  files?: SlackFileRef[];
+}
+
 interface RepliesPage {
-  messages?: {
-    ts?: string;
-    user?: string;
-    bot_id?: string;
-    text?: string;
-    files?: SlackFileRef[];
-  }[];
+  messages?: ApiMessage[];
   response_metadata?: { next_cursor?: string };
 }
+
+interface UserInfo {
+  user?: {
+    name?: string;
+    real_name?: string;
+    profile?: { display_name?: string; real_name?: string };
+  };
+}
+
+/** Whether Slack timestamp `a` is earlier than `b` (compared as digits: ts overflow a double's precision). */
+export function tsBefore(a: string, b: string): boolean {
+  const [ai = '', af = ''] = a.split('.');
+  const [bi = '', bf = ''] = b.split('.');
+  if (ai.length !== bi.length) return ai.length < bi.length;
+  if (ai !== bi) return ai < bi;
+  return af.padEnd(6, '0') < bf.padEnd(6, '0');
+}
+
+/** Display names are cached this long: a rename shows up within the hour, and reads cost no call. */
+const NAME_TTL_MS = 60 * 60_000;
 
 export class SlackPort implements PlatformPort {
   readonly platform = 'slack' as const;
@@ -54,6 +80,9 @@ export class SlackPort implements PlatformPort {
   private readonly o: SlackPortOptions;
   /** Learnt on first use per process: undefined until tried. */
   private readonly caps: { streaming?: boolean; assistantStatus?: boolean } = {};
+  private readonly names = new LRUCache<string, string>({ max: 5000, ttl: NAME_TTL_MS });
+  /** The bot's own user and bot ids (from auth.test), to tell its replies apart. */
+  private self: { userId?: string | undefined; botId?: string | undefined } = {};
 
   constructor(o: SlackPortOptions) {
     this.o = o;
@@ -61,6 +90,48 @@ export class SlackPort implements PlatformPort {
 
   private get client(): WebClient {
     return this.o.client;
+  }
+
+  setIdentity(userId: string | undefined, botId: string | undefined): void {
+    this.self = { userId, botId };
+  }
+
+  isBefore(a: string, b: string): boolean {
+    return tsBefore(a, b);
+  }
+
+  /** A person's display name (users.info, cached); undefined when Slack will not say. */
+  async displayName(userId: string): Promise<string | undefined> {
+    const known = this.names.get(userId);
+    if (known !== undefined) return known || undefined;
+    try {
+      const res = (await this.client.users.info({ user: userId })) as UserInfo;
+      const u = res.user;
+      const name =
+        u?.profile?.display_name || u?.profile?.real_name || u?.real_name || u?.name || '';
+      this.names.set(userId, name);
+      return name || undefined;
+    } catch (err) {
+      this.o.log.debug({ err, user: userId }, 'users.info failed; the id stands for the name');
+      return undefined;
+    }
+  }
+
+  private async threadMessage(m: ApiMessage & { ts: string }): Promise<ThreadMessage> {
+    const fromSelf =
+      (m.user !== undefined && m.user === this.self.userId) ||
+      (m.bot_id !== undefined && m.bot_id === this.self.botId);
+    const name = m.user && !fromSelf ? await this.displayName(m.user) : undefined;
+    return {
+      id: m.ts,
+      authorId: m.user ?? m.bot_id ?? '',
+      ...(name ? { authorName: name } : {}),
+      isBot: m.bot_id !== undefined,
+      fromSelf,
+      text: m.text ?? '',
+      at: Math.round(Number(m.ts) * 1000),
+      files: await this.o.files.refs(m.files),
+    };
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {
@@ -174,19 +245,31 @@ export class SlackPort implements PlatformPort {
       })) as RepliesPage;
       for (const m of page.messages ?? []) {
         if (left <= 0) return;
-        if (!m.ts || (opts.after && Number(m.ts) <= Number(opts.after))) continue;
+        if (!m.ts || (opts.after && !tsBefore(opts.after, m.ts))) continue;
         left--;
-        yield {
-          id: m.ts,
-          authorId: m.user ?? m.bot_id ?? '',
-          isBot: m.bot_id !== undefined,
-          text: m.text ?? '',
-          at: Math.round(Number(m.ts) * 1000),
-          files: await this.o.files.refs(m.files),
-        };
+        yield await this.threadMessage({ ...m, ts: m.ts });
       }
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor && left > 0);
+  }
+
+  /** conversations.history before `before` (Slack answers newest first); joins and bot chatter skipped. */
+  async readChannel(
+    to: Destination,
+    opts: { before: string; limit: number },
+  ): Promise<ThreadMessage[]> {
+    const page = (await this.client.conversations.history({
+      channel: to.ref.channelId,
+      latest: opts.before,
+      inclusive: false,
+      limit: opts.limit,
+    })) as RepliesPage;
+    const kept = (page.messages ?? []).filter(
+      (m): m is ApiMessage & { ts: string } =>
+        m.ts !== undefined && (m.subtype === undefined || PERSON_SUBTYPES.has(m.subtype)),
+    );
+    const out = await Promise.all(kept.map((m) => this.threadMessage(m)));
+    return out.reverse();
   }
 
   encodeThreadId(ref: ThreadRef): string {

@@ -7,6 +7,7 @@ import { asCodedError } from '../llm/classify-error.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type Owner } from '../scope/scope.ts';
+import { escapeData } from '../text/data-block.ts';
 import type { AttachmentIndex } from './index/index.ts';
 import type { Ingestor } from './ingest.ts';
 import type { AttachmentRecord } from './types.ts';
@@ -29,11 +30,6 @@ const WHERE: Record<Owner['kind'], string> = {
 
 export function ownerLabel(owner: Owner): string {
   return WHERE[owner.kind];
-}
-
-function escapeData(text: string): string {
-  // Keeps file text from closing the data block it is quoted in.
-  return text.replace(/<\/?data\b/gi, (m) => m.replace('<', '‹'));
 }
 
 /** `search_attachment(query)`: the turn's session, channel and project files, from the scope. */

@@ -5,8 +5,10 @@ import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
+import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
+import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -126,6 +128,19 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     log,
     ingestor: attachments.ingestor,
     index: attachments.index,
+    settings: new ChannelSettingsService({
+      store,
+      defaults: config.channels.defaults,
+      overrides: config.channels.overrides,
+      models: () => llm.models(),
+    }),
+    threadContext: new ThreadContext({
+      store,
+      ingestor: attachments.ingestor,
+      maxMessages: config.threadContext.maxMessages,
+      log,
+    }),
+    lockWaitMs: config.agent.turnTimeoutMs,
   });
   const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();

@@ -4,6 +4,16 @@ import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/sett
 const url = z.string().url();
 const positiveInt = z.number().int().positive();
 
+const channelSettings = z
+  .object({
+    replyMode: z.enum(['mention', 'thread', 'all']),
+    instructions: z.string().max(1500),
+    model: z.string(),
+    tools: z.object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean() }).strict(),
+    channelContext: z.number().int().min(0).max(50),
+  })
+  .strict();
+
 /** Settings that may appear in YAML. Secrets are deliberately absent: see `secretsSchema`. */
 export const settingsSchema = z
   .object({
@@ -73,7 +83,8 @@ export const settingsSchema = z
       .object({
         mode: z.enum(['auto', 'http', 'socket']),
         apiUrl: url,
-        answerThreadsWithoutMention: z.boolean(),
+        /** Slack user ids who may change any channel's settings, besides workspace admins/owners and the channel's creator. */
+        admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/)),
         streaming: z.enum(['auto', 'off']),
         updateIntervalMs: positiveInt,
         assistantStatus: z.boolean(),
@@ -84,7 +95,8 @@ export const settingsSchema = z
     discord: z
       .object({
         apiUrl: url,
-        answerThreadsWithoutMention: z.boolean(),
+        /** Discord user ids who may change any channel's settings, besides members with Manage Channels. */
+        admins: z.array(z.string().regex(/^\d{5,25}$/)),
         updateIntervalMs: positiveInt,
         threadAutoArchiveMinutes: z.union([
           z.literal(60),
@@ -126,6 +138,26 @@ export const settingsSchema = z
       })
       .strict(),
     knowledge: knowledgeSettingsSchema,
+    channels: z
+      .object({
+        defaults: channelSettings,
+        /** Per channel, keyed `<platform>:<project>:<channel>`; chat changes win over these. */
+        overrides: z.record(
+          z.string().regex(/^(slack|discord):[^:]+:[^:]+$/, {
+            message: 'keys are <platform>:<project>:<channel>, e.g. slack:T0123:C0456',
+          }),
+          channelSettings
+            .partial()
+            .extend({ tools: channelSettings.shape.tools.partial().optional() })
+            .strict(),
+        ),
+      })
+      .strict(),
+    threadContext: z
+      .object({
+        maxMessages: z.number().int().min(1).max(5000),
+      })
+      .strict(),
     memory: z
       .object({
         compressAtTokens: z.number().int().min(0),

@@ -7,7 +7,7 @@ import type { AttachmentIndex } from '../attachments/index/index.ts';
 import type { IngestOutcome, Ingestor } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
-import type { FileRef, InboundMessage, Intent } from '../model/incoming.ts';
+import type { FileRef, InboundMessage, Intent, MessageChange } from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 import {
   channelOwner,
@@ -17,16 +17,23 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import type {
+  Actor,
+  ChannelSettingsService,
+  EffectiveSettings,
+  SettingsPatch,
+} from './channel-settings.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
+import type { ThreadContext } from './thread-context.ts';
 import { type OutputSettings, ThreadOutput } from './thread-output.ts';
 import type { TurnOutcome, TurnRunner } from './turn-runner.ts';
 
 export interface PlatformSettings extends OutputSettings {
-  /** Answer later messages in a thread the bot takes part in without a mention. */
-  answerWithoutMention: boolean;
   /** What people call a project here ("workspace" on Slack, "server" on Discord). */
   projectNoun: string;
+  /** Who may change a channel's settings, in words ("workspace admins, …"). */
+  settingsAdmins: string;
 }
 
 export interface ConversationOptions {
@@ -37,6 +44,17 @@ export interface ConversationOptions {
   log: Logger;
   ingestor?: Ingestor | undefined;
   index?: AttachmentIndex | undefined;
+  settings: ChannelSettingsService;
+  threadContext: ThreadContext;
+  /** How long an edit or deletion waits for a running turn of its thread. */
+  lockWaitMs: number;
+}
+
+/** What became of an edit or a deletion: applied to stored history, or nothing held it. */
+export interface ChangedEvent {
+  platform: string;
+  messageId: string;
+  applied: boolean;
 }
 
 /** Files posted with a message, for the owner named by where they were posted. */
@@ -104,7 +122,10 @@ const SHARE_REQUEST =
 export class Conversation {
   private readonly o: ConversationOptions;
   private readonly ports = new Map<string, { port: PlatformPort; settings: PlatformSettings }>();
-  /** `handled` (HandledEvent) once a delivery's processing, its turn included, is over. */
+  /**
+   * `handled` (HandledEvent) once a delivery's processing, its turn included, is over; `changed`
+   * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
+   */
   readonly events = new EventEmitter();
 
   constructor(o: ConversationOptions) {
@@ -147,10 +168,10 @@ export class Conversation {
    */
   async receiveMessage(m: InboundMessage): Promise<Handled> {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
-    const { settings } = this.platform(m.ref.platform);
-    if (m.addressed === 'ambient') {
-      if (!settings.answerWithoutMention || m.text === '') return done({ status: 'ignored' });
-      if (!(await this.o.state.isParticipating(m.ref))) return done({ status: 'ignored' });
+    this.platform(m.ref.platform);
+    const channel = await this.o.settings.effective(m.ref);
+    if (m.addressed === 'ambient' && !(await this.answersUnaddressed(m, channel))) {
+      return done({ status: 'ignored' });
     }
     if (!(await this.o.state.claimOnce(m.dedupe))) {
       this.o.metrics.duplicateEvents.inc({ platform: m.ref.platform });
@@ -158,7 +179,7 @@ export class Conversation {
       return done({ status: 'duplicate' });
     }
     try {
-      return done(await this.route(m));
+      return done(await this.route(m, channel));
     } catch (err) {
       // Opening the thread, reading it or a store call failed: say so where the person asked.
       const log = this.logFor(m).child({ message_id: m.messageId });
@@ -171,7 +192,23 @@ export class Conversation {
     }
   }
 
-  private async route(m: InboundMessage): Promise<Handled> {
+  /** A message that did not address the bot, under the channel's reply mode. */
+  private async answersUnaddressed(
+    m: InboundMessage,
+    channel: EffectiveSettings,
+  ): Promise<boolean> {
+    if (m.text === '') return false;
+    switch (channel.settings.replyMode) {
+      case 'all':
+        return true;
+      case 'thread':
+        return !m.topLevel && !m.mentionsOthers && this.o.state.isParticipating(m.ref);
+      default:
+        return false;
+    }
+  }
+
+  private async route(m: InboundMessage, channel: EffectiveSettings): Promise<Handled> {
     const intent = intentOf(m);
     let { ref, to } = m;
     if (m.openThread && (intent === 'ask' || intent === 'summarize')) {
@@ -180,6 +217,19 @@ export class Conversation {
     const msg = { ...m, ref, to };
     const log = this.logFor(msg).child({ message_id: m.messageId });
     const out = this.output(to, log);
+    const { port } = this.platform(m.ref.platform);
+    const input = {
+      settings: channel.settings,
+      // At the top level the context is the channel (read where the message was, `m.to`); it is
+      // remembered for the session the answer opens.
+      context: () =>
+        this.o.threadContext.read(
+          port,
+          { ...m, ref, to: m.topLevel ? m.to : to },
+          channel.settings.channelContext,
+          log,
+        ),
+    };
     switch (intent) {
       case 'share':
         await this.share(msg, out, log);
@@ -190,14 +240,14 @@ export class Conversation {
         await out.post(await this.listFiles(ref));
         return { status: 'listed' };
       case 'summarize':
-        return { status: 'turn', outcome: await this.o.runner.summarize(msg, out) };
+        return { status: 'turn', outcome: await this.o.runner.summarize(msg, out, input) };
       default:
         await this.o.state.participate(ref);
         if (m.text === '') {
           await out.post(messages.emptyMention(this.o.botName));
           return { status: 'hinted' };
         }
-        return { status: 'turn', outcome: await this.o.runner.submit(msg, out) };
+        return { status: 'turn', outcome: await this.o.runner.submit(msg, out, input) };
     }
   }
 
@@ -304,14 +354,78 @@ export class Conversation {
       await out.post(messages.forgetRefused);
       return { status: 'refused' };
     }
-    await out.post(await this.forget(m.ref));
+    await out.post(await this.forget(m.ref, m.messageId));
     return { status: 'forgotten' };
   }
 
-  /** Forgets a session: history, memory, participation and the files posted in it. */
-  private async forget(ref: ThreadRef): Promise<string> {
+  /** Forgets a session: history, memory, participation, what was read and the files posted in it. */
+  private async forget(ref: ThreadRef, upTo: string): Promise<string> {
     await this.o.state.forget(ref);
+    await this.o.threadContext.forget(ref, upTo);
     return messages.forgotten;
+  }
+
+  /**
+   * A message was edited or deleted. In a conversation the bot follows, stored history takes the
+   * new text or loses the message (a summary that covered it is made again before it is used).
+   */
+  async receiveChange(c: MessageChange): Promise<boolean> {
+    const emit = (applied: boolean) => {
+      this.events.emit('changed', {
+        platform: c.ref.platform,
+        messageId: c.messageId,
+        applied,
+      } satisfies ChangedEvent);
+      return applied;
+    };
+    const log = this.logFor(c).child({ message_id: c.messageId });
+    try {
+      if (!(await this.o.state.isParticipating(c.ref))) return emit(false);
+      // Under the session's lock: a turn running now would otherwise save over the change.
+      const lock = await this.o.state.lock(c.ref, this.o.lockWaitMs);
+      try {
+        const applied = await this.o.state.applyChange(c.ref, c.messageId, c.text);
+        if (applied) log.info({ deleted: c.text === undefined }, 'thread message change applied');
+        return emit(applied);
+      } finally {
+        await lock.release().catch((err: unknown) => log.warn({ err }, 'lock release failed'));
+      }
+    } catch (err) {
+      log.error({ err }, 'could not apply a message change');
+      return emit(false);
+    }
+  }
+
+  /** `/threadmind settings`, `/settings show`: the channel's settings and their recent changes. */
+  async describeSettings(ref: ThreadRef): Promise<string> {
+    const [effective, audit] = await Promise.all([
+      this.o.settings.effective(ref),
+      this.o.settings.audit(ref),
+    ]);
+    return messages.settings(effective, audit);
+  }
+
+  /** A settings change from the chat: what to tell the person (privately). */
+  async changeSettings(
+    ref: ThreadRef,
+    actor: Actor,
+    patch: SettingsPatch,
+  ): Promise<{ ok: boolean; text: string }> {
+    const { settings } = this.platform(ref.platform);
+    const r = await this.o.settings.change(ref, actor, patch);
+    if (r.ok) return { ok: true, text: messages.settingsChanged(patch) };
+    if (!actor.mayChange)
+      return { ok: false, text: messages.settingsRefused(settings.settingsAdmins) };
+    return { ok: false, text: messages.settingsInvalid(r.reason) };
+  }
+
+  /** For a settings form: the channel's settings now and the models a channel may pick. */
+  async settingsForm(ref: ThreadRef): Promise<{ effective: EffectiveSettings; models: string[] }> {
+    const [effective, models] = await Promise.all([
+      this.o.settings.effective(ref),
+      this.o.settings.models().catch(() => []),
+    ]);
+    return { effective, models };
   }
 
   /** The files a turn in `ref` could read. */

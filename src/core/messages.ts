@@ -1,6 +1,40 @@
 // Every text the bot itself writes into a thread, in Markdown, for every platform. The renderer
 // (RenderedText.render) neutralises and converts them like model output; nothing here is sent raw.
 import type { StatusKind } from '../model/platform-port.ts';
+import type {
+  AuditEntry,
+  EffectiveSettings,
+  SettingField,
+  SettingsPatch,
+} from './channel-settings.ts';
+
+const FIELD_NAMES: Record<SettingField, string> = {
+  replyMode: 'reply mode',
+  instructions: 'instructions',
+  model: 'model',
+  tools: 'tools',
+  channelContext: 'channel context',
+};
+
+function utc(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function describePatch(p: SettingsPatch): string {
+  const parts: string[] = [];
+  if (p.replyMode !== undefined) parts.push(`reply mode → ${p.replyMode}`);
+  if (p.instructions !== undefined)
+    parts.push(
+      p.instructions
+        ? `instructions → ${p.instructions.length} characters`
+        : 'instructions cleared',
+    );
+  if (p.model !== undefined) parts.push(`model → ${p.model || 'default'}`);
+  for (const [group, on] of Object.entries(p.tools ?? {}))
+    parts.push(`${group} ${on ? 'on' : 'off'}`);
+  if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
+  return parts.join(', ') || 'no change';
+}
 
 const WARN = '⚠️';
 const INFO = 'ℹ️';
@@ -65,4 +99,47 @@ export const messages = {
   handlingFailed:
     "Something went wrong while handling that message. The details are in the bot's log.",
   sessionBusy: 'I am still busy with this thread elsewhere. Please try again in a moment.',
+  settings(e: EffectiveSettings, audit: AuditEntry[]): string {
+    const s = e.settings;
+    const from = (f: SettingField) =>
+      e.source[f] === 'default'
+        ? ''
+        : e.source[f] === 'config'
+          ? ' _(config/)_'
+          : ' _(set in chat)_';
+    const tools = Object.entries(s.tools)
+      .map(([g, on]) => `${g} ${on ? 'on' : 'off'}`)
+      .join(', ');
+    const lines = [
+      '**How I behave in this channel**',
+      `• Reply mode: \`${s.replyMode}\`${from('replyMode')}`,
+      `• Instructions: ${s.instructions ? `“${s.instructions}”` : 'none'}${from('instructions')}`,
+      `• Model: ${s.model ? `\`${s.model}\`` : 'the default'}${from('model')}`,
+      `• Tools: ${tools}${from('tools')}`,
+      `• Channel context: ${s.channelContext} messages${from('channelContext')}`,
+    ];
+    if (e.changedBy)
+      lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);
+    if (e.chatOverridesConfig.length > 0)
+      lines.push(
+        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map((f) => FIELD_NAMES[f]).join(', ')}.`,
+      );
+    if (audit.length > 0) {
+      lines.push('', '**Changes**');
+      for (const a of audit.slice(-10))
+        lines.push(
+          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${a.reason ?? 'not allowed'})`}`,
+        );
+    }
+    return lines.join('\n');
+  },
+  settingsChanged(p: SettingsPatch): string {
+    return `Saved: ${describePatch(p)}. It applies from the next message.`;
+  },
+  settingsRefused(who: string): string {
+    return `Only ${who} can change how I behave in this channel.`;
+  },
+  settingsInvalid(reason: string): string {
+    return `${WARN} Not saved: ${reason}`;
+  },
 } as const;

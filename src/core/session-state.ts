@@ -3,6 +3,7 @@
 // and how to forget it.
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { ContextManager } from '../memory/context-manager.ts';
+import { applyMessageChange } from '../memory/thread-messages.ts';
 import { ThreadmindError } from '../model/errors.ts';
 import { sessionKey, sessionOwner, type ThreadRef } from '../model/thread-ref.ts';
 import type { SessionHistory } from '../store/session-history.ts';
@@ -13,7 +14,7 @@ import { messages } from './messages.ts';
 export interface SessionStateOptions {
   store: Store;
   history: SessionHistory;
-  memory: Pick<ContextManager, 'forget'>;
+  memory: Pick<ContextManager, 'forget' | 'markSummaryStale'>;
   lock: SessionLock;
   ingestor?: Pick<Ingestor, 'removeOwner'> | undefined;
   /** How long a delivery is remembered: longer than a platform retries (Slack: about 5 minutes). */
@@ -53,6 +54,22 @@ export class SessionState {
 
   lock(ref: ThreadRef, waitMs: number): Promise<HeldLock> {
     return this.o.lock.acquire(sessionKey(ref), waitMs);
+  }
+
+  /**
+   * Applies an edit (`text`) or a deletion of a thread message to the session's history and archive;
+   * a change in archived turns makes the summary stale. Call it under the session lock.
+   */
+  async applyChange(ref: ThreadRef, messageId: string, text: string | undefined): Promise<boolean> {
+    const key = sessionKey(ref);
+    const live = applyMessageChange(await this.o.history.load(key), messageId, text);
+    if (live.changed) await this.o.history.save(key, live.messages);
+    const archived = applyMessageChange(await this.o.history.archived(key), messageId, text);
+    if (archived.changed) {
+      await this.o.history.replaceArchive(key, archived.messages);
+      await this.o.memory.markSummaryStale(key);
+    }
+    return live.changed || archived.changed;
   }
 
   /** Forgets the session: history, archive, counters, participation and the files posted in it. */

@@ -1,6 +1,7 @@
-import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
-import { systemPrompt, userTurnText } from '../agent/prompts.ts';
+import { systemPrompt } from '../agent/prompts.ts';
 import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import type { ToolRegistry } from '../agent/tool-registry.ts';
 import { asCodedError } from '../llm/classify-error.ts';
@@ -8,6 +9,7 @@ import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
+import { fitQuoted, humanTurn } from '../memory/thread-messages.ts';
 import { ThreadmindError } from '../model/errors.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import { type Owner, ownersOf, sessionKey } from '../model/thread-ref.ts';
@@ -18,8 +20,10 @@ import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { AnswerWriter } from './answer-writer.ts';
+import { type ChannelSettings, TOOL_GROUP_OF } from './channel-settings.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
+import type { CaughtUp } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
 import { TurnWatchdog } from './turn-watchdog.ts';
 
@@ -68,13 +72,27 @@ export interface TurnContext {
   section?: string;
 }
 
+/** What the conversation hands a turn besides the message: the channel's settings, its context. */
+export interface TurnInput {
+  settings?: ChannelSettings | undefined;
+  /** Reads the thread's unread messages; runs under the session lock, so turns read in order. */
+  context?: (() => Promise<CaughtUp>) | undefined;
+}
+
 interface Admitted {
   msg: IncomingMessage;
   out: ThreadOutput;
   key: string;
   log: Logger;
   lock: HeldLock;
+  input: TurnInput;
 }
+
+const NOTHING_NEW: CaughtUp = { quoted: [], commit: async () => undefined };
+
+/** Share of the window the quoted thread messages of one turn may fill (in characters, ~3 a token). */
+const QUOTED_WINDOW_SHARE = 0.4;
+const CHARS_PER_TOKEN = 3;
 
 /**
  * The turn pipeline: per-session FIFO, a global concurrency bound, the session lock, the request
@@ -87,7 +105,8 @@ export class TurnRunner {
   private readonly d: TurnRunnerDeps;
   private readonly queue: KeyedQueue;
   private readonly slots: Semaphore;
-  private readonly graphs = new WeakMap<object, AgentGraph>();
+  /** Built graphs by model, then by the tool set a channel allows. */
+  private readonly graphs = new WeakMap<object, Map<string, AgentGraph>>();
   private readonly running = new Set<Promise<TurnOutcome>>();
   private closing = false;
 
@@ -103,13 +122,13 @@ export class TurnRunner {
   }
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
-  submit(msg: IncomingMessage, out: ThreadOutput): Promise<TurnOutcome> {
-    return this.admit(msg, out, (a) => this.answer(a));
+  submit(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
+    return this.admit(msg, out, input, (a) => this.answer(a));
   }
 
   /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
-  summarize(msg: IncomingMessage, out: ThreadOutput): Promise<TurnOutcome> {
-    return this.admit(msg, out, (a) => this.summary(a));
+  summarize(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
+    return this.admit(msg, out, input, (a) => this.summary(a));
   }
 
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */
@@ -121,6 +140,7 @@ export class TurnRunner {
   private admit(
     msg: IncomingMessage,
     out: ThreadOutput,
+    input: TurnInput,
     work: (a: Admitted) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome> {
     const key = sessionKey(msg.ref);
@@ -133,7 +153,9 @@ export class TurnRunner {
       return this.refuse(out, log, messages.shuttingDown, 'shutting_down');
     }
     const enqueued = performance.now();
-    const queued = this.queue.push(key, () => this.inSlot(msg, out, key, log, enqueued, work));
+    const queued = this.queue.push(key, () =>
+      this.inSlot({ msg, out, key, log, input }, enqueued, work),
+    );
     if (!queued) {
       log.warn({ pending: this.queue.pending(key) }, 'session queue full; message refused');
       this.d.metrics.errors.inc({ kind: 'queue_full' });
@@ -162,13 +184,11 @@ export class TurnRunner {
   }
 
   private async inSlot(
-    msg: IncomingMessage,
-    out: ThreadOutput,
-    key: string,
-    log: Logger,
+    a: Omit<Admitted, 'lock'>,
     enqueued: number,
     work: (a: Admitted) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome> {
+    const { msg, out, log } = a;
     const release = await this.slots.acquire();
     this.d.metrics.queueWaitSeconds.observe(
       { platform: msg.ref.platform },
@@ -185,7 +205,7 @@ export class TurnRunner {
         await out.reportError(messages.sessionBusy).catch(() => undefined);
         return { status: 'failed', code: 'session_busy', userMessage: messages.sessionBusy };
       }
-      return await work({ msg, out, key, log, lock });
+      return await work({ ...a, lock });
     } finally {
       await lock
         ?.release()
@@ -196,17 +216,36 @@ export class TurnRunner {
     }
   }
 
-  private async summary({ out, key, log, lock }: Admitted): Promise<TurnOutcome> {
+  private async summary({ msg, out, key, log, lock, input }: Admitted): Promise<TurnOutcome> {
     try {
-      const history = await this.d.history.load(key);
-      if (history.length === 0) {
+      const summarizer = () => this.d.llm.variant(this.o.summaryMaxTokens);
+      const history = await this.d.memory.refreshSummary(
+        key,
+        await this.d.history.load(key),
+        summarizer,
+        log,
+      );
+      // The people's messages count too; they stay unread, so the next question still quotes them.
+      const caught = await (input.context?.() ?? NOTHING_NEW);
+      const unread =
+        caught.quoted.length > 0
+          ? [
+              humanTurn({
+                quoted: caught.quoted,
+                omitted: 0,
+                askerId: msg.principal,
+                text: '',
+              }),
+            ]
+          : [];
+      if (history.length === 0 && unread.length === 0) {
         await out.post(messages.nothingToSummarize);
         return { status: 'answered', text: '' };
       }
       void out.showStatus('summarizing');
       const summary = await this.d.memory.summarizeOnDemand(
-        history,
-        await this.d.llm.variant(this.o.summaryMaxTokens),
+        [...history, ...unread],
+        await summarizer(),
       );
       if (!summary) throw new Error('the model returned an empty summary');
       lock.signal.throwIfAborted();
@@ -231,20 +270,36 @@ export class TurnRunner {
     );
   }
 
-  private graphFor(model: object): AgentGraph {
-    let g = this.graphs.get(model);
+  /** The tools a channel allows (all of them without settings). */
+  private toolsFor(settings: ChannelSettings | undefined): StructuredToolInterface[] {
+    const all = this.d.tools.list();
+    if (!settings) return all;
+    return all.filter((t) => {
+      const group = TOOL_GROUP_OF[t.name];
+      return group === undefined || settings.tools[group];
+    });
+  }
+
+  private graphFor(model: object, tools: StructuredToolInterface[]): AgentGraph {
+    let byTools = this.graphs.get(model);
+    if (!byTools) {
+      byTools = new Map();
+      this.graphs.set(model, byTools);
+    }
+    const names = tools.map((t) => t.name).join(',');
+    let g = byTools.get(names);
     if (!g) {
       g = buildAgentGraph({
         model: model as Parameters<typeof buildAgentGraph>[0]['model'],
-        tools: this.d.tools.list(),
+        tools,
         maxToolRounds: this.o.maxToolRounds,
       });
-      this.graphs.set(model, g);
+      byTools.set(names, g);
     }
     return g;
   }
 
-  private async answer({ msg, out, key, log, lock }: Admitted): Promise<TurnOutcome> {
+  private async answer({ msg, out, key, log, lock, input }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
     let answer: AnswerWriter | undefined;
     // A lost session lock stops the turn like a timeout: another replica owns the thread now.
@@ -259,17 +314,35 @@ export class TurnRunner {
       // The status goes out while the turn gets ready; the output orders what follows it.
       void out.showStatus('thinking');
       const owners = ownersOf(msg.ref);
+      const settings = input.settings;
+      const tools = this.toolsFor(settings);
+      // The thread is read first: files posted earlier must be in reach of this turn's tools.
+      const caught = await (input.context?.() ?? NOTHING_NEW);
       const [stored, model, context] = await Promise.all([
         this.d.history.load(key),
-        this.d.llm.resolve(),
+        this.d.llm.resolve(settings?.model),
         this.d.context ? this.d.context(owners) : Promise.resolve<TurnContext>({ images: [] }),
       ]);
-      const human = new HumanMessage(userTurnText(msg.principal, msg.text));
+      const window = this.d.memory.window(model.info.maxModelLen);
+      const fitted = fitQuoted(caught.quoted, window * QUOTED_WINDOW_SHARE * CHARS_PER_TOKEN);
+      const human = humanTurn({
+        ...fitted,
+        askerId: msg.principal,
+        ...(caught.askerName ? { askerName: caught.askerName } : {}),
+        messageId: msg.messageId,
+        text: msg.text,
+      });
+      const sections = [
+        ...(context.section ? [context.section] : []),
+        ...(settings?.instructions
+          ? [`Instructions for this channel, set by its admins:\n${settings.instructions}`]
+          : []),
+      ];
       const system = systemPrompt({
         botName: this.o.botName,
         platform: msg.ref.platform,
         now: (this.d.now ?? (() => new Date()))(),
-        ...(context.section ? { sections: [context.section] } : {}),
+        ...(sections.length > 0 ? { sections } : {}),
       });
       const scope = {
         ref: msg.ref,
@@ -288,7 +361,7 @@ export class TurnRunner {
           history,
           system: new SystemMessage(system),
           human,
-          tools: this.d.tools.list(),
+          tools,
           maxModelLen: model.info.maxModelLen,
           summarizer: () => this.d.llm.variant(this.o.summaryMaxTokens),
           notify: {
@@ -308,7 +381,7 @@ export class TurnRunner {
         try {
           result = await runInScope(scope, () =>
             runAgent({
-              graph: this.graphFor(model.chat),
+              graph: this.graphFor(model.chat, tools),
               system,
               messages: prompt,
               signal,
@@ -346,6 +419,7 @@ export class TurnRunner {
       // Only the lock's holder writes the thread's memory.
       lock.signal.throwIfAborted();
       await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
+      await caught.commit();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
       this.d.metrics.turnSeconds.observe(

@@ -6,6 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
+import { escapeData } from '../text/data-block.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import type { KnowledgeItem, KnowledgeRequest, KnowledgeResult } from './types.ts';
 
@@ -22,11 +23,6 @@ export interface KnowledgeToolDeps {
 
 export const defaultPrincipalOf = (scope: TurnScope): string =>
   `${scope.ref.platform}:${scope.principal}`;
-
-function escapeData(text: string): string {
-  // Keeps document text from closing the data block it is quoted in.
-  return text.replace(/<\/?data\b/gi, (m) => m.replace('<', '‹'));
-}
 
 function header(item: KnowledgeItem, n: number): string {
   const parts = [`chunk ${item.chunk_id}`];

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.ts';
 import { createChatModel, type OfflineChatOpenAI } from './chat-model.ts';
-import { fetchModelInfo, type ModelInfo } from './model-info.ts';
+import { fetchModelInfo, fetchModels, type ModelInfo } from './model-info.ts';
 
 export interface ModelEndpointOptions {
   baseUrl: string;
@@ -26,7 +26,8 @@ export interface ResolvedModel {
  * so the bot starts while the GPU node is still loading) and kept once known.
  */
 export class ModelEndpoint {
-  private resolved: Promise<ResolvedModel> | undefined;
+  /** By model id ('' = the configured default). */
+  private readonly resolved = new Map<string, Promise<ResolvedModel>>();
   private readonly o: ModelEndpointOptions;
 
   constructor(o: ModelEndpointOptions) {
@@ -37,27 +38,34 @@ export class ModelEndpoint {
     return this.o.baseUrl;
   }
 
-  resolve(): Promise<ResolvedModel> {
-    if (!this.resolved) {
-      this.resolved = this.discover();
+  /** The configured model, or `model` (a channel's choice among those the server lists). */
+  resolve(model = ''): Promise<ResolvedModel> {
+    let found = this.resolved.get(model);
+    if (!found) {
+      found = this.discover(model || this.o.model);
+      this.resolved.set(model, found);
       // A failed discovery is retried on the next turn rather than cached.
-      this.resolved.catch(() => {
-        this.resolved = undefined;
-      });
+      found.catch(() => this.resolved.delete(model));
     }
-    return this.resolved;
+    return found;
   }
 
-  private async discover(): Promise<ResolvedModel> {
-    const info = await fetchModelInfo(
-      {
-        baseUrl: this.o.baseUrl,
-        apiKey: this.o.apiKey,
-        timeoutMs: 10_000,
-        ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
-      },
-      this.o.model,
-    );
+  /** The ids the server serves now. */
+  async models(timeoutMs = 5000): Promise<string[]> {
+    return (await fetchModels(this.endpoint(timeoutMs))).map((m) => m.id);
+  }
+
+  private endpoint(timeoutMs: number) {
+    return {
+      baseUrl: this.o.baseUrl,
+      apiKey: this.o.apiKey,
+      timeoutMs,
+      ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
+    };
+  }
+
+  private async discover(model: string): Promise<ResolvedModel> {
+    const info = await fetchModelInfo(this.endpoint(10_000), model);
     this.o.log.info(
       { model: info.id, max_model_len: info.maxModelLen, base_url: this.o.baseUrl },
       'text model resolved',
@@ -92,14 +100,6 @@ export class ModelEndpoint {
 
   /** For /readyz: the server answers /models within a short time. */
   async check(timeoutMs = 3000): Promise<void> {
-    await fetchModelInfo(
-      {
-        baseUrl: this.o.baseUrl,
-        apiKey: this.o.apiKey,
-        timeoutMs,
-        ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
-      },
-      this.o.model,
-    );
+    await fetchModelInfo(this.endpoint(timeoutMs), this.o.model);
   }
 }

@@ -34,6 +34,21 @@ function headers(apiKey: string | undefined): Record<string, string> {
 
 /** GET {baseUrl}/models; the configured model (or the first one served) with its context window. */
 export async function fetchModelInfo(opts: EndpointOptions, wanted: string): Promise<ModelInfo> {
+  const models = await fetchModels(opts);
+  const pick = wanted ? models.find((m) => m.id === wanted) : models[0];
+  if (!pick) {
+    if (wanted) return { id: wanted, maxModelLen: undefined };
+    throw new ThreadmindError(
+      'model_unavailable',
+      `${opts.baseUrl} lists no models`,
+      'The language model server has no model loaded.',
+    );
+  }
+  return pick;
+}
+
+/** Every model the server lists, with its context window. */
+export async function fetchModels(opts: EndpointOptions): Promise<ModelInfo[]> {
   const doFetch = opts.fetch ?? fetch;
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/models`;
   let body: ModelsResponse;
@@ -56,18 +71,14 @@ export async function fetchModelInfo(opts: EndpointOptions, wanted: string): Pro
       { cause: err, retryable: coded.code === 'internal' || coded.retryable },
     );
   }
-  const models = (body.data ?? []).filter(
-    (m): m is { id: string; max_model_len?: unknown } => typeof m.id === 'string',
+  return (body.data ?? []).flatMap((m) =>
+    typeof m.id === 'string'
+      ? [
+          {
+            id: m.id,
+            maxModelLen: typeof m.max_model_len === 'number' ? m.max_model_len : undefined,
+          },
+        ]
+      : [],
   );
-  const pick = wanted ? models.find((m) => m.id === wanted) : models[0];
-  if (!pick) {
-    if (wanted) return { id: wanted, maxModelLen: undefined };
-    throw new ThreadmindError(
-      'model_unavailable',
-      `${url} lists no models`,
-      'The language model server has no model loaded.',
-    );
-  }
-  const len = typeof pick.max_model_len === 'number' ? pick.max_model_len : undefined;
-  return { id: pick.id, maxModelLen: len };
 }

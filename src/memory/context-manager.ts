@@ -11,7 +11,7 @@ import type { Store } from '../store/store.ts';
 import type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
 import { estimatePromptTokens } from './prompt-counter.ts';
 import { summarizeMessages } from './summarizer.ts';
-import { summaryMessages } from './summary-message.ts';
+import { isSummaryMessage, summaryMessages } from './summary-message.ts';
 import { cleanUpToolOutput } from './tool-output-cleanup.ts';
 import { splitTurns } from './turns.ts';
 
@@ -33,6 +33,8 @@ export interface ContextManagerOptions {
 
 interface SessionMeta extends CountHint {
   summaries?: number;
+  /** A message the summary covered was edited or deleted: the summary is made again first. */
+  staleSummary?: boolean;
 }
 
 export interface PrepareInput {
@@ -89,8 +91,8 @@ export class ContextManager {
 
   async prepare(p: PrepareInput): Promise<Prepared> {
     const windowBudget = Math.max(256, this.window(p.maxModelLen) - this.o.maxReplyTokens - 64);
+    let history = await this.refreshSummary(p.key, p.history, p.summarizer, p.log);
     const meta = await this.meta(p.key);
-    let history = p.history;
     const threshold = this.threshold(p.maxModelLen);
     // Far below the threshold an offline estimate is enough; the exact count costs a round trip.
     const quick = await estimatePromptTokens([p.system, ...history, p.human], p.tools, meta);
@@ -148,6 +150,45 @@ export class ContextManager {
         .summary(summary)
         .catch((err: unknown) => p.log.warn({ err }, 'could not post the summary'));
     }
+    return next;
+  }
+
+  /** Marks the session's summary as covering a message that changed since it was made. */
+  async markSummaryStale(key: string): Promise<void> {
+    const meta = await this.meta(key);
+    await this.o.store.kv.set(`meta:${key}`, { ...meta, staleSummary: true } satisfies SessionMeta);
+  }
+
+  /**
+   * Makes a stale summary again from the archived turns as they are now (edited, without deleted
+   * messages). If that fails the summary is dropped: it must not keep a deleted message's words.
+   */
+  async refreshSummary(
+    key: string,
+    history: BaseMessage[],
+    summarizer: () => Promise<BaseChatModel>,
+    log: Logger,
+  ): Promise<BaseMessage[]> {
+    const meta = await this.meta(key);
+    if (!meta.staleSummary) return history;
+    const kept = history.filter((m) => !isSummaryMessage(m));
+    const archived = (await this.o.history.archived(key)).filter((m) => !isSummaryMessage(m));
+    let summary = '';
+    if (archived.length > 0) {
+      try {
+        summary = await summarizeMessages(archived, {
+          model: await summarizer(),
+          signal: AbortSignal.timeout(this.o.summaryTimeoutMs),
+        });
+      } catch (err) {
+        log.warn({ err }, 'could not make the summary again; dropping it');
+      }
+    }
+    const next = summary ? [...summaryMessages(summary), ...kept] : kept;
+    await this.o.history.save(key, next);
+    const { staleSummary: _, ...rest } = meta;
+    await this.o.store.kv.set(`meta:${key}`, rest satisfies SessionMeta);
+    log.info({ remade: summary !== '' }, 'summary made again after a change in the thread');
     return next;
   }
 

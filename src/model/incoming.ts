@@ -62,4 +62,34 @@ export interface InboundMessage extends IncomingMessage {
   mayForget?: boolean;
   /** Files attached to this message (shared on request; otherwise see `receiveFiles`). */
   files?: FileRef[];
+  /** At a channel's top level (not in a thread or a DM): the channel's recent messages are its context. */
+  topLevel?: boolean;
+  /** The message names other people and not the bot: a follow-up meant for them. */
+  mentionsOthers?: boolean;
+  /** The messages this one replies to, oldest first (Discord reply chains): its context instead of the channel's. */
+  replyChain?: () => Promise<ThreadMessage[]>;
+}
+
+/** One message of a thread or channel, as a port reads it. */
+export interface ThreadMessage {
+  id: string;
+  authorId: string;
+  /** The author's display name, when the platform tells it (Slack: users.info, cached). */
+  authorName?: string;
+  isBot: boolean;
+  /** Written by this bot: its own replies are already in the session's history. */
+  fromSelf: boolean;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+  files: FileRef[];
+}
+
+/** A message in a conversation the bot follows was edited (text) or deleted (text undefined). */
+export interface MessageChange {
+  ref: ThreadRef;
+  messageId: string;
+  /** The new text; undefined: the message was deleted. */
+  text?: string;
+  traceId: string;
 }

@@ -1,10 +1,10 @@
 // The platform port: the few primitive operations the core needs from a chat platform. Each
 // adapter implements it; everything that must behave the same on every platform (streaming and
 // paging an answer, user-visible messages, neutralising mentions, session state) is in src/core.
-import type { Destination, FileRef } from './incoming.ts';
+import type { Destination, ThreadMessage } from './incoming.ts';
 import type { PlatformFormat, RenderedText } from './rendered-text.ts';
 
-export type { Destination, PlatformFormat };
+export type { Destination, PlatformFormat, ThreadMessage };
 
 import type { Platform, ThreadRef } from './thread-ref.ts';
 
@@ -31,18 +31,6 @@ export interface NativeStream {
   stop(): Promise<void>;
 }
 
-/** One message of a thread, as `readThread` returns it. */
-export interface ThreadMessage {
-  id: string;
-  authorId: string;
-  authorName?: string;
-  isBot: boolean;
-  text: string;
-  /** Epoch milliseconds. */
-  at: number;
-  files: FileRef[];
-}
-
 export type Reaction = 'ok' | 'warning';
 
 export interface PlatformPort {
@@ -63,6 +51,13 @@ export interface PlatformPort {
     to: Destination,
     opts?: { after?: string; limit?: number },
   ): AsyncIterable<ThreadMessage>;
+  /**
+   * The channel's latest top-level messages before `before`, oldest first: the context of a
+   * mention at a channel's top level. Absent where the platform has no such thing.
+   */
+  readChannel?(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]>;
+  /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */
+  isBefore(a: string, b: string): boolean;
   encodeThreadId(ref: ThreadRef): string;
   decodeThreadId(id: string): ThreadRef;
 }

@@ -73,6 +73,14 @@ export class SessionHistory {
     await this.store.kv.set(key, [...old, ...added]);
   }
 
+  /** Rewrites the archive (an edit or a deletion in the thread reaches archived turns too). */
+  async replaceArchive(sessionKey: string, messages: BaseMessage[]): Promise<void> {
+    await this.store.kv.set(
+      `archive:${sessionKey}`,
+      mapChatMessagesToStoredMessages(normalizeMessages(messages)),
+    );
+  }
+
   async archived(sessionKey: string): Promise<BaseMessage[]> {
     const key = `archive:${sessionKey}`;
     const stored = await this.store.kv.get(key);

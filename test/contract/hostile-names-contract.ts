@@ -57,6 +57,8 @@ export function hostileNamesContract(name: string, makeDriver: MakeDriver): void
           core: { maxQueuedPerSession: 1 },
           // The empty-mention hint quotes the bot's name as "@<name>".
           agent: { name: 'here' },
+          // Follow-ups here quote other people's mentions; in `thread` mode those are left to them.
+          channels: { defaults: { replyMode: 'all' } },
         },
       });
     });

@@ -4,8 +4,11 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, describe, test } from 'node:test';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { ChannelSettingsService } from '../../src/core/channel-settings.ts';
 import { Conversation, type Handled } from '../../src/core/conversation.ts';
 import { lockLostError, SessionState } from '../../src/core/session-state.ts';
+import { ThreadContext } from '../../src/core/thread-context.ts';
 import type { TurnRunner } from '../../src/core/turn-runner.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
@@ -27,7 +30,10 @@ function state() {
   const s = new SessionState({
     store,
     history,
-    memory: { forget: async (key) => void forgotten.push(key) },
+    memory: {
+      forget: async (key) => void forgotten.push(key),
+      markSummaryStale: async () => undefined,
+    },
     lock: new SessionLock(store, { ttlMs: 3000, pollMs: 5, lostReason: lockLostError }),
     ingestor: { removeOwner: async (o) => void removed.push(o.key) },
     dedupeTtlMs: 60_000,
@@ -91,10 +97,18 @@ describe('conversation rules', () => {
       state: s,
       metrics: createMetrics(),
       log: silentLogger(),
+      settings: new ChannelSettingsService({
+        store,
+        defaults: loadConfig({ env: {} }).channels.defaults,
+        overrides: {},
+        models: async () => [],
+      }),
+      threadContext: new ThreadContext({ store, maxMessages: 100, log: silentLogger() }),
+      lockWaitMs: 1000,
     });
     core.attach(port, {
-      answerWithoutMention: true,
       projectNoun: 'workspace',
+      settingsAdmins: 'admins',
       updateIntervalMs: 10,
       nativeStreaming: false,
       thinkingText: 'is thinking…',
@@ -131,7 +145,15 @@ describe('conversation rules', () => {
   });
 
   test('"forget this thread" is only for the person who started it', async () => {
-    const starter = { id: '1.1', authorId: 'U1', isBot: false, text: 'hi', at: 0, files: [] };
+    const starter = {
+      id: '1.1',
+      authorId: 'U1',
+      isBot: false,
+      fromSelf: false,
+      text: 'hi',
+      at: 0,
+      files: [],
+    };
     const port = new MockPort({ thread: [starter] });
     const { core, s } = conversation(port);
     await s.participate(REF);

@@ -61,7 +61,7 @@ describe('Slack conversations', () => {
       ?.body.messages.map((m: { content: string }) => m.content)
       .join('\n');
     assert.match(prompt, /why would a deploy fail\?/);
-    assert.match(prompt, /\(from U3\)/);
+    assert.match(prompt, /\(from u3 \(U3\)\)/, 'the asker by display name and id');
   });
 
   test('messages in threads the bot never joined are left alone', async () => {

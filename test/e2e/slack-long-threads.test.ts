@@ -65,7 +65,7 @@ describe('long threads', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({
-      overrides: { memory: { compressAtTokens: 1450, keepRecentTurns: 2 } },
+      overrides: { memory: { compressAtTokens: 1600, keepRecentTurns: 2 } },
     });
   });
   after(async () => {

@@ -123,6 +123,11 @@ export class MockPort implements PlatformPort {
     for (const m of this.o.thread ?? []) yield m;
   }
 
+  /** Ids here are decimal numbers (Slack-like), so they compare by value. */
+  isBefore(a: string, b: string): boolean {
+    return Number(a) < Number(b);
+  }
+
   encodeThreadId(ref: ThreadRef): string {
     return encodeThreadRef(ref);
   }

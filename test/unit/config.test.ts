@@ -90,11 +90,12 @@ test('a YAML file named by THREADMIND_CONFIG is merged, but secrets in it are re
   const good = path.join(dir, 'good.yaml');
   writeFileSync(
     good,
-    'core:\n  maxConcurrentTurns: 3\nslack:\n  answerThreadsWithoutMention: false\n',
+    'core:\n  maxConcurrentTurns: 3\nchannels:\n  defaults:\n    replyMode: mention\n',
   );
   const c = loadConfig({ env: { THREADMIND_CONFIG: good } });
   assert.equal(c.core.maxConcurrentTurns, 3);
-  assert.equal(c.slack.answerThreadsWithoutMention, false);
+  assert.equal(c.channels.defaults.replyMode, 'mention');
+  assert.equal(c.channels.defaults.channelContext, 10, 'sibling defaults kept');
   assert.equal(c.core.maxQueuedPerSession, 20, 'unrelated defaults kept');
 
   const bad = path.join(dir, 'bad.yaml');

@@ -32,8 +32,20 @@ test('a top-level mention starts a session under itself; in a thread the root is
   assert.equal(inThread?.text, 'more');
 });
 
-test('plain channel messages count only as follow-ups in a thread the bot is part of', () => {
-  assert.equal(classifySlackEvent(env, ev({}), BOT), null, 'top-level chatter');
+test('plain channel messages are ambient: the channel reply mode decides; mentions of others are noted', () => {
+  const chatter = classifySlackEvent(env, ev({}), BOT);
+  assert.equal(chatter?.addressed, 'ambient', 'top-level chatter');
+  assert.equal(chatter?.topLevel, true);
+  assert.equal(
+    classifySlackEvent(env, ev({ thread_ts: '9.9', text: 'hey <@U777> look' }), BOT)
+      ?.mentionsOthers,
+    true,
+  );
+  assert.equal(
+    classifySlackEvent(env, ev({ thread_ts: '9.9', text: 'ping <!subteam^S12>' }), BOT)
+      ?.mentionsOthers,
+    true,
+  );
   assert.equal(
     classifySlackEvent(env, ev({ text: `<@${BOT}> hi` }), BOT),
     null,
@@ -41,6 +53,8 @@ test('plain channel messages count only as follow-ups in a thread the bot is par
   );
   const followUp = classifySlackEvent(env, ev({ thread_ts: '9.9' }), BOT);
   assert.equal(followUp?.addressed, 'ambient');
+  assert.equal(followUp?.topLevel, false);
+  assert.equal(followUp?.mentionsOthers, false);
 });
 
 test('DMs are always answered; each DM thread is a session', () => {
