@@ -144,6 +144,39 @@ describe('conversation rules', () => {
     assert.deepEqual(turns, ['first', 'follow-up']);
   });
 
+  test('reply modes: mention ignores follow-ups, thread leaves those naming others, all answers the channel', async () => {
+    const port = new MockPort();
+    const { core, turns } = conversation(port);
+    const admin = { id: 'UADMIN', mayChange: true };
+    const at = (channelId: string, sessionId: string) => {
+      const ref = { ...REF, channelId, sessionId };
+      return { ref, to: { ref, context: {} } };
+    };
+    await core.changeSettings(at('CM', 'x').ref, admin, { replyMode: 'mention' });
+    await core.receiveMessage(message({ ...at('CM', 'm.1'), text: 'start' }));
+    const unmentioned = await core.receiveMessage(
+      message({ ...at('CM', 'm.1'), addressed: 'ambient', text: 'more' }),
+    );
+    assert.equal(unmentioned.status, 'ignored', 'mode mention');
+
+    await core.receiveMessage(message({ ...at('CT', 't.1'), text: 'start thread' }));
+    const forOthers = await core.receiveMessage(
+      message({ ...at('CT', 't.1'), addressed: 'ambient', text: '@Jo look', mentionsOthers: true }),
+    );
+    assert.equal(forOthers.status, 'ignored', 'mode thread, a message for someone else');
+    const topLevel = await core.receiveMessage(
+      message({ ...at('CT', 't.2'), addressed: 'ambient', text: 'chatter', topLevel: true }),
+    );
+    assert.equal(topLevel.status, 'ignored', 'mode thread, top-level chatter');
+
+    await core.changeSettings(at('CA', 'x').ref, admin, { replyMode: 'all' });
+    const support = await core.receiveMessage(
+      message({ ...at('CA', 'a.1'), addressed: 'ambient', text: 'printer broken', topLevel: true }),
+    );
+    assert.equal(support.status, 'turn', 'mode all');
+    assert.deepEqual(turns, ['start', 'start thread', 'printer broken']);
+  });
+
   test('"forget this thread" is only for the person who started it', async () => {
     const starter = {
       id: '1.1',
