@@ -24,6 +24,11 @@ export interface InteractionState {
   originalId?: string;
   followupIds: string[];
   ephemeral: boolean;
+  /** What a type 9 callback showed. */
+  modal?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+  /** The member permissions the test gave the invoker, passed on to a modal's submission. */
+  memberPermissions?: string;
 }
 
 export interface CommandRec {
@@ -100,6 +105,13 @@ export function emitThreadCreate(ctx: EmuCtx, thread: ChannelRec): void {
 export function emitChannelCreate(ctx: EmuCtx, channel: ChannelRec): void {
   const d = ctx.render.channel(channel);
   ctx.gateway.dispatch('CHANNEL_CREATE', (intents) =>
+    (intents & Intents.Guilds) === 0 ? undefined : d,
+  );
+}
+
+export function emitChannelUpdate(ctx: EmuCtx, channel: ChannelRec): void {
+  const d = ctx.render.channel(channel);
+  ctx.gateway.dispatch('CHANNEL_UPDATE', (intents) =>
     (intents & Intents.Guilds) === 0 ? undefined : d,
   );
 }

@@ -157,7 +157,7 @@ export class Renderer {
     return {
       ...base,
       position: c.position,
-      permission_overwrites: [],
+      permission_overwrites: structuredClone(c.permissionOverwrites ?? []),
       parent_id: null,
       topic: null,
       nsfw: false,

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clip, waitFor } from '../slack/wait-for.ts';
 import { Cdn } from './cdn.ts';
-import { type EmuCtx, emitMessageCreate } from './context.ts';
+import { type EmuCtx, emitChannelUpdate, emitMessageCreate } from './context.ts';
 import { Renderer } from './entities.ts';
 import { Gateway } from './gateway.ts';
 import { HttpApi } from './http-api.ts';
@@ -25,7 +25,15 @@ import type {
   InteractionRecord,
   ThreadRecord,
 } from './types.ts';
-import { componentInteraction, slashCommand, userMessage, userThread } from './user-actions.ts';
+import {
+  componentInteraction,
+  deleteUserMessage,
+  editUserMessage,
+  modalSubmit,
+  slashCommand,
+  userMessage,
+  userThread,
+} from './user-actions.ts';
 
 export type * from './types.ts';
 
@@ -142,7 +150,7 @@ export async function startDiscordEmulator(
   const interactionRecord = (id: string): InteractionRecord => {
     const s = ctx.interactions.get(id);
     if (s === undefined) throw new Error(`Discord emulator: no interaction ${id}`);
-    const { messageId: _m, originalId, followupIds, ...rest } = s;
+    const { messageId: _m, memberPermissions: _p, originalId, followupIds, ...rest } = s;
     const original = originalId === undefined ? undefined : world.message(s.channelId, originalId);
     const rec: InteractionRecord = {
       ...rest,
@@ -207,6 +215,18 @@ export async function startDiscordEmulator(
     userThread: async (t) => threadRecord(userThread(ctx, t).id),
     slashCommand: async (c) => slashCommand(ctx, c),
     componentInteraction: async (c) => componentInteraction(ctx, c),
+    modalSubmit: async (m) => modalSubmit(ctx, m),
+    editUserMessage: async (channelId, messageId, content) =>
+      render.recorded(editUserMessage(ctx, channelId, messageId, content)),
+    deleteUserMessage: async (channelId, messageId) => deleteUserMessage(ctx, channelId, messageId),
+    setPermissionOverwrites: (channelId, overwrites) => {
+      const c = world.channels.get(channelId);
+      if (c === undefined || c.guildId === undefined || c.type === 1) {
+        throw new Error(`Discord emulator: no guild channel ${channelId}`);
+      }
+      c.permissionOverwrites = structuredClone(overwrites);
+      emitChannelUpdate(ctx, c);
+    },
     redispatchMessageCreate: (channelId, messageId) => {
       const m = world.message(channelId, messageId);
       if (m === undefined)

@@ -127,7 +127,15 @@ function callback(ctx: EmuCtx, r: Req): Answer {
   const type = body.type;
   const data = body.data ?? {};
   const component = state.type === 3;
-  const allowed = component ? [4, 5, 6, 7, 9] : state.type === 4 ? [8] : [4, 5, 9];
+  // A modal submission cannot answer with another modal; it may update the message it came from.
+  const modalAllowed = state.messageId === undefined ? [4, 5] : [4, 5, 6, 7];
+  const allowed = component
+    ? [4, 5, 6, 7, 9]
+    : state.type === 4
+      ? [8]
+      : state.type === 5
+        ? modalAllowed
+        : [4, 5, 9];
   if (typeof type !== 'number' || !allowed.includes(type)) {
     return apiError(400, 50035, 'Invalid Form Body', {
       type: {
@@ -141,6 +149,11 @@ function callback(ctx: EmuCtx, r: Req): Answer {
     });
   }
   let message: StoredMessage | undefined;
+  if (type === 9) {
+    const refused = checkModal(data);
+    if (refused !== undefined) return refused;
+    state.modal = structuredClone(data) as Record<string, unknown>;
+  }
   if (type === 4 || type === 5) {
     const built = respond(ctx, state, data, r, type === 5 ? LOADING : 0, type === 5);
     if (!('msg' in built)) return built;
@@ -167,6 +180,29 @@ function callback(ctx: EmuCtx, r: Req): Answer {
   const resource: Record<string, unknown> = { type };
   if (message !== undefined) resource.message = ctx.render.message(message);
   return ok({ interaction, resource });
+}
+
+/** Discord's limits on a modal: custom_id, title (≤ 45), 1–5 top-level components. */
+function checkModal(data: Record<string, unknown>): Answer | undefined {
+  const bad = (field: string, code: string, message: string): Answer =>
+    apiError(400, 50035, 'Invalid Form Body', {
+      data: { [field]: { _errors: [{ code, message }] } },
+    });
+  if (
+    typeof data.custom_id !== 'string' ||
+    data.custom_id.length < 1 ||
+    data.custom_id.length > 100
+  ) {
+    return bad('custom_id', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+  }
+  if (typeof data.title !== 'string' || data.title.length < 1 || data.title.length > 45) {
+    return bad('title', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 45 in length.');
+  }
+  const components = data.components;
+  if (!Array.isArray(components) || components.length < 1 || components.length > 5) {
+    return bad('components', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 5 in length.');
+  }
+  return undefined;
 }
 
 /** A message posted through the interaction: the original response or a followup. */

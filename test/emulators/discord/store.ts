@@ -49,6 +49,7 @@ export interface ChannelRec {
   autoArchiveMinutes: number;
   /** The bot is a member of the thread. */
   botJoined: boolean;
+  permissionOverwrites?: { id: string; type: number; allow: string; deny: string }[];
 }
 
 export interface StoredMessage {

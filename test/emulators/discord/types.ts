@@ -93,6 +93,10 @@ export interface InteractionRecord {
   original?: DiscordMessage;
   followups: DiscordMessage[];
   ephemeral: boolean;
+  /** The modal a type 9 (MODAL) callback showed: custom_id, title, components. */
+  modal?: Record<string, unknown>;
+  /** Interaction data as sent to the bot (command options, custom_id, modal components). */
+  data?: Record<string, unknown>;
 }
 
 export interface Fault {
@@ -122,6 +126,29 @@ export interface UserMessageInput {
   attachments?: AttachmentInput[];
   /** Makes it a reply (type 19) to this message of the same channel. */
   replyTo?: string;
+  /**
+   * Makes it a forward of that message (any channel): empty content, message_reference type 1
+   * (FORWARD), the original in message_snapshots, flag HAS_SNAPSHOT.
+   */
+  forwardOf?: { channelId: string; messageId: string };
+}
+
+/** What a modal submission fills in, by the text input's (or select's) custom_id. */
+export interface ModalSubmitInput {
+  /** The interaction whose callback (type 9 MODAL) opened the modal. */
+  interactionId: string;
+  values: Record<string, string | string[]>;
+  /** The invoking member's permission bitfield. Default: the opener's. */
+  memberPermissions?: string;
+}
+
+/** A channel permission overwrite as the API carries it. */
+export interface PermissionOverwrite {
+  id: string;
+  /** 0 role, 1 member. */
+  type: 0 | 1;
+  allow: string;
+  deny: string;
 }
 
 export interface CommandOptionInput {
@@ -220,6 +247,17 @@ export interface DiscordEmulator {
   userThread(t: UserThreadInput): Promise<ThreadRecord>;
   slashCommand(c: SlashCommandInput): Promise<InteractionHandle>;
   componentInteraction(c: ComponentInput): Promise<InteractionHandle>;
+  /** A person submits the modal an interaction's callback showed: a MODAL_SUBMIT (type 5). */
+  modalSubmit(m: ModalSubmitInput): Promise<InteractionHandle>;
+  /**
+   * A person edits their message: content replaced, edited_timestamp set, MESSAGE_UPDATE with the
+   * full message (guild_id, member) dispatched.
+   */
+  editUserMessage(channelId: string, messageId: string, content: string): Promise<DiscordMessage>;
+  /** A person deletes their message: MESSAGE_DELETE {id, channel_id, guild_id}. */
+  deleteUserMessage(channelId: string, messageId: string): Promise<void>;
+  /** Replaces a guild channel's permission_overwrites and dispatches CHANNEL_UPDATE. */
+  setPermissionOverwrites(channelId: string, overwrites: PermissionOverwrite[]): void;
   /**
    * Dispatches a stored message's MESSAGE_CREATE again, under a new sequence number: the repeat a
    * bot meets when events are replayed to it (a RESUME from an older sequence, a second session

@@ -8,9 +8,11 @@ import {
   type EmuCtx,
   emitInteraction,
   emitMessageCreate,
+  emitMessageDelete,
+  emitMessageUpdate,
   type InteractionState,
 } from './context.ts';
-import { buildMessage } from './message-factory.ts';
+import { buildMessage, editMessage } from './message-factory.ts';
 import { DM_PERMS } from './permissions.ts';
 import { snowflake } from './snowflake.ts';
 import type { ChannelRec, StoredMessage } from './store.ts';
@@ -19,12 +21,15 @@ import type {
   CommandOptionInput,
   ComponentInput,
   InteractionHandle,
+  ModalSubmitInput,
   SlashCommandInput,
   UserMessageInput,
   UserThreadInput,
 } from './types.ts';
 
 const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
+// MessageFlags.HAS_SNAPSHOT: the message carries message_snapshots (a forward).
+const HAS_SNAPSHOT = 1 << 14;
 
 /** The channel a user acts in: a guild channel or thread, else the user's DM with the bot. */
 function resolveChannel(
@@ -52,23 +57,151 @@ export function userMessage(ctx: EmuCtx, m: UserMessageInput): StoredMessage {
   const mention = `<@${ctx.botId}>`;
   const content =
     m.mentionsBot === true && !m.content.includes(mention) ? `${mention} ${m.content}` : m.content;
+  const forwarded =
+    m.forwardOf === undefined
+      ? undefined
+      : ctx.world.message(m.forwardOf.channelId, m.forwardOf.messageId);
+  if (m.forwardOf !== undefined && forwarded === undefined) {
+    throw new Error(
+      `Discord emulator: no message ${m.forwardOf.messageId} in ${m.forwardOf.channelId} to forward`,
+    );
+  }
   const built = buildMessage(ctx, {
     channel,
     authorId: m.userId,
     payload: {
-      content,
+      // A forward has no text of its own: the forwarded message is in message_snapshots.
+      content: forwarded === undefined ? content : '',
       ...(m.replyTo !== undefined ? { message_reference: { message_id: m.replyTo } } : {}),
     },
     files: [],
-    allowEmpty: (m.attachments ?? []).length > 0,
+    allowEmpty: (m.attachments ?? []).length > 0 || forwarded !== undefined,
   });
   if (!('msg' in built)) {
     throw new Error(`Discord emulator: user message refused: ${JSON.stringify(built.body)}`);
   }
   built.files = (m.attachments ?? []).map((a) => ctx.cdn.add(a, 'attachments', channel.id));
+  if (forwarded !== undefined) {
+    const o = ctx.render.message(forwarded, 1);
+    built.msg.message_reference = {
+      type: 1,
+      message_id: forwarded.msg.id,
+      channel_id: forwarded.msg.channel_id,
+      ...(forwarded.guildId !== undefined ? { guild_id: forwarded.guildId } : {}),
+    };
+    built.msg.message_snapshots = [
+      {
+        message: {
+          type: o.type,
+          content: o.content,
+          embeds: o.embeds,
+          attachments: o.attachments,
+          timestamp: o.timestamp,
+          edited_timestamp: o.edited_timestamp,
+          flags: o.flags ?? 0,
+          mentions: o.mentions,
+          mention_roles: o.mention_roles,
+          components: o.components ?? [],
+        },
+      },
+    ] as NonNullable<typeof built.msg.message_snapshots>;
+    built.msg.flags = (built.msg.flags ?? 0) | HAS_SNAPSHOT;
+  }
   ctx.world.addMessage(built);
   emitMessageCreate(ctx, built);
   return built;
+}
+
+/** A person's own message, live; the bot's are edited through REST. */
+function peopleMessage(ctx: EmuCtx, channelId: string, messageId: string): StoredMessage {
+  const m = ctx.world.message(channelId, messageId);
+  if (m === undefined) throw new Error(`Discord emulator: no message ${messageId} in ${channelId}`);
+  if (m.msg.author.id === ctx.botId || m.msg.webhook_id !== undefined) {
+    throw new Error(`Discord emulator: ${messageId} is the bot's; people edit their own messages`);
+  }
+  return m;
+}
+
+export function editUserMessage(
+  ctx: EmuCtx,
+  channelId: string,
+  messageId: string,
+  content: string,
+): StoredMessage {
+  const m = peopleMessage(ctx, channelId, messageId);
+  const refused = editMessage(ctx, m, { content }, []);
+  if (refused !== undefined) {
+    throw new Error(`Discord emulator: edit refused: ${JSON.stringify(refused.body)}`);
+  }
+  emitMessageUpdate(ctx, m);
+  return m;
+}
+
+export function deleteUserMessage(ctx: EmuCtx, channelId: string, messageId: string): void {
+  const m = peopleMessage(ctx, channelId, messageId);
+  m.deleted = true;
+  const ch = ctx.world.channels.get(channelId);
+  // A thread's message_count goes down with deletions (total_message_sent does not).
+  if (ch !== undefined && ch.messageCount > 0 && ch.type >= 10 && ch.type <= 12) {
+    ch.messageCount -= 1;
+  }
+  emitMessageDelete(ctx, m);
+}
+
+/** Answers for a modal as Discord sends them: the modal's layout with values filled in. */
+function submittedComponents(
+  modal: Record<string, unknown>,
+  values: Record<string, string | string[]>,
+): unknown[] {
+  let nextId = 1;
+  const used = new Set<string>();
+  const fill = (raw: unknown): Record<string, unknown> => {
+    const c = raw as Record<string, unknown>;
+    const id = typeof c.id === 'number' ? c.id : nextId;
+    nextId = Math.max(nextId, id) + 1;
+    if (Array.isArray(c.components)) {
+      return { type: c.type, id, components: c.components.map(fill) };
+    }
+    if (c.component !== undefined) return { type: c.type, id, component: fill(c.component) };
+    const out: Record<string, unknown> = { type: c.type, id };
+    if (typeof c.custom_id !== 'string') return out;
+    out.custom_id = c.custom_id;
+    used.add(c.custom_id);
+    const v = values[c.custom_id];
+    if (c.type === 4) out.value = typeof v === 'string' ? v : (c.value ?? '');
+    else out.values = v === undefined ? [] : Array.isArray(v) ? v : [v];
+    return out;
+  };
+  const out = ((modal.components as unknown[]) ?? []).map(fill);
+  const unknown = Object.keys(values).filter((k) => !used.has(k));
+  if (unknown.length > 0) {
+    throw new Error(`Discord emulator: the modal has no input ${unknown.join(', ')}`);
+  }
+  return out;
+}
+
+export function modalSubmit(ctx: EmuCtx, m: ModalSubmitInput): InteractionHandle {
+  const opener = ctx.interactions.get(m.interactionId);
+  if (opener?.modal === undefined) {
+    throw new Error(`Discord emulator: interaction ${m.interactionId} showed no modal`);
+  }
+  const channel = ctx.world.channels.get(opener.channelId);
+  if (channel === undefined) throw new Error(`Discord emulator: no channel ${opener.channelId}`);
+  const customId = String(opener.modal.custom_id);
+  const data = { custom_id: customId, components: submittedComponents(opener.modal, m.values) };
+  const message =
+    opener.messageId === undefined ? undefined : ctx.world.message(channel.id, opener.messageId);
+  return createInteraction(ctx, {
+    type: 5,
+    name: customId,
+    channel,
+    userId: opener.userId,
+    data,
+    memberPermissions: m.memberPermissions ?? opener.memberPermissions,
+    ...(message === undefined
+      ? {}
+      : { message: ctx.render.message(message), messageId: message.msg.id }),
+  });
 }
 
 export function userThread(ctx: EmuCtx, t: UserThreadInput): ChannelRec {
@@ -223,7 +356,9 @@ function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
     createdAt: Date.now(),
     followupIds: [],
     ephemeral: false,
+    data: n.data,
   };
+  if (n.memberPermissions !== undefined) state.memberPermissions = n.memberPermissions;
   if (guild !== undefined) state.guildId = guild.id;
   if (n.messageId !== undefined) state.messageId = n.messageId;
   ctx.interactions.set(id, state);

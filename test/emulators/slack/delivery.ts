@@ -1,7 +1,7 @@
 // Getting events to the app: over an open Socket Mode connection when there is one, else as
 // signed HTTP POSTs to the events URL; plus Slack's redelivery policy for unacknowledged events.
 import { buildEnvelope, type EnvelopeIdentity, newEventId } from './event-envelope.ts';
-import { isTimeout, postSigned } from './http-delivery.ts';
+import { isTimeout, postSigned, postSignedBody } from './http-delivery.ts';
 import type { SocketModeServer } from './socket-mode.ts';
 import type { DeliverOptions, DeliveryResult, RetryOptions } from './types.ts';
 
@@ -94,6 +94,33 @@ export class Deliverer {
         }),
       ),
     );
+  }
+
+  /**
+   * A slash command or an interactivity payload: over Socket Mode an envelope of that type with
+   * the payload object; over HTTP a signed form POST to the same URL the events go to (`form`).
+   * Slack never retries these.
+   */
+  async deliverInteraction(
+    type: 'slash_commands' | 'interactive',
+    payload: Record<string, unknown>,
+    form: string,
+    timeoutMs = ACK_TIMEOUT_MS,
+  ): Promise<DeliveryResult> {
+    if (this.#socket.connected) return this.#socket.send(payload, { timeoutMs, type });
+    if (this.eventsUrl === undefined) {
+      throw new Error(
+        'Slack emulator: nowhere to deliver the interaction; call setEventsUrl() or connect a Socket Mode client first',
+      );
+    }
+    return postSignedBody(this.eventsUrl, form, 'application/x-www-form-urlencoded', {
+      signingSecret: this.#signingSecret,
+      timeoutMs,
+    });
+  }
+
+  get verificationToken(): string {
+    return this.#ids.verificationToken;
   }
 
   #remember(envelope: Record<string, unknown>): void {

@@ -25,11 +25,20 @@ export function postSigned(
   envelope: Record<string, unknown>,
   opts: SignedPostOptions,
 ): Promise<DeliveryResult> {
-  const body = JSON.stringify(envelope);
+  return postSignedBody(url, JSON.stringify(envelope), 'application/json', opts);
+}
+
+/** Slash commands and interactivity payloads come form-encoded, signed the same way. */
+export function postSignedBody(
+  url: string,
+  body: string,
+  contentType: string,
+  opts: SignedPostOptions,
+): Promise<DeliveryResult> {
   const timestamp = String(Math.floor(Date.now() / 1000) - (opts.timestampSkewSec ?? 0));
   const secret = opts.badSignature === true ? `${opts.signingSecret}-wrong` : opts.signingSecret;
   const headers: Record<string, string> = {
-    'content-type': 'application/json',
+    'content-type': contentType,
     'content-length': String(Buffer.byteLength(body)),
     'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
     accept: '*/*',

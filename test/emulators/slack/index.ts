@@ -5,37 +5,62 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  handleResponseUrl,
+  type InteractionDeps,
+  slashCommand,
+  submitView,
+} from './app-interactions.ts';
 import { Deliverer } from './delivery.ts';
 import { FaultQueue } from './faults.ts';
 import { type FileHttpDeps, handleFileRequest, startOtherOrigin } from './file-http.ts';
 import { FileStore } from './file-store.ts';
+import { Interactivity } from './interactivity.ts';
 import { MessageStore, toPublic } from './message-store.ts';
 import type { ApiContext } from './methods/context.ts';
 import { SocketModeServer } from './socket-mode.ts';
 import type { ApiCall, SlackEmulator, SlackEmulatorOptions } from './types.ts';
+import { deleteUserMessage, editUserMessage, type UserEditDeps } from './user-edits.ts';
 import { postUserMessage } from './user-messages.ts';
 import { clip, waitFor } from './wait-for.ts';
 import { createWebApi } from './web-api.ts';
 
+export { DEFAULT_CHANNEL_CREATOR } from './methods/lookup.ts';
 export type {
   ApiCall,
   ChannelType,
+  DeleteUserMessageInput,
   DeliverOptions,
   DeliveryResult,
+  EditUserMessageInput,
+  EphemeralMessage,
   Fault,
   FileDownload,
   FileDownloadFault,
   FileRedirect,
+  InteractionResult,
+  OpenedView,
+  ResponseUrlPost,
   RetryOptions,
   SlackEmulator,
   SlackEmulatorOptions,
   SlackFile,
   SlackFileShare,
   SlackMessage,
+  SlackOption,
   SlackReaction,
+  SlackUserFields,
+  SlashCommandInput,
+  SlashCommandResult,
+  SubmitViewInput,
+  SubmitViewResult,
   UploadFileInput,
+  UserChangeResult,
   UserMessageInput,
+  ViewStateValue,
+  ViewValuesInput,
 } from './types.ts';
+export { viewState } from './view-state.ts';
 
 const DEFAULT_WAIT_MS = 5000;
 
@@ -62,6 +87,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     channelTypes: new Map(),
     dmUsers: new Map(),
     users: new Map(),
+    channelCreators: new Map(),
+    interactivity: new Interactivity(),
+    apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
     streamingAvailable: true,
     assistantStatusAvailable: true,
@@ -95,6 +123,10 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
       void webApi.handle(req, res, decodeURIComponent(path.slice('/api/'.length)));
       return;
     }
+    if (path.startsWith('/commands/')) {
+      void handleResponseUrl(req, res, `http://${origin}${path}`, path, ctx);
+      return;
+    }
     if (handleFileRequest(req, res, url, fileHttp)) return;
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
@@ -124,6 +156,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
       ...(msgs.length > 0 ? msgs : ['  (none)']),
     ].join('\n');
   };
+
+  const editDeps: UserEditDeps = { store, deliverer, teamId, channelTypes: ctx.channelTypes };
+  const interactionDeps: InteractionDeps = { ctx, deliverer, origin: () => `http://${origin}` };
 
   return {
     apiUrl: `http://${origin}/api/`,
@@ -178,6 +213,29 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     fileDownloads: () => files.downloads.map((d) => ({ ...d })),
     otherOriginAuthHeaders: () => [...files.otherOriginAuth],
     setFileDownloadFault: (fileId, fault, times) => files.setFault(fileId, fault, times),
+    setApiLatencyMs: (ms) => {
+      ctx.apiLatencyMs = Math.max(0, ms);
+    },
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    editUserMessage: (e) => editUserMessage(editDeps, e),
+    deleteUserMessage: (d) => deleteUserMessage(editDeps, d),
+    setUser: (id, fields) => {
+      const old = ctx.users.get(id) ?? {};
+      const profile = { ...((old.profile ?? {}) as object), ...(fields.profile ?? {}) };
+      ctx.users.set(id, { ...old, ...structuredClone(fields), profile });
+    },
+    setChannelCreator: (channel, userId) => {
+      ctx.channelCreators.set(channel, userId);
+    },
+    slashCommand: (c) => slashCommand(interactionDeps, c),
+    responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),
+    openedViews: () => ctx.interactivity.publicViews(),
+    submitView: (v) => submitView(interactionDeps, v),
+    ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),
+    newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),
+    setTriggerLifetimeMs: (ms) => {
+      ctx.interactivity.triggerLifetimeMs = ms;
+    },
     close: async () => {
       await socket.close();
       server.closeAllConnections();

@@ -7,6 +7,9 @@ export type StreamState = 'open' | 'stopped' | 'expired';
 export interface StoredMessage extends SlackMessage {
   app_id?: string;
   team?: string;
+  client_msg_id?: string;
+  /** The ts of the person's last edit (their message's `edited.ts`). */
+  editedTs?: string;
   streamState?: StreamState;
   streamStartedAt?: number;
 }
@@ -51,6 +54,13 @@ export class MessageStore {
     const live = this.#live(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
     const root = live.filter((m) => m.ts === threadTs);
     return [...root, ...live.filter((m) => m.ts !== threadTs)];
+  }
+
+  /** What conversations.history lists: top-level messages and replies also sent to the channel. */
+  history(channel: string): StoredMessage[] {
+    return this.#live(channel).filter(
+      (m) => m.thread_ts === undefined || m.thread_ts === m.ts || m.subtype === 'thread_broadcast',
+    );
   }
 
   topLevel(channel: string): StoredMessage[] {
@@ -105,6 +115,7 @@ export class MessageStore {
 export function toPublic(m: StoredMessage): SlackMessage {
   const out: SlackMessage = { channel: m.channel, ts: m.ts, text: m.text };
   if (m.thread_ts !== undefined) out.thread_ts = m.thread_ts;
+  if (m.subtype !== undefined) out.subtype = m.subtype;
   if (m.user !== undefined) out.user = m.user;
   if (m.bot_id !== undefined) out.bot_id = m.bot_id;
   if (m.blocks !== undefined) out.blocks = structuredClone(m.blocks);

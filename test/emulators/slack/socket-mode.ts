@@ -10,6 +10,8 @@ export interface SocketSendOptions {
   timeoutMs: number;
   retryAttempt?: number;
   retryReason?: string;
+  /** 'events_api' (default), 'slash_commands' or 'interactive'. */
+  type?: string;
 }
 
 interface Pending {
@@ -86,16 +88,21 @@ export class SocketModeServer {
           resolve({ ...r, elapsedMs: Date.now() - started });
         },
       });
-      socket.send(
-        JSON.stringify({
-          envelope_id: envelopeId,
-          payload,
-          type: 'events_api',
-          accepts_response_payload: false,
-          retry_attempt: opts.retryAttempt ?? 0,
-          retry_reason: opts.retryReason ?? '',
-        }),
-      );
+      const type = opts.type ?? 'events_api';
+      // Commands and interactions may answer in the ack (ack payload); events may not, and only
+      // events carry retry fields.
+      const frame: Record<string, unknown> =
+        type === 'events_api'
+          ? {
+              envelope_id: envelopeId,
+              payload,
+              type,
+              accepts_response_payload: false,
+              retry_attempt: opts.retryAttempt ?? 0,
+              retry_reason: opts.retryReason ?? '',
+            }
+          : { envelope_id: envelopeId, payload, type, accepts_response_payload: true };
+      socket.send(JSON.stringify(frame));
     });
   }
 

@@ -11,6 +11,8 @@ export interface SlackMessage {
   channel: string;
   ts: string;
   thread_ts?: string;
+  /** `thread_broadcast` for a reply also sent to the channel; `tombstone` for a deleted thread parent. */
+  subtype?: string;
   user?: string;
   bot_id?: string;
   text: string;
@@ -148,6 +150,163 @@ export interface UserMessageInput {
   files?: SlackFile[];
   /** The app_mention leaves `files` out (Slack sometimes does): the bot must ask files.info. */
   mentionWithoutFiles?: boolean;
+  /** A thread reply also sent to the channel (subtype thread_broadcast); needs thread_ts. */
+  broadcast?: boolean;
+}
+
+export interface EditUserMessageInput {
+  channel: string;
+  ts: string;
+  text: string;
+}
+
+export interface DeleteUserMessageInput {
+  channel: string;
+  ts: string;
+}
+
+/** What `message_changed` / `message_deleted` delivery returns. */
+export interface UserChangeResult {
+  /** The event's own ts (the edit's `edited.ts`); not the message's ts. */
+  eventTs: string;
+  /** The event as delivered (`event` of the envelope). */
+  event: Record<string, unknown>;
+  deliveries: DeliveryResult[];
+}
+
+/** users.info fields merged over the generated user (profile merged key by key). */
+export interface SlackUserFields {
+  name?: string;
+  real_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_bot?: boolean;
+  deleted?: boolean;
+  tz?: string;
+  profile?: {
+    display_name?: string;
+    real_name?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface SlashCommandInput {
+  /** With its slash, e.g. '/threadmind'. */
+  command: string;
+  text?: string;
+  user: string;
+  channel: string;
+  teamId?: string;
+  enterpriseId?: string;
+  channelType?: ChannelType;
+  /** How long Slack waits for the ack (Slack: 3000; then the person sees operation_timeout). */
+  ackTimeoutMs?: number;
+}
+
+export interface InteractionResult {
+  /** HTTP status of the app's answer, 200 for a Socket Mode ack, 0 when none came in time. */
+  status: number;
+  /** The ack's body as sent (HTTP body, or the Socket Mode ack's `payload` as JSON). */
+  body: string;
+  /** The body parsed as JSON when it is an object, e.g. {response_action:'errors', errors}. */
+  json?: Record<string, unknown>;
+  elapsedMs: number;
+  error?: string;
+}
+
+export interface SlashCommandResult extends InteractionResult {
+  triggerId: string;
+  responseUrl: string;
+  /** The form fields (HTTP) / payload (Socket Mode) sent to the app. */
+  payload: Record<string, string>;
+}
+
+/** One post the app made to a slash command's response_url. */
+export interface ResponseUrlPost {
+  url: string;
+  /** Its JSON body (or the JSON of a `payload` form field). */
+  body: Record<string, unknown>;
+  /** What the emulator answered: 200 'ok', or 404 expired_url/used_url, 400 no_text… */
+  status: number;
+  at: number;
+}
+
+/** A message only one person saw. */
+export interface EphemeralMessage {
+  channel: string;
+  user: string;
+  text: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  /** chat.postEphemeral, a slash command's response_url (default response_type), or its ack body. */
+  source: 'chat.postEphemeral' | 'response_url' | 'ack';
+  message_ts?: string;
+  at: number;
+}
+
+export interface OpenedView {
+  id: string;
+  /** The view as views.open/update answered it (ids, hash, state, root_view_id…). */
+  view: Record<string, unknown>;
+  userId: string;
+  triggerId: string;
+  /** False once submitted (and not kept open by response_action errors/update) or cleared. */
+  open: boolean;
+  /** views.update / response_action update count. */
+  updates: number;
+}
+
+export interface SlackOption {
+  text: { type: 'plain_text'; text: string; emoji?: boolean };
+  value: string;
+  description?: unknown;
+}
+
+/** One element's entry in view.state.values, as Slack sends it. */
+export type ViewStateValue =
+  | { type: 'plain_text_input' | 'email_text_input' | 'url_text_input'; value: string | null }
+  | { type: 'number_input'; value: string | null }
+  | {
+      type: 'static_select' | 'external_select' | 'radio_buttons';
+      selected_option: SlackOption | null;
+    }
+  | {
+      type: 'multi_static_select' | 'multi_external_select' | 'checkboxes';
+      selected_options: SlackOption[];
+    }
+  | { type: 'users_select'; selected_user: string | null }
+  | { type: 'conversations_select'; selected_conversation: string | null }
+  | { type: 'channels_select'; selected_channel: string | null }
+  | { type: 'datepicker'; selected_date: string | null }
+  | { type: string; [key: string]: unknown };
+
+/**
+ * state.values by block_id then action_id. A plain value is shaped from the view's element:
+ * a string for text inputs / single selects (the option's value), string[] for multi selects and
+ * checkboxes, a number for number_input, null for "left empty". Full ViewStateValue objects pass as is.
+ */
+export type ViewValuesInput = Record<
+  string,
+  Record<string, ViewStateValue | string | string[] | number | null>
+>;
+
+export interface SubmitViewInput {
+  viewId: string;
+  user: string;
+  values: ViewValuesInput;
+  teamId?: string;
+  ackTimeoutMs?: number;
+}
+
+export interface SubmitViewResult extends InteractionResult {
+  /** The view_submission payload sent. */
+  payload: Record<string, unknown>;
+  /** `response_action` of the ack ('errors', 'update', 'push', 'clear'), if any. */
+  responseAction?: string;
+  /** The ack's `errors` map (block_id → message) when response_action is 'errors'. */
+  errors?: Record<string, string>;
 }
 
 export interface DeliverOptions {
@@ -183,6 +342,8 @@ export interface SlackEmulatorOptions {
   appToken?: string;
   teamId?: string;
   botUserId?: string;
+  /** Every Web API call answers after this delay (default 0); see setApiLatencyMs. */
+  apiLatencyMs?: number;
 }
 
 export interface SlackEmulator {
@@ -228,6 +389,39 @@ export interface SlackEmulator {
   otherOriginAuthHeaders(): (string | undefined)[];
   /** Applies to every download of the file, or the next `times`; undefined clears it. */
   setFileDownloadFault(fileId: string, fault: FileDownloadFault | undefined, times?: number): void;
+  /** Every Web API call (errors and injected faults included) answers after `ms`. */
+  setApiLatencyMs(ms: number): void;
+  /** The logged calls of one method, in arrival order (`calls` filtered). */
+  callsTo(method: string): ApiCall[];
+  /**
+   * A person edits their message: stored text replaced, `message` event subtype message_changed
+   * delivered (HTTP or Socket Mode, whichever is active).
+   */
+  editUserMessage(e: EditUserMessageInput): Promise<UserChangeResult>;
+  /**
+   * A person deletes their message: message_deleted. A thread parent with live replies becomes
+   * Slack's tombstone instead ("This message was deleted.", user USLACKBOT, subtype tombstone)
+   * announced by message_changed; once its last reply goes, the tombstone is deleted too.
+   */
+  deleteUserMessage(d: DeleteUserMessageInput): Promise<UserChangeResult>;
+  /** users.info fields for this id (merged over the generated user; repeated calls merge). */
+  setUser(id: string, fields: SlackUserFields): void;
+  /** conversations.info's `creator`; default DEFAULT_CHANNEL_CREATOR ('U0EMUOWNER'). */
+  setChannelCreator(channel: string, userId: string): void;
+  /** A person runs a slash command; resolves with the app's ack. */
+  slashCommand(c: SlashCommandInput): Promise<SlashCommandResult>;
+  /** Posts the app made to response_urls, in order. */
+  responses(): ResponseUrlPost[];
+  /** Every modal views.open/push created, in order. */
+  openedViews(): OpenedView[];
+  /** A person submits an open modal; resolves with the app's ack. */
+  submitView(s: SubmitViewInput): Promise<SubmitViewResult>;
+  /** Messages shown to one person (chat.postEphemeral, slash command responses). */
+  ephemeralMessages(): EphemeralMessage[];
+  /** A fresh trigger id for this user, as an interaction would give the app. */
+  newTriggerId(userId: string): string;
+  /** Trigger id lifetime (Slack: 3000 ms). */
+  setTriggerLifetimeMs(ms: number): void;
   /** Disconnect Socket Mode clients first: a client left running reconnects into a closed port. */
   close(): Promise<void>;
 }

@@ -40,14 +40,18 @@ export async function postUserMessage(
   const text = m.mention === true && !m.text.includes(tag) ? `${tag} ${m.text}` : m.text;
   const team = m.teamId ?? deps.teamId;
 
+  const clientMsgId = randomUUID();
   const stored: StoredMessage = {
     channel: m.channel,
     ts: deps.store.nextTs(),
     user: m.user,
     text,
     team,
+    client_msg_id: clientMsgId,
   };
   if (m.thread_ts !== undefined) stored.thread_ts = m.thread_ts;
+  const broadcast = m.broadcast === true && m.thread_ts !== undefined;
+  if (broadcast) stored.subtype = 'thread_broadcast';
   const files = shareFiles(deps, m, channelType, stored.ts);
   if (files !== undefined) stored.files = structuredClone(files);
   deps.store.add(stored);
@@ -55,7 +59,7 @@ export async function postUserMessage(
   const base: Record<string, unknown> = {
     user: m.user,
     ts: stored.ts,
-    client_msg_id: randomUUID(),
+    client_msg_id: clientMsgId,
     text,
     team,
     channel: m.channel,
@@ -75,6 +79,12 @@ export async function postUserMessage(
   // Slack sends the two events independently (separate event_ids, no ordering guarantee).
   const message: Record<string, unknown> = { type: 'message', ...base, channel_type: channelType };
   const mention: Record<string, unknown> = { type: 'app_mention', ...base };
+  if (broadcast) {
+    // A broadcast reply carries its thread's parent as `root`.
+    const parent = deps.store.find(m.channel, m.thread_ts ?? '');
+    message.subtype = 'thread_broadcast';
+    if (parent !== undefined) message.root = rootOf(deps.store, parent);
+  }
   if (files !== undefined) {
     Object.assign(message, { subtype: 'file_share', files, upload: true, display_as_bot: false });
     if (m.mentionWithoutFiles !== true) {
@@ -105,14 +115,31 @@ function shareFiles(
   return m.files.map((f) => deps.files.eventFile(f));
 }
 
-function inferChannelType(channel: string): ChannelType {
+export function inferChannelType(channel: string): ChannelType {
   if (channel.startsWith('D')) return 'im';
   if (channel.startsWith('G')) return 'group';
   return 'channel';
 }
 
+function rootOf(store: MessageStore, parent: StoredMessage): Record<string, unknown> {
+  const replies = store.thread(parent.channel, parent.ts).filter((r) => r.ts !== parent.ts);
+  const users = [...new Set(replies.map((r) => r.user).filter((u) => u !== undefined))];
+  const root: Record<string, unknown> = { type: 'message', text: parent.text, ts: parent.ts };
+  if (parent.user !== undefined) root.user = parent.user;
+  return {
+    ...root,
+    thread_ts: parent.ts,
+    reply_count: replies.length,
+    reply_users_count: users.length,
+    latest_reply: replies[replies.length - 1]?.ts ?? parent.ts,
+    reply_users: users,
+    is_locked: false,
+    subscribed: false,
+  };
+}
+
 /** The rich_text block Slack's clients attach to what a person types, mentions as user elements. */
-function richTextBlocks(text: string): unknown[] {
+export function richTextBlocks(text: string): unknown[] {
   const elements: unknown[] = [];
   const mention = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
   let last = 0;

@@ -8,11 +8,23 @@ import { methods } from './methods/index.ts';
 import type { ApiCall } from './types.ts';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
-const BOT_SCOPES =
-  'app_mentions:read,channels:history,chat:write,files:read,im:history,reactions:write';
+// What a realistic manifest for the app grants (reported in X-OAuth-Scopes).
+const BOT_SCOPES = [
+  'app_mentions:read',
+  'channels:history',
+  'channels:read',
+  'chat:write',
+  'commands',
+  'files:read',
+  'groups:history',
+  'im:history',
+  'im:write',
+  'reactions:write',
+  'users:read',
+].join(',');
 
 // Form encoding carries structured arguments as JSON strings (WebClient stringifies them).
-const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages'];
+const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'view'];
 
 interface Answer {
   status: number;
@@ -44,6 +56,8 @@ export function createWebApi(ctx: ApiContext, calls: ApiCall[], faults: FaultQue
     };
     if (answer.body.error !== undefined) call.error = answer.body.error;
     calls.push(call);
+    // A slow Slack: the answer (errors and 429s included) waits, the call is logged on arrival.
+    if (ctx.apiLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, ctx.apiLatencyMs));
     res.writeHead(answer.status, {
       'content-type': 'application/json; charset=utf-8',
       ...answer.headers,
@@ -141,6 +155,7 @@ async function readArgs(req: IncomingMessage): Promise<ParsedArgs> {
     try {
       args[field] = JSON.parse(value);
     } catch {
+      if (field === 'view') continue; // views.* answer invalid_arguments for it themselves
       return { args, error: field === 'blocks' ? 'invalid_blocks_format' : 'invalid_arguments' };
     }
   }

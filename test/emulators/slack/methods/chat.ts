@@ -1,5 +1,6 @@
 // chat.postMessage / chat.update / chat.delete and reactions.add: the bot's ordinary writes.
 import type { StoredMessage } from '../message-store.ts';
+import type { EphemeralMessage } from '../types.ts';
 import {
   type ApiArgs,
   type ApiContext,
@@ -93,6 +94,30 @@ function remove(args: ApiArgs, ctx: ApiContext): ApiResult {
   return { ok: true, channel: m.channel, ts: m.ts };
 }
 
+/** Shown to one person only: never stored as a channel message, recorded for tests instead. */
+function postEphemeral(args: ApiArgs, ctx: ApiContext): ApiResult {
+  const channel = present(args, 'channel');
+  if (channel === undefined) return fail('channel_not_found');
+  const user = present(args, 'user');
+  if (user === undefined || !/^[UW][A-Z0-9]+$/.test(user)) return fail('user_not_in_channel');
+  const content = contentOf(args);
+  if (content === undefined) return fail('no_text');
+  const messageTs = ctx.store.nextTs();
+  const e: EphemeralMessage = {
+    channel,
+    user,
+    text: content.text ?? content.markdown_text ?? '',
+    source: 'chat.postEphemeral',
+    message_ts: messageTs,
+    at: Date.now(),
+  };
+  if (content.blocks !== undefined) e.blocks = content.blocks;
+  const threadTs = present(args, 'thread_ts');
+  if (threadTs !== undefined) e.thread_ts = threadTs;
+  ctx.interactivity.ephemerals.push(e);
+  return { ok: true, message_ts: messageTs };
+}
+
 function reactionsAdd(args: ApiArgs, ctx: ApiContext): ApiResult {
   const name = present(args, 'name');
   if (name === undefined) return fail('invalid_name');
@@ -109,5 +134,6 @@ export const chatMethods: Record<string, MethodSpec> = {
   'chat.postMessage': { token: 'bot', handle: postMessage },
   'chat.update': { token: 'bot', handle: update },
   'chat.delete': { token: 'bot', handle: remove },
+  'chat.postEphemeral': { token: 'bot', handle: postEphemeral },
   'reactions.add': { token: 'bot', handle: reactionsAdd },
 };

@@ -1,5 +1,6 @@
 // What every Web API method handler gets, and the small helpers they share.
 import type { FileStore } from '../file-store.ts';
+import type { Interactivity } from '../interactivity.ts';
 import type { MessageStore, StoredMessage } from '../message-store.ts';
 import type { ChannelType } from '../types.ts';
 
@@ -23,8 +24,14 @@ export interface ApiContext {
   channelTypes: Map<string, ChannelType>;
   /** The human side of each DM seen so far (conversations.info's `user`). */
   dmUsers: Map<string, string>;
-  /** users.info overrides by id; other well-formed ids get a generated profile. */
+  /** users.info fields by id, merged over the generated profile every well-formed id has. */
   users: Map<string, Record<string, unknown>>;
+  /** conversations.info's `creator` by channel; others get DEFAULT_CHANNEL_CREATOR. */
+  channelCreators: Map<string, string>;
+  /** Trigger ids, modals, response_url posts and ephemeral messages. */
+  interactivity: Interactivity;
+  /** Every Web API answer waits this long (a slow Slack, for benchmarks). */
+  apiLatencyMs: number;
   /** Uploaded files: files.info answers from here. */
   files: FileStore;
   streamingAvailable: boolean;
@@ -82,7 +89,11 @@ export function channelTypeOf(ctx: ApiContext, channel: string): ChannelType {
 
 /** Slack's API shape of a message (conversations.replies, chat.postMessage's `message`). */
 export function apiMessage(ctx: ApiContext, m: StoredMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: 'message', text: m.text, ts: m.ts };
+  const out: Record<string, unknown> = { type: 'message' };
+  if (m.subtype !== undefined) out.subtype = m.subtype;
+  Object.assign(out, { text: m.text, ts: m.ts });
+  if (m.subtype === 'tombstone') out.hidden = true;
+  if (m.client_msg_id !== undefined) out.client_msg_id = m.client_msg_id;
   if (m.user !== undefined) out.user = m.user;
   if (m.bot_id !== undefined) {
     out.bot_id = m.bot_id;
@@ -96,6 +107,26 @@ export function apiMessage(ctx: ApiContext, m: StoredMessage): Record<string, un
   if (m.reactions !== undefined) out.reactions = m.reactions;
   if (m.files !== undefined)
     Object.assign(out, { files: m.files, upload: false, display_as_bot: false });
-  if (m.edited === true) out.edited = { user: m.user ?? ctx.ids.botUserId, ts: m.ts };
+  if (m.edited === true) out.edited = { user: m.user ?? ctx.ids.botUserId, ts: m.editedTs ?? m.ts };
   return out;
+}
+
+/** The reply summary Slack puts on a thread's parent; undefined when it has no replies. */
+export function threadSummary(
+  ctx: ApiContext,
+  m: StoredMessage,
+): Record<string, unknown> | undefined {
+  const replies = ctx.store.thread(m.channel, m.ts).filter((r) => r.ts !== m.ts);
+  const latest = replies[replies.length - 1];
+  if (latest === undefined) return undefined;
+  const users = [...new Set(replies.map((r) => r.user).filter((u) => u !== undefined))];
+  return {
+    thread_ts: m.ts,
+    reply_count: replies.length,
+    reply_users_count: users.length,
+    latest_reply: latest.ts,
+    reply_users: users,
+    is_locked: false,
+    subscribed: false,
+  };
 }

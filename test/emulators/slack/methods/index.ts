@@ -2,9 +2,18 @@
 import { authMethods } from './auth.ts';
 import { chatMethods } from './chat.ts';
 import type { MethodSpec } from './context.ts';
+import { historyMethods } from './history.ts';
 import { lookupMethods } from './lookup.ts';
 import { streamingMethods } from './streaming.ts';
+import { viewMethods } from './views.ts';
 
 export const methods: ReadonlyMap<string, MethodSpec> = new Map(
-  Object.entries({ ...authMethods, ...chatMethods, ...streamingMethods, ...lookupMethods }),
+  Object.entries({
+    ...authMethods,
+    ...chatMethods,
+    ...streamingMethods,
+    ...lookupMethods,
+    ...historyMethods,
+    ...viewMethods,
+  }),
 );

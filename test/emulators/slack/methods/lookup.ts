@@ -14,6 +14,8 @@ import {
 } from './context.ts';
 
 const CREATED = 1_700_000_000;
+/** conversations.info's `creator` of channels nobody set one for (see setChannelCreator). */
+export const DEFAULT_CHANNEL_CREATOR = 'U0EMUOWNER';
 
 function tsNum(ts: string): number {
   return Number.parseFloat(ts);
@@ -97,6 +99,7 @@ function conversationInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
     is_mpim: false,
     is_private: type === 'group',
     created: CREATED,
+    creator: ctx.channelCreators.get(id) ?? DEFAULT_CHANNEL_CREATOR,
     is_archived: false,
     is_general: false,
     is_member: true,
@@ -113,8 +116,11 @@ function conversationInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
 function userInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
   const id = present(args, 'user');
   if (id === undefined || !/^[UW][A-Z0-9]+$/.test(id)) return fail('user_not_found');
-  const override = ctx.users.get(id);
-  if (override !== undefined) return { ok: true, user: { id, ...override } };
+  return { ok: true, user: userObject(ctx, id) };
+}
+
+/** users.info's user: a generated profile with the test's fields (setUser) merged over it. */
+export function userObject(ctx: ApiContext, id: string): Record<string, unknown> {
   const isBot = id === ctx.ids.botUserId;
   const name = isBot ? 'threadmind' : id.toLowerCase();
   const realName = isBot ? 'threadmind' : `User ${id}`;
@@ -129,7 +135,7 @@ function userInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
     profile.bot_id = ctx.ids.botId;
     profile.api_app_id = ctx.ids.appId;
   }
-  const user = {
+  const user: Record<string, unknown> = {
     id,
     team_id: ctx.ids.teamId,
     name,
@@ -139,12 +145,35 @@ function userInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
     tz_offset: 0,
     is_admin: false,
     is_owner: false,
+    is_primary_owner: false,
     is_bot: isBot,
     is_app_user: false,
     updated: CREATED,
     profile,
   };
-  return { ok: true, user };
+  const override = ctx.users.get(id);
+  if (override === undefined) return user;
+  const extra = (override.profile ?? {}) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...user, ...override, id };
+  const realOverride = typeof override.real_name === 'string' ? override.real_name : undefined;
+  // Slack keeps the two real_name copies (and the normalized ones) in step.
+  const mergedProfile: Record<string, unknown> = { ...profile };
+  if (realOverride !== undefined) {
+    mergedProfile.real_name = realOverride;
+    mergedProfile.real_name_normalized = realOverride;
+  }
+  Object.assign(mergedProfile, extra);
+  if (typeof extra.display_name === 'string' && extra.display_name_normalized === undefined) {
+    mergedProfile.display_name_normalized = extra.display_name;
+  }
+  if (typeof extra.real_name === 'string') {
+    if (realOverride === undefined) merged.real_name = extra.real_name;
+    if (extra.real_name_normalized === undefined) {
+      mergedProfile.real_name_normalized = extra.real_name;
+    }
+  }
+  merged.profile = mergedProfile;
+  return merged;
 }
 
 function fileInfo(args: ApiArgs, ctx: ApiContext): ApiResult {

@@ -1,0 +1,408 @@
+// What a person does through the app's UI: runs a slash command or submits a modal. Each goes
+// to the app as Slack sends it (signed form POST or Socket Mode envelope) and the app's ack is
+// applied: ack bodies of commands are shown to the person, modal response_actions keep the
+// modal open (errors), replace it (update) or close it. response_url posts land here too.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Deliverer } from './delivery.ts';
+import type { StoredView } from './interactivity.ts';
+import type { ApiContext } from './methods/context.ts';
+import { userObject } from './methods/lookup.ts';
+import { renderView, viewProblems } from './methods/views.ts';
+import type {
+  DeliveryResult,
+  InteractionResult,
+  SlackOption,
+  SlashCommandInput,
+  SlashCommandResult,
+  SubmitViewInput,
+  SubmitViewResult,
+  ViewStateValue,
+  ViewValuesInput,
+} from './types.ts';
+import { inferChannelType } from './user-messages.ts';
+
+export interface InteractionDeps {
+  ctx: ApiContext;
+  deliverer: Deliverer;
+  origin: () => string;
+}
+
+function userName(ctx: ApiContext, id: string): string {
+  return String(userObject(ctx, id).name);
+}
+
+function interactionResult(r: DeliveryResult): InteractionResult {
+  const out: InteractionResult = { status: r.status, body: r.body, elapsedMs: r.elapsedMs };
+  if (r.error !== undefined) out.error = r.error;
+  if (r.body.trim().startsWith('{')) {
+    try {
+      const json = JSON.parse(r.body) as unknown;
+      if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+        out.json = json as Record<string, unknown>;
+      }
+    } catch {
+      // not JSON: a plain-text ack
+    }
+  }
+  return out;
+}
+
+function channelName(channel: string, type: string): string {
+  // Slack's historical names for conversations that have none of their own.
+  if (type === 'im') return 'directmessage';
+  if (type === 'group') return 'privategroup';
+  return `channel-${channel.toLowerCase()}`;
+}
+
+export async function slashCommand(
+  deps: InteractionDeps,
+  c: SlashCommandInput,
+): Promise<SlashCommandResult> {
+  const { ctx } = deps;
+  if (!c.command.startsWith('/'))
+    throw new Error(`Slack emulator: a command starts with '/': ${c.command}`);
+  const type = c.channelType ?? ctx.channelTypes.get(c.channel) ?? inferChannelType(c.channel);
+  ctx.channelTypes.set(c.channel, type);
+  if (type === 'im') ctx.dmUsers.set(c.channel, c.user);
+  const teamId = c.teamId ?? ctx.ids.teamId;
+  const triggerId = ctx.interactivity.newTrigger(c.user);
+  const responseUrl = ctx.interactivity.newResponseUrl(deps.origin(), teamId, c.channel, c.user);
+  const payload: Record<string, string> = {
+    token: deps.deliverer.verificationToken,
+    team_id: teamId,
+    team_domain: ctx.ids.teamDomain,
+  };
+  if (c.enterpriseId !== undefined) {
+    payload.enterprise_id = c.enterpriseId;
+    payload.enterprise_name = 'Emulated Enterprise';
+  }
+  Object.assign(payload, {
+    channel_id: c.channel,
+    channel_name: channelName(c.channel, type),
+    user_id: c.user,
+    user_name: userName(ctx, c.user),
+    command: c.command,
+    text: c.text ?? '',
+    api_app_id: ctx.ids.appId,
+    is_enterprise_install: 'false',
+    response_url: responseUrl,
+    trigger_id: triggerId,
+  });
+  const form = new URLSearchParams(payload).toString();
+  const r = await deps.deliverer.deliverInteraction(
+    'slash_commands',
+    payload,
+    form,
+    c.ackTimeoutMs,
+  );
+  const result: SlashCommandResult = { ...interactionResult(r), triggerId, responseUrl, payload };
+  if (r.status === 200) showAck(ctx, c, result);
+  return result;
+}
+
+/** An ack with a message is shown to the person (ephemeral unless response_type in_channel). */
+function showAck(ctx: ApiContext, c: SlashCommandInput, r: SlashCommandResult): void {
+  const json = r.json;
+  const text = json === undefined ? r.body.trim() : typeof json.text === 'string' ? json.text : '';
+  const blocks = Array.isArray(json?.blocks) ? (json.blocks as unknown[]) : undefined;
+  if (text === '' && blocks === undefined) return;
+  if (json?.response_type === 'in_channel') {
+    postAsApp(ctx, c.channel, text, blocks);
+    return;
+  }
+  ctx.interactivity.ephemerals.push({
+    channel: c.channel,
+    user: c.user,
+    text,
+    ...(blocks === undefined ? {} : { blocks }),
+    source: 'ack',
+    at: Date.now(),
+  });
+}
+
+function postAsApp(ctx: ApiContext, channel: string, text: string, blocks?: unknown[]): void {
+  ctx.store.add({
+    channel,
+    ts: ctx.store.nextTs(),
+    user: ctx.ids.botUserId,
+    bot_id: ctx.ids.botId,
+    app_id: ctx.ids.appId,
+    team: ctx.ids.teamId,
+    text,
+    ...(blocks === undefined ? {} : { blocks }),
+  });
+}
+
+/** POST /commands/…: a slash command's response_url. Answers like hooks.slack.com. */
+export async function handleResponseUrl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  path: string,
+  ctx: ApiContext,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = parseHookBody(req, Buffer.concat(chunks).toString('utf8'));
+  const answer = (status: number, text: string): void => {
+    ctx.interactivity.responses.push({ url, body: body ?? {}, status, at: Date.now() });
+    res.writeHead(status, { 'content-type': 'text/html' }).end(text);
+  };
+  if (req.method !== 'POST') return answer(405, 'invalid_method');
+  const hook = ctx.interactivity.useHook(path);
+  if ('error' in hook) return answer(404, hook.error);
+  if (body === undefined) return answer(400, 'invalid_payload');
+  if (body.delete_original === true) return answer(200, 'ok');
+  const text = typeof body.text === 'string' ? body.text : '';
+  const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
+  if (text === '' && (blocks === undefined || blocks.length === 0)) return answer(400, 'no_text');
+  if (body.response_type === 'in_channel') postAsApp(ctx, hook.channel, text, blocks);
+  else {
+    ctx.interactivity.ephemerals.push({
+      channel: hook.channel,
+      user: hook.user,
+      text,
+      ...(blocks === undefined ? {} : { blocks }),
+      source: 'response_url',
+      at: Date.now(),
+    });
+  }
+  answer(200, 'ok');
+}
+
+/** A JSON body, or the JSON of a form's `payload` field; undefined when neither parses. */
+function parseHookBody(req: IncomingMessage, raw: string): Record<string, unknown> | undefined {
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
+  const text =
+    type === 'application/x-www-form-urlencoded'
+      ? (new URLSearchParams(raw).get('payload') ?? '')
+      : raw;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
+// --- modals ---------------------------------------------------------------------------------
+
+interface ElementAt {
+  blockId: string;
+  actionId: string;
+  element: Record<string, unknown>;
+  input: boolean;
+  optional: boolean;
+}
+
+function elementsOf(view: Record<string, unknown>): ElementAt[] {
+  const out: ElementAt[] = [];
+  for (const raw of (view.blocks as unknown[]) ?? []) {
+    const b = raw as Record<string, unknown>;
+    const blockId = String(b.block_id);
+    const add = (el: unknown, input: boolean): void => {
+      if (typeof el !== 'object' || el === null) return;
+      const e = el as Record<string, unknown>;
+      if (typeof e.action_id !== 'string') return;
+      out.push({
+        blockId,
+        actionId: e.action_id,
+        element: e,
+        input,
+        optional: b.optional === true,
+      });
+    };
+    if (b.type === 'input') add(b.element, true);
+    if (b.accessory !== undefined) add(b.accessory, false);
+    if (b.type === 'actions' && Array.isArray(b.elements))
+      for (const e of b.elements) add(e, false);
+  }
+  return out;
+}
+
+function optionsOf(element: Record<string, unknown>): SlackOption[] {
+  const direct = Array.isArray(element.options) ? (element.options as SlackOption[]) : [];
+  const groups = Array.isArray(element.option_groups)
+    ? (element.option_groups as { options?: SlackOption[] }[]).flatMap((g) => g.options ?? [])
+    : [];
+  return [...direct, ...groups];
+}
+
+function option(at: ElementAt, value: string): SlackOption {
+  const found = optionsOf(at.element).find((o) => o.value === value);
+  // external_select options come from the app at runtime: make one up.
+  if (
+    found === undefined &&
+    at.element.type !== 'external_select' &&
+    at.element.type !== 'multi_external_select'
+  ) {
+    throw new Error(
+      `Slack emulator: ${at.blockId}/${at.actionId} has no option with value ${JSON.stringify(value)}`,
+    );
+  }
+  const o = found ?? { text: { type: 'plain_text', text: value }, value };
+  return { ...structuredClone(o), text: { emoji: true, ...o.text } };
+}
+
+/** A state value shaped like Slack's from the test's plain value and the element's type. */
+function stateValue(at: ElementAt, v: ViewValuesInput[string][string]): ViewStateValue {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v;
+  const type = String(at.element.type);
+  const one = (key: string): ViewStateValue => ({ type, [key]: v === null ? null : String(v) });
+  switch (type) {
+    case 'plain_text_input':
+    case 'email_text_input':
+    case 'url_text_input':
+    case 'number_input':
+      return one('value');
+    case 'static_select':
+    case 'external_select':
+    case 'radio_buttons':
+      return { type, selected_option: v === null ? null : option(at, String(v)) };
+    case 'multi_static_select':
+    case 'multi_external_select':
+    case 'checkboxes': {
+      const list = v === null ? [] : Array.isArray(v) ? v : [String(v)];
+      return { type, selected_options: list.map((x) => option(at, x)) };
+    }
+    case 'users_select':
+      return one('selected_user');
+    case 'conversations_select':
+      return one('selected_conversation');
+    case 'channels_select':
+      return one('selected_channel');
+    case 'datepicker':
+      return one('selected_date');
+    case 'timepicker':
+      return one('selected_time');
+    case 'multi_users_select':
+      return { type, selected_users: v === null ? [] : Array.isArray(v) ? v : [String(v)] };
+    case 'multi_conversations_select':
+      return { type, selected_conversations: v === null ? [] : Array.isArray(v) ? v : [String(v)] };
+    default:
+      return { type, value: v };
+  }
+}
+
+/** state.values as Slack sends them: every input element, plus what the test set elsewhere. */
+export function buildState(
+  view: Record<string, unknown>,
+  values: ViewValuesInput,
+): Record<string, Record<string, unknown>> {
+  const elements = elementsOf(view);
+  for (const [blockId, actions] of Object.entries(values)) {
+    for (const actionId of Object.keys(actions)) {
+      if (!elements.some((e) => e.blockId === blockId && e.actionId === actionId)) {
+        throw new Error(`Slack emulator: the view has no element ${blockId}/${actionId}`);
+      }
+    }
+  }
+  const state: Record<string, Record<string, unknown>> = {};
+  for (const at of elements) {
+    const given = values[at.blockId]?.[at.actionId];
+    if (given === undefined && !at.input) continue;
+    const empty =
+      given === undefined ||
+      given === null ||
+      given === '' ||
+      (Array.isArray(given) && given.length === 0);
+    if (at.input && !at.optional && empty) {
+      // Slack's client refuses to submit a modal with a required input left empty.
+      throw new Error(`Slack emulator: required input ${at.blockId}/${at.actionId} is empty`);
+    }
+    const block = state[at.blockId] ?? {};
+    block[at.actionId] = stateValue(at, given ?? null);
+    state[at.blockId] = block;
+  }
+  return state;
+}
+
+export async function submitView(
+  deps: InteractionDeps,
+  s: SubmitViewInput,
+): Promise<SubmitViewResult> {
+  const { ctx } = deps;
+  const stored = ctx.interactivity.views.get(s.viewId);
+  if (stored === undefined || !stored.open) {
+    throw new Error(`Slack emulator: no open view ${s.viewId}`);
+  }
+  if (stored.userId !== s.user) {
+    throw new Error(
+      `Slack emulator: view ${s.viewId} was opened for ${stored.userId}, not ${s.user}`,
+    );
+  }
+  const teamId = s.teamId ?? ctx.ids.teamId;
+  const user = userObject(ctx, s.user);
+  const view = {
+    ...structuredClone(stored.view),
+    state: { values: buildState(stored.view, s.values) },
+  };
+  const payload: Record<string, unknown> = {
+    type: 'view_submission',
+    team: { id: teamId, domain: ctx.ids.teamDomain },
+    user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
+    api_app_id: ctx.ids.appId,
+    token: deps.deliverer.verificationToken,
+    trigger_id: ctx.interactivity.newTrigger(s.user),
+    view,
+    response_urls: [],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const r = await deps.deliverer.deliverInteraction('interactive', payload, form, s.ackTimeoutMs);
+  const result: SubmitViewResult = { ...interactionResult(r), payload };
+  if (r.status !== 200) return result;
+  const action = result.json?.response_action;
+  if (typeof action === 'string') result.responseAction = action;
+  if (action === 'errors') {
+    const errors = result.json?.errors;
+    if (typeof errors === 'object' && errors !== null)
+      result.errors = errors as Record<string, string>;
+  } else if (action === 'update' || action === 'push') {
+    applyViewAction(deps.ctx, stored, action, result.json?.view);
+  } else if (action === 'clear') {
+    for (const v of ctx.interactivity.views.values()) if (v.userId === s.user) v.open = false;
+  } else {
+    stored.open = false;
+  }
+  return result;
+}
+
+function applyViewAction(
+  ctx: ApiContext,
+  stored: StoredView,
+  action: 'update' | 'push',
+  view: unknown,
+): void {
+  const problems = viewProblems(view);
+  // Slack shows the person an error and leaves the modal as it was.
+  if (problems.length > 0) return;
+  const input = view as Record<string, unknown>;
+  if (action === 'update') {
+    stored.view = renderView(
+      ctx,
+      stored.id,
+      input,
+      String(stored.view.root_view_id),
+      (stored.view.previous_view_id as string | null) ?? null,
+    );
+    stored.updates += 1;
+    return;
+  }
+  const id = ctx.interactivity.newViewId();
+  ctx.interactivity.views.set(id, {
+    id,
+    userId: stored.userId,
+    triggerId: stored.triggerId,
+    view: renderView(ctx, id, input, String(stored.view.root_view_id), stored.id),
+    open: true,
+    updates: 0,
+  });
+}
