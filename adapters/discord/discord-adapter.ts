@@ -163,6 +163,7 @@ export class DiscordAdapter {
       ref,
       to,
       principal: message.author.id,
+      principalName: message.author.globalName ?? message.author.username,
       text,
       messageId: message.id,
       receivedAt: Date.now(),

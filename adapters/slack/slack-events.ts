@@ -103,7 +103,14 @@ const OTHER_MENTION = /<@[UW][A-Z0-9]+(\|[^>]*)?>|<!subteam\^[A-Z0-9]+/;
 export interface SlackChangeEvent {
   subtype: 'message_changed' | 'message_deleted';
   channel: string;
-  message?: { ts?: string; thread_ts?: string; text?: string; user?: string; bot_id?: string };
+  message?: {
+    ts?: string;
+    thread_ts?: string;
+    text?: string;
+    user?: string;
+    bot_id?: string;
+    subtype?: string;
+  };
   previous_message?: { ts?: string; thread_ts?: string; user?: string; bot_id?: string };
   deleted_ts?: string;
   team?: string;
@@ -118,16 +125,18 @@ export function classifySlackChange(
   const projectId = slackProjectId(env, ev as unknown as SlackMessageEvent);
   if (!projectId) return null;
   const before = ev.previous_message;
-  const now = ev.subtype === 'message_changed' ? ev.message : undefined;
-  const author = now ?? before;
+  // A thread parent deleted while it has replies stays as a tombstone, announced as a change.
+  const tombstone = ev.message?.subtype === 'tombstone';
+  const now = ev.subtype === 'message_changed' && !tombstone ? ev.message : undefined;
+  const author = before ?? now;
   if (!author || author.bot_id || author.user === botUserId) return null;
-  const messageId = ev.subtype === 'message_deleted' ? ev.deleted_ts : now?.ts;
+  const messageId = ev.subtype === 'message_deleted' ? ev.deleted_ts : ev.message?.ts;
   if (!messageId) return null;
   const ref: ThreadRef = {
     platform: 'slack',
     projectId,
     channelId: ev.channel,
-    sessionId: author.thread_ts ?? messageId,
+    sessionId: ev.message?.thread_ts ?? author.thread_ts ?? messageId,
   };
   return now
     ? { ref, messageId, text: stripMention(now.text ?? '', botUserId) }

@@ -117,6 +117,14 @@ export class SlackPort implements PlatformPort {
     }
   }
 
+  /** Looks up a page's authors at once, so a read costs one round trip for names, not one each. */
+  private async learnNames(page: ApiMessage[]): Promise<void> {
+    const unknown = new Set(
+      page.flatMap((m) => (m.user && this.names.get(m.user) === undefined ? [m.user] : [])),
+    );
+    await Promise.all([...unknown].map((u) => this.displayName(u)));
+  }
+
   private async threadMessage(m: ApiMessage & { ts: string }): Promise<ThreadMessage> {
     const fromSelf =
       (m.user !== undefined && m.user === this.self.userId) ||
@@ -243,11 +251,18 @@ export class SlackPort implements PlatformPort {
         ...(opts.after ? { oldest: opts.after, inclusive: false } : {}),
         ...(cursor ? { cursor } : {}),
       })) as RepliesPage;
-      for (const m of page.messages ?? []) {
+      const kept = (page.messages ?? []).filter(
+        (m): m is ApiMessage & { ts: string } =>
+          m.ts !== undefined &&
+          (!opts.after || tsBefore(opts.after, m.ts)) &&
+          // Tombstones of deleted parents, joins and the like carry nobody's words.
+          (m.subtype === undefined || PERSON_SUBTYPES.has(m.subtype)),
+      );
+      await this.learnNames(kept);
+      for (const m of kept) {
         if (left <= 0) return;
-        if (!m.ts || (opts.after && !tsBefore(opts.after, m.ts))) continue;
         left--;
-        yield await this.threadMessage({ ...m, ts: m.ts });
+        yield await this.threadMessage(m);
       }
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor && left > 0);
@@ -268,6 +283,7 @@ export class SlackPort implements PlatformPort {
       (m): m is ApiMessage & { ts: string } =>
         m.ts !== undefined && (m.subtype === undefined || PERSON_SUBTYPES.has(m.subtype)),
     );
+    await this.learnNames(kept);
     const out = await Promise.all(kept.map((m) => this.threadMessage(m)));
     return out.reverse();
   }

@@ -134,12 +134,15 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       overrides: config.channels.overrides,
       models: () => llm.models(),
     }),
-    threadContext: new ThreadContext({
-      store,
-      ingestor: attachments.ingestor,
-      maxMessages: config.threadContext.maxMessages,
-      log,
-    }),
+    threadContext: config.threadContext.enabled
+      ? new ThreadContext({
+          store,
+          ingestor: attachments.ingestor,
+          maxMessages: config.threadContext.maxMessages,
+          metrics,
+          log,
+        })
+      : undefined,
     lockWaitMs: config.agent.turnTimeoutMs,
   });
   const adapterDeps = { config, core, log };

@@ -155,6 +155,7 @@ export const settingsSchema = z
       .strict(),
     threadContext: z
       .object({
+        enabled: z.boolean(),
         maxMessages: z.number().int().min(1).max(5000),
       })
       .strict(),

@@ -2,6 +2,7 @@
 // (or files), and everything after that — who is addressed, de-duplication, participation, files
 // and their outcome messages, commands, answers — happens here, the same for every platform.
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import { ownerLabel } from '../attachments/attachment-tools.ts';
 import type { AttachmentIndex } from '../attachments/index/index.ts';
 import type { IngestOutcome, Ingestor } from '../attachments/ingest.ts';
@@ -14,6 +15,7 @@ import {
   type Owner,
   ownersOf,
   projectOwner,
+  sessionKey,
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
@@ -45,7 +47,8 @@ export interface ConversationOptions {
   ingestor?: Ingestor | undefined;
   index?: AttachmentIndex | undefined;
   settings: ChannelSettingsService;
-  threadContext: ThreadContext;
+  /** Absent: the bot reads no thread (it sees only the messages that address it). */
+  threadContext?: ThreadContext | undefined;
   /** How long an edit or deletion waits for a running turn of its thread. */
   lockWaitMs: number;
 }
@@ -123,6 +126,11 @@ export class Conversation {
   private readonly o: ConversationOptions;
   private readonly ports = new Map<string, { port: PlatformPort; settings: PlatformSettings }>();
   /**
+   * The latest message ids this process saw per thread: a hint (never the truth, which the thread
+   * read gives) that nothing was posted between the last read and a follow-up.
+   */
+  private readonly live = new LRUCache<string, string[]>({ max: 20_000 });
+  /**
    * `handled` (HandledEvent) once a delivery's processing, its turn included, is over; `changed`
    * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
    */
@@ -169,6 +177,7 @@ export class Conversation {
   async receiveMessage(m: InboundMessage): Promise<Handled> {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
     this.platform(m.ref.platform);
+    this.noteLive(m);
     const channel = await this.o.settings.effective(m.ref);
     if (m.addressed === 'ambient' && !(await this.answersUnaddressed(m, channel))) {
       return done({ status: 'ignored' });
@@ -190,6 +199,27 @@ export class Conversation {
         .catch((postErr: unknown) => log.error({ err: postErr }, 'could not say so either'));
       return done({ status: 'failed' });
     }
+  }
+
+  private noteLive(m: InboundMessage): void {
+    if (m.topLevel) return;
+    const key = sessionKey(m.ref);
+    const ids = this.live.get(key) ?? [];
+    this.live.set(key, [...ids.slice(-15), m.messageId]);
+  }
+
+  /** No message was seen between the session's last read and `m`: the read will likely find nothing. */
+  private async quietSince(
+    reader: ThreadContext,
+    port: PlatformPort,
+    m: InboundMessage,
+    ref: ThreadRef,
+  ) {
+    if (m.topLevel) return false;
+    const cursor = await reader.cursor(ref);
+    if (cursor === undefined) return false;
+    const seen = this.live.get(sessionKey(ref)) ?? [];
+    return !seen.some((id) => port.isBefore(cursor, id) && port.isBefore(id, m.messageId));
   }
 
   /** A message that did not address the bot, under the channel's reply mode. */
@@ -218,17 +248,28 @@ export class Conversation {
     const log = this.logFor(msg).child({ message_id: m.messageId });
     const out = this.output(to, log);
     const { port } = this.platform(m.ref.platform);
+    const reader = this.o.threadContext;
+    const speculate = reader !== undefined && (await this.quietSince(reader, port, m, ref));
+    // Without a read first, the name comes from the platform (cached after earlier reads).
+    const askerName =
+      m.principalName ?? (speculate ? await port.displayName?.(m.principal) : undefined);
     const input = {
+      askerName,
       settings: channel.settings,
       // At the top level the context is the channel (read where the message was, `m.to`); it is
       // remembered for the session the answer opens.
-      context: () =>
-        this.o.threadContext.read(
-          port,
-          { ...m, ref, to: m.topLevel ? m.to : to },
-          channel.settings.channelContext,
-          log,
-        ),
+      ...(reader
+        ? {
+            context: () =>
+              reader.read(
+                port,
+                { ...m, ref, to: m.topLevel ? m.to : to },
+                channel.settings.channelContext,
+                log,
+              ),
+            speculate,
+          }
+        : {}),
     };
     switch (intent) {
       case 'share':
@@ -361,7 +402,7 @@ export class Conversation {
   /** Forgets a session: history, memory, participation, what was read and the files posted in it. */
   private async forget(ref: ThreadRef, upTo: string): Promise<string> {
     await this.o.state.forget(ref);
-    await this.o.threadContext.forget(ref, upTo);
+    await this.o.threadContext?.forget(ref, upTo);
     return messages.forgotten;
   }
 

@@ -4,6 +4,7 @@
 // it moves only once a turn's answer is stored, so a failed turn reads the same messages again.
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
 import type { QuotedMessage } from '../memory/thread-messages.ts';
 import type { InboundMessage, ThreadMessage } from '../model/incoming.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
@@ -24,6 +25,7 @@ export interface ThreadContextOptions {
   ingestor?: Ingestor | undefined;
   /** Most messages one read keeps (the newest); bounds time and memory on huge threads. */
   maxMessages: number;
+  metrics?: Pick<Metrics, 'threadMessagesRead'> | undefined;
   log: Logger;
 }
 
@@ -52,6 +54,11 @@ export class ThreadContext {
 
   private cursorKey(ref: ThreadRef): string {
     return `thread-read:${sessionKey(ref)}`;
+  }
+
+  /** The last message read in the session, if it was read before. */
+  async cursor(ref: ThreadRef): Promise<string | undefined> {
+    return (await this.o.store.kv.get(this.cursorKey(ref))) as string | undefined;
   }
 
   /**
@@ -95,6 +102,7 @@ export class ThreadContext {
       if (t.files.length > 0) files.push(t);
       if (t.text.trim() !== '' || t.files.length > 0) quoted.push(quote(withFileNames(t)));
     }
+    this.o.metrics?.threadMessagesRead.inc({ platform: m.ref.platform }, quoted.length);
     await this.ingest(m.ref, files, log);
     const next = cursor === undefined || port.isBefore(cursor, m.messageId) ? m.messageId : cursor;
     return {

@@ -77,6 +77,14 @@ export interface TurnInput {
   settings?: ChannelSettings | undefined;
   /** Reads the thread's unread messages; runs under the session lock, so turns read in order. */
   context?: (() => Promise<CaughtUp>) | undefined;
+  /**
+   * A follow-up in a thread already read: usually nothing new was posted since, so the model starts
+   * at once and the read runs beside it; its output is held until the read says nothing is new
+   * (else the turn starts again with the new messages).
+   */
+  speculate?: boolean | undefined;
+  /** The asker's name when known before the thread is read (the read also tells it). */
+  askerName?: string | undefined;
 }
 
 interface Admitted {
@@ -316,22 +324,30 @@ export class TurnRunner {
       const owners = ownersOf(msg.ref);
       const settings = input.settings;
       const tools = this.toolsFor(settings);
-      // The thread is read first: files posted earlier must be in reach of this turn's tools.
-      const caught = await (input.context?.() ?? NOTHING_NEW);
+      // A failed read costs the turn its context, not its answer.
+      const reading = (input.context?.() ?? Promise.resolve(NOTHING_NEW)).catch((err: unknown) => {
+        log.warn({ err }, 'could not read the thread; answering without its messages');
+        return NOTHING_NEW;
+      });
+      // Read first unless speculating: files posted earlier must be in reach of this turn's tools.
+      let caught = input.speculate ? undefined : await reading;
       const [stored, model, context] = await Promise.all([
         this.d.history.load(key),
         this.d.llm.resolve(settings?.model),
         this.d.context ? this.d.context(owners) : Promise.resolve<TurnContext>({ images: [] }),
       ]);
       const window = this.d.memory.window(model.info.maxModelLen);
-      const fitted = fitQuoted(caught.quoted, window * QUOTED_WINDOW_SHARE * CHARS_PER_TOKEN);
-      const human = humanTurn({
-        ...fitted,
-        askerId: msg.principal,
-        ...(caught.askerName ? { askerName: caught.askerName } : {}),
-        messageId: msg.messageId,
-        text: msg.text,
-      });
+      const turnOf = (c: CaughtUp) => {
+        const askerName = c.askerName ?? input.askerName;
+        return humanTurn({
+          ...fitQuoted(c.quoted, window * QUOTED_WINDOW_SHARE * CHARS_PER_TOKEN),
+          askerId: msg.principal,
+          ...(askerName ? { askerName } : {}),
+          messageId: msg.messageId,
+          text: msg.text,
+        });
+      };
+      let human = turnOf(caught ?? NOTHING_NEW);
       const sections = [
         ...(context.section ? [context.section] : []),
         ...(settings?.instructions
@@ -354,7 +370,7 @@ export class TurnRunner {
       let history = stored;
       let result: AgentRunResult | undefined;
       // A server that still finds the request too long gets one retry after a forced compression.
-      for (let attempt = 0; !result; attempt++) {
+      for (let attempt = 0; !result; ) {
         signal.throwIfAborted();
         const prepared = await this.d.memory.prepare({
           key,
@@ -377,6 +393,24 @@ export class TurnRunner {
           ...recentHistory(history, this.o.historyTurnsInPrompt),
           human,
         ];
+        // While speculating, text is held until the read has found nothing new.
+        const restart = new AbortController();
+        let held: string[] | undefined;
+        const emit = (delta: string) => {
+          answer ??= out.beginAnswer();
+          answer.append(delta);
+        };
+        if (!caught) {
+          held = [];
+          void reading.then((c) => {
+            if (c.quoted.length > 0) restart.abort();
+            else if (held) {
+              const text = held.join('');
+              held = undefined;
+              if (text) emit(text);
+            }
+          });
+        }
         watchdog.armIdle();
         try {
           result = await runInScope(scope, () =>
@@ -384,27 +418,49 @@ export class TurnRunner {
               graph: this.graphFor(model.chat, tools),
               system,
               messages: prompt,
-              signal,
+              signal: AbortSignal.any([signal, restart.signal]),
               maxToolRounds: this.o.maxToolRounds,
               maxReplyTokens: this.o.maxReplyTokens,
               windowBudget: prepared.windowBudget,
               onText: (delta) => {
-                answer ??= out.beginAnswer();
-                answer.append(delta);
+                if (held) held.push(delta);
+                else emit(delta);
               },
               onActivity: (phase) =>
                 phase === 'model' ? watchdog.armIdle() : watchdog.pauseIdle(),
             }),
           );
+        } catch (err) {
+          const restarting = restart.signal.aborted && !signal.aborted;
+          if (!restarting) {
+            if (attempt > 0 || answer || asCodedError(err).code !== 'context_too_long') throw err;
+            log.warn(
+              { err },
+              'the server found the request too long; compressing and retrying once',
+            );
+            attempt++;
+          }
+        }
+        if (!caught) {
+          caught = await reading;
+          if (caught.quoted.length > 0) {
+            log.debug({ quoted: caught.quoted.length }, 'new thread messages; starting again');
+            this.d.metrics.speculativeRestarts.inc();
+            result = undefined;
+            human = turnOf(caught);
+            continue;
+          }
+          const text = held?.join('');
+          held = undefined;
+          if (text) emit(text);
+        }
+        if (result) {
           this.observeCount(prepared.count, result.usage.firstPromptTokens, log);
           await this.d.memory.remember(
             key,
             result.usage.lastPromptTokens,
             prompt.length + result.added.length,
           );
-        } catch (err) {
-          if (attempt > 0 || answer || asCodedError(err).code !== 'context_too_long') throw err;
-          log.warn({ err }, 'the server found the request too long; compressing and retrying once');
         }
       }
       watchdog.pauseIdle();
@@ -419,7 +475,7 @@ export class TurnRunner {
       // Only the lock's holder writes the thread's memory.
       lock.signal.throwIfAborted();
       await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
-      await caught.commit();
+      await (caught ?? NOTHING_NEW).commit();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
       this.d.metrics.turnSeconds.observe(

@@ -27,6 +27,17 @@ export function createMetrics() {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers: [registry],
     }),
+    speculativeRestarts: new Counter({
+      name: 'threadmind_thread_read_restarts_total',
+      help: 'Follow-up turns started before the thread was read and started again because new messages were found',
+      registers: [registry],
+    }),
+    threadMessagesRead: new Counter({
+      name: 'threadmind_thread_messages_read_total',
+      help: 'Thread and channel messages read as context for turns, by platform',
+      labelNames: ['platform'] as const,
+      registers: [registry],
+    }),
     tokens: new Counter({
       name: 'threadmind_llm_tokens_total',
       help: 'Tokens reported by the model server (usage), by direction',

@@ -30,6 +30,8 @@ export interface IncomingMessage {
   ref: ThreadRef;
   /** The user id who wrote it. */
   principal: string;
+  /** Their display name, when the event carries it (Discord does; Slack does not). */
+  principalName?: string;
   /** The text with the bot's own mention removed. */
   text: string;
   /** Platform id of the message (Slack ts, Discord snowflake). */

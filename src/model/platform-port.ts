@@ -56,6 +56,8 @@ export interface PlatformPort {
    * mention at a channel's top level. Absent where the platform has no such thing.
    */
   readChannel?(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]>;
+  /** A person's display name, from the platform's cache where it keeps one. */
+  displayName?(userId: string): Promise<string | undefined>;
   /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */
   isBefore(a: string, b: string): boolean;
   encodeThreadId(ref: ThreadRef): string;

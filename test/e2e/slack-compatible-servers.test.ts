@@ -118,12 +118,14 @@ describe('Slack against OpenAI-compatible servers that stream differently', () =
 
   test('a thread whose stored history holds an unreadable record still answers, with a warning', async () => {
     h.llm.setResponder(replyingWith({}));
-    const { ts: root } = await h.slack.postUserMessage({
+    const { ts: root, deliveries } = await h.slack.postUserMessage({
       channel: 'C704',
       user: 'U1',
       text: `<@${h.slack.botUserId}> remember BLUEFIN`,
     });
     await waitForReply(h.slack, 'C704', root, 'reply to remember BLUEFIN');
+    // The turn is over (its history stored), not only its text shown.
+    await h.handled(root, deliveries.length);
 
     // What an older build or another writer could leave: a role-less reply (readable as the
     // assistant's) and a record nothing can read.
