@@ -120,7 +120,11 @@ export class SlackPort implements PlatformPort {
   /** Looks up a page's authors at once, so a read costs one round trip for names, not one each. */
   private async learnNames(page: ApiMessage[]): Promise<void> {
     const unknown = new Set(
-      page.flatMap((m) => (m.user && this.names.get(m.user) === undefined ? [m.user] : [])),
+      page.flatMap((m) =>
+        m.user && !m.bot_id && m.user !== this.self.userId && this.names.get(m.user) === undefined
+          ? [m.user]
+          : [],
+      ),
     );
     await Promise.all([...unknown].map((u) => this.displayName(u)));
   }

@@ -1,7 +1,7 @@
 // A person's turn as the model sees it: the thread's messages the bot has not seen yet (quoted,
 // with their authors' names and times), then the message it answers. The parts are kept beside the
 // rendered text, so an edit or a deletion in the thread can be applied to stored history.
-import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { dataAttr, escapeData } from '../text/data-block.ts';
 
 export interface QuotedMessage {
@@ -27,6 +27,8 @@ export interface TurnParts {
 }
 
 const PARTS = 'threadmind_turn';
+/** Shorter deleted texts ("ok", "yes") are not scrubbed from answers: they would hit common words. */
+const MIN_SCRUB_CHARS = 8;
 
 function who(id: string, name: string | undefined): string {
   return name ? `${name} (${id})` : id;
@@ -78,12 +80,30 @@ export function applyMessageChange(
   text: string | undefined,
 ): { messages: BaseMessage[]; changed: boolean } {
   let changed = false;
+  // The bot's own answers may have quoted a deleted message word for word: those words go too.
+  const removed: string[] = [];
   const next = messages.map((m) => {
+    if (removed.length > 0 && AIMessage.isInstance(m) && typeof m.content === 'string') {
+      const scrubbed = removed.reduce((t, words) => t.split(words).join('[deleted]'), m.content);
+      if (scrubbed !== m.content)
+        return new AIMessage({
+          content: scrubbed,
+          additional_kwargs: m.additional_kwargs,
+          response_metadata: m.response_metadata,
+          tool_calls: m.tool_calls ?? [],
+          ...(m.usage_metadata ? { usage_metadata: m.usage_metadata } : {}),
+          ...(m.id ? { id: m.id } : {}),
+        });
+    }
     const p = partsOf(m);
     if (!p) return m;
     const hit = p.messageId === id || p.quoted.some((q) => q.id === id);
     if (!hit) return m;
     changed = true;
+    if (text === undefined) {
+      const gone = p.messageId === id ? p.text : p.quoted.find((q) => q.id === id)?.text;
+      if (gone && gone.trim().length >= MIN_SCRUB_CHARS) removed.push(gone);
+    }
     const quoted =
       text === undefined
         ? p.quoted.filter((q) => q.id !== id)

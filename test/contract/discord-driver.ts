@@ -1,18 +1,23 @@
 // The contract's driver on Discord: people act through the Discord emulator (gateway events,
 // slash commands), the bot through unmodified discord.js. People are ordinary members of the first
 // guild (no Manage Threads): questions go to one channel, files dropped at a top level to the other.
+
+import { SessionHistory } from '../../src/store/session-history.ts';
 import type { DiscordEmulator, DiscordMessage } from '../emulators/discord/index.ts';
+import { changeTakenIn } from '../support/core-events.ts';
 import { watchFileEvents } from '../support/file-events.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { contractOverrides } from './config.ts';
 import type {
   Attachment,
   BotMessage,
+  Line,
   MakeDriver,
   Mark,
   PlatformDriver,
   Posted,
   ReactionKind,
+  SettingsChange,
   Thread,
   Who,
 } from './driver.ts';
@@ -28,7 +33,12 @@ interface DiscordThread extends Thread {
   root: string;
   /** The channel the root message is in. */
   parentId: string;
+  /** A thread people opened themselves (not from the bot's answer). */
+  channel?: string;
 }
+
+/** View Channel, Send Messages and Manage Channels: someone who may change a channel's settings. */
+const MANAGER_PERMISSIONS = String((1n << 10n) | (1n << 11n) | (1n << 4n));
 
 interface DiscordMark {
   calls: number;
@@ -37,10 +47,11 @@ interface DiscordMark {
 
 const later = (id: string, than: string) => BigInt(id) > BigInt(than);
 
-export const makeDiscordDriver: MakeDriver = async (opts = {}) =>
-  new DiscordDriver(
-    await startHarness({ discord: true, overrides: contractOverrides(opts.overrides) }),
-  );
+export const makeDiscordDriver: MakeDriver = async (opts = {}) => {
+  const h = await startHarness({ discord: true, overrides: contractOverrides(opts.overrides) });
+  if (opts.models) h.llm.setModels(opts.models);
+  return new DiscordDriver(h);
+};
 
 class DiscordDriver implements PlatformDriver {
   readonly name = 'discord';
@@ -53,6 +64,7 @@ class DiscordDriver implements PlatformDriver {
   private readonly fileChannel: string;
   private readonly starter: string;
   private readonly other: string;
+  private readonly third: string;
   private readonly threads = new Map<string, DiscordThread>();
   private readonly deliveries = new Map<string, number>();
   private readonly channelOf = new Map<string, string>();
@@ -64,8 +76,10 @@ class DiscordDriver implements PlatformDriver {
     this.d = h.discord;
     this.files = watchFileEvents(h.app.core);
     const guild = this.d.guilds[0];
-    const [alice, bob] = this.d.users;
-    if (!guild?.channels[1] || !alice || !bob) throw new Error('discord driver: unexpected seed');
+    const [alice, bob, mina] = this.d.users;
+    if (!guild?.channels[1] || !alice || !bob || !mina)
+      throw new Error('discord driver: unexpected seed');
+    this.third = mina.id;
     this.guildId = guild.id;
     this.fileChannel = guild.channels[0]?.id ?? '';
     this.askChannel = guild.channels[1].id;
@@ -97,7 +111,12 @@ class DiscordDriver implements PlatformDriver {
   /** The thread the bot started for it (waiting for the bot to start it). */
   private threadId(thread: Thread): Promise<string> {
     const t = this.of(thread);
+    if (t.channel) return Promise.resolve(t.channel);
     return this.d.waitFor(() => this.startedThread(t));
+  }
+
+  private person(who: Who | undefined): string {
+    return who === 'other' ? this.other : who === 'third' ? this.third : this.starter;
   }
 
   private async say(
@@ -126,13 +145,110 @@ class DiscordDriver implements PlatformDriver {
   async followUp(
     thread: Thread,
     text: string,
-    opts: { mention?: boolean; as?: Who } = {},
+    opts: { mention?: boolean; as?: Who; naming?: Who } = {},
   ): Promise<Posted> {
-    const m = await this.say(await this.threadId(thread), text, {
-      userId: opts.as === 'other' ? this.other : this.starter,
+    const named = opts.naming ? `<@${this.person(opts.naming)}> ${text}` : text;
+    const m = await this.say(await this.threadId(thread), named, {
+      userId: this.person(opts.as),
       mention: opts.mention === true,
     });
     return { thread, messageId: m.id };
+  }
+
+  async discussion(lines: Line[]): Promise<{ thread: Thread; posted: Posted[] }> {
+    const first = lines[0];
+    if (!first) throw new Error('discord driver: a discussion needs a first line');
+    const opened = await this.d.userThread({
+      channelId: this.askChannel,
+      userId: this.person(first.as),
+      name: 'a discussion',
+    });
+    const thread: DiscordThread = {
+      id: opened.id,
+      root: opened.id,
+      parentId: this.askChannel,
+      channel: opened.id,
+    };
+    this.threads.set(thread.id, thread);
+    const posted: Posted[] = [];
+    for (const line of lines) {
+      const m = await this.say(opened.id, line.text, {
+        userId: this.person(line.as),
+        ...(line.files ? { files: line.files } : {}),
+      });
+      if (line.files?.length) this.carriesFiles.add(m.id);
+      posted.push({ thread, messageId: m.id });
+    }
+    return { thread, posted };
+  }
+
+  nameOf(who: Who): string {
+    const id = this.person(who);
+    const u = this.d.users.find((x) => x.id === id);
+    return u ? u.username.charAt(0).toUpperCase() + u.username.slice(1) : id;
+  }
+
+  async editMessage(p: Posted, text: string): Promise<void> {
+    const taken = changeTakenIn(this.h.app.core, p.messageId);
+    await this.d.editUserMessage(this.channelOf.get(p.messageId) ?? '', p.messageId, text);
+    await taken;
+  }
+
+  async deleteMessage(p: Posted): Promise<void> {
+    const taken = changeTakenIn(this.h.app.core, p.messageId);
+    await this.d.deleteUserMessage(this.channelOf.get(p.messageId) ?? '', p.messageId);
+    await taken;
+  }
+
+  readCalls(): number {
+    return this.d.calls.filter(
+      (c) => c.method === 'GET' && /^\/channels\/\d+\/messages(\/\d+)?$/.test(c.route),
+    ).length;
+  }
+
+  async storedHistory(thread: Thread): Promise<string> {
+    const t = this.of(thread);
+    const session = t.channel ?? this.startedThread(t) ?? t.root;
+    const key = `discord:${this.guildId}:${t.parentId}:${session}`;
+    const history = new SessionHistory(this.h.app.store, 1000);
+    return JSON.stringify([...(await history.archived(key)), ...(await history.load(key))]);
+  }
+
+  /** Runs /settings and returns what the person was told (only they see it). */
+  private async settingsCommand(
+    thread: Thread,
+    sub: { name: string; type: number; options?: { name: string; type: number; value: unknown }[] },
+    admin: boolean,
+  ): Promise<string> {
+    const { id } = await this.d.slashCommand({
+      guildId: this.guildId,
+      channelId: this.of(thread).parentId,
+      userId: admin ? this.other : this.starter,
+      name: 'settings',
+      options: [sub],
+      ...(admin ? { memberPermissions: MANAGER_PERMISSIONS } : {}),
+    });
+    return this.d.waitFor(() => {
+      const i = this.d.interactions().find((x) => x.id === id);
+      return i?.ephemeral && i.original?.content ? i.original.content : undefined;
+    });
+  }
+
+  changeSettings(thread: Thread, as: 'admin' | 'member', change: SettingsChange): Promise<string> {
+    const options = [
+      ...(change.replyMode ? [{ name: 'reply_mode', type: 3, value: change.replyMode }] : []),
+      ...(change.instructions !== undefined
+        ? [{ name: 'instructions', type: 3, value: change.instructions || '-' }]
+        : []),
+      ...(change.model !== undefined
+        ? [{ name: 'model', type: 3, value: change.model || 'default' }]
+        : []),
+    ];
+    return this.settingsCommand(thread, { name: 'set', type: 1, options }, as === 'admin');
+  }
+
+  showSettings(thread: Thread): Promise<string> {
+    return this.settingsCommand(thread, { name: 'show', type: 1 }, false);
   }
 
   async redeliver(messageId: string): Promise<void> {
@@ -230,7 +346,7 @@ class DiscordDriver implements PlatformDriver {
 
   botMessages(thread: Thread): BotMessage[] {
     const t = this.of(thread);
-    const started = this.startedThread(t);
+    const started = t.channel ?? this.startedThread(t);
     const messages = started ? this.botIn(started, '0') : this.botIn(t.parentId, t.root);
     return messages.map((m) => ({ text: m.content, limit: DISCORD_LIMIT }));
   }

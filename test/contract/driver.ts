@@ -29,8 +29,22 @@ export interface BotMessage {
   limit: number;
 }
 
-/** Who acts: the person who started the thread, or another ordinary member. */
-export type Who = 'starter' | 'other';
+/** Who acts: the person who started the thread, another member, or a third one. */
+export type Who = 'starter' | 'other' | 'third';
+
+/** A line of a discussion people have before they call the bot in. */
+export interface Line {
+  as: Who;
+  text: string;
+  files?: Attachment[];
+}
+
+/** Channel settings as a test changes them (a subset of what the forms offer). */
+export interface SettingsChange {
+  replyMode?: 'mention' | 'thread' | 'all';
+  instructions?: string;
+  model?: string;
+}
 
 export type ReactionKind = 'ok' | 'warning' | 'other';
 
@@ -46,8 +60,35 @@ export interface PlatformDriver {
 
   /** Mentions the bot at a channel's top level with `text`; resolves once its thread exists. */
   mention(text: string, opts?: { files?: Attachment[] }): Promise<Posted>;
-  /** A message in the thread, without naming the bot unless `mention`. */
-  followUp(thread: Thread, text: string, opts?: { mention?: boolean; as?: Who }): Promise<Posted>;
+  /**
+   * A message in the thread, without naming the bot unless `mention`; `naming` puts another
+   * person's mention in front of the text.
+   */
+  followUp(
+    thread: Thread,
+    text: string,
+    opts?: { mention?: boolean; as?: Who; naming?: Who },
+  ): Promise<Posted>;
+  /** People talk in a new thread, without the bot; the first line starts it. */
+  discussion(lines: Line[]): Promise<{ thread: Thread; posted: Posted[] }>;
+  /** How the platform shows this person's name. */
+  nameOf(who: Who): string;
+  /** The person edits their message; resolves once the bot has taken the change in. */
+  editMessage(p: Posted, text: string): Promise<void>;
+  /** The person deletes their message; resolves once the bot has taken the deletion in. */
+  deleteMessage(p: Posted): Promise<void>;
+  /** Platform API calls the bot has made to read messages and names, so far. */
+  readCalls(): number;
+  /** What the bot stores about the thread (history and archive), as text. */
+  storedHistory(thread: Thread): Promise<string>;
+  /**
+   * Changes the settings of the thread's channel, the platform's way (Slack: /threadmind and its
+   * form; Discord: /settings set), as someone with the right or an ordinary member. Resolves with
+   * what the person was told privately.
+   */
+  changeSettings(thread: Thread, as: 'admin' | 'member', change: SettingsChange): Promise<string>;
+  /** The settings of the thread's channel as `/threadmind settings` or `/settings show` shows them. */
+  showSettings(thread: Thread): Promise<string>;
   /** The platform delivers that message to the bot again (its own retry or replay). */
   redeliver(messageId: string): Promise<void>;
   /** Posts a file (no text) in the thread, or at a channel's top level. */
@@ -85,4 +126,6 @@ export interface PlatformDriver {
 /** Builds a driver on a freshly started bot; `overrides` go to the bot's config. */
 export type MakeDriver = (opts?: {
   overrides?: Record<string, unknown>;
+  /** What the model server lists at /v1/models (a channel may pick one). */
+  models?: { id: string; max_model_len: number }[];
 }) => Promise<PlatformDriver>;

@@ -1,18 +1,24 @@
 // The contract's driver on Slack: people post through the Slack emulator (Events API over signed
 // HTTP), the bot answers through Bolt and the Web API. Every mention starts in a fresh channel, so
 // a thread's channel holds nothing else.
+
+import { SessionHistory } from '../../src/store/session-history.ts';
 import type { SlackMessage, UserMessageInput } from '../emulators/slack/index.ts';
+import { waitFor } from '../emulators/slack/wait-for.ts';
+import { changeTakenIn } from '../support/core-events.ts';
 import { watchFileEvents } from '../support/file-events.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { contractOverrides } from './config.ts';
 import type {
   Attachment,
   BotMessage,
+  Line,
   MakeDriver,
   Mark,
   PlatformDriver,
   Posted,
   ReactionKind,
+  SettingsChange,
   Thread,
   Who,
 } from './driver.ts';
@@ -24,6 +30,12 @@ const MARKDOWN_LIMIT = 12_000;
 
 const STARTER = 'U0STARTER1';
 const OTHER = 'U0OTHERUS1';
+const THIRD = 'U0THIRDUS1';
+/** A workspace admin (users.info is_admin), who may change channel settings. */
+const ADMIN = 'U0ADMINUS1';
+const PEOPLE: Record<Who, string> = { starter: STARTER, other: OTHER, third: THIRD };
+const NAMES: Record<Who, string> = { starter: 'Sam', other: 'Olga', third: 'Mina' };
+const READ_METHODS = ['conversations.replies', 'conversations.history', 'users.info'];
 
 interface SlackThread extends Thread {
   channel: string;
@@ -37,8 +49,11 @@ interface SlackMark {
 
 const REACTIONS: Record<string, ReactionKind> = { white_check_mark: 'ok', warning: 'warning' };
 
-export const makeSlackDriver: MakeDriver = async (opts = {}) =>
-  new SlackDriver(await startHarness({ overrides: contractOverrides(opts.overrides) }));
+export const makeSlackDriver: MakeDriver = async (opts = {}) => {
+  const h = await startHarness({ overrides: contractOverrides(opts.overrides) });
+  if (opts.models) h.llm.setModels(opts.models);
+  return new SlackDriver(h);
+};
 
 class SlackDriver implements PlatformDriver {
   readonly name = 'slack';
@@ -55,6 +70,9 @@ class SlackDriver implements PlatformDriver {
   constructor(h: Harness) {
     this.h = h;
     this.files = watchFileEvents(h.app.core);
+    for (const who of ['starter', 'other', 'third'] as const)
+      h.slack.setUser(PEOPLE[who], { profile: { display_name: NAMES[who] } });
+    h.slack.setUser(ADMIN, { is_admin: true, profile: { display_name: 'Ada' } });
   }
 
   get llm() {
@@ -107,16 +125,124 @@ class SlackDriver implements PlatformDriver {
   async followUp(
     thread: Thread,
     text: string,
-    opts: { mention?: boolean; as?: Who } = {},
+    opts: { mention?: boolean; as?: Who; naming?: Who } = {},
   ): Promise<Posted> {
     const t = this.of(thread);
+    const named = opts.naming ? `<@${PEOPLE[opts.naming]}> ${text}` : text;
     const ts = await this.post({
       channel: t.channel,
       thread_ts: t.ts,
-      user: opts.as === 'other' ? OTHER : STARTER,
-      text: opts.mention ? this.addressed(text) : text,
+      user: PEOPLE[opts.as ?? 'starter'],
+      text: opts.mention ? this.addressed(named) : named,
     });
     return { thread, messageId: ts };
+  }
+
+  async discussion(lines: Line[]): Promise<{ thread: Thread; posted: Posted[] }> {
+    const [first, ...rest] = lines;
+    if (!first) throw new Error('slack driver: a discussion needs a first line');
+    const channel = this.freshChannel();
+    const root = await this.post(
+      { channel, user: PEOPLE[first.as], text: first.text },
+      first.files,
+    );
+    if (first.files?.length) this.carriesFiles.add(root);
+    const thread = this.thread(channel, root);
+    const posted: Posted[] = [{ thread, messageId: root }];
+    for (const line of rest) {
+      const ts = await this.post(
+        { channel, thread_ts: root, user: PEOPLE[line.as], text: line.text },
+        line.files,
+      );
+      if (line.files?.length) this.carriesFiles.add(ts);
+      posted.push({ thread, messageId: ts });
+    }
+    return { thread, posted };
+  }
+
+  nameOf(who: Who): string {
+    return NAMES[who];
+  }
+
+  async editMessage(p: Posted, text: string): Promise<void> {
+    const taken = changeTakenIn(this.h.app.core, p.messageId);
+    await this.h.slack.editUserMessage({
+      channel: this.of(p.thread).channel,
+      ts: p.messageId,
+      text,
+    });
+    await taken;
+  }
+
+  async deleteMessage(p: Posted): Promise<void> {
+    const taken = changeTakenIn(this.h.app.core, p.messageId);
+    await this.h.slack.deleteUserMessage({ channel: this.of(p.thread).channel, ts: p.messageId });
+    await taken;
+  }
+
+  readCalls(): number {
+    return READ_METHODS.reduce((n, m) => n + this.h.slack.callsTo(m).length, 0);
+  }
+
+  async storedHistory(thread: Thread): Promise<string> {
+    const t = this.of(thread);
+    const key = `slack:${this.h.slack.teamId}:${t.channel}:${t.ts}`;
+    const history = new SessionHistory(this.h.app.store, 1000);
+    return JSON.stringify([...(await history.archived(key)), ...(await history.load(key))]);
+  }
+
+  /** Waits for a new private message to `user` and returns its text. */
+  private async ephemeralTo(user: string, before: number): Promise<string> {
+    const found = await waitFor(
+      () =>
+        this.h.slack
+          .ephemeralMessages()
+          .slice(before)
+          .find((m) => m.user === user),
+      5000,
+      () => `no private message reached ${user}`,
+    );
+    return found.text;
+  }
+
+  async changeSettings(
+    thread: Thread,
+    as: 'admin' | 'member',
+    change: SettingsChange,
+  ): Promise<string> {
+    const t = this.of(thread);
+    const user = as === 'admin' ? ADMIN : OTHER;
+    const seen = this.h.slack.ephemeralMessages().length;
+    const views = this.h.slack.openedViews().length;
+    await this.h.slack.slashCommand({ command: '/threadmind', user, channel: t.channel });
+    if (as === 'member') return this.ephemeralTo(user, seen);
+    const opened = await waitFor(
+      () =>
+        this.h.slack
+          .openedViews()
+          .slice(views)
+          .find((v) => v.userId === user),
+      5000,
+      () => 'the settings form never opened',
+    );
+    const result = await this.h.slack.submitView({
+      viewId: opened.id,
+      user,
+      values: formValues(opened.view, change),
+    });
+    if (result.responseAction === 'errors') return JSON.stringify(result.errors);
+    return this.ephemeralTo(user, seen);
+  }
+
+  async showSettings(thread: Thread): Promise<string> {
+    const seen = this.h.slack.ephemeralMessages().length;
+    await this.h.slack.slashCommand({
+      command: '/threadmind',
+      text: 'settings',
+      user: OTHER,
+      channel: this.of(thread).channel,
+    });
+    return this.ephemeralTo(OTHER, seen);
   }
 
   async redeliver(messageId: string): Promise<void> {
@@ -209,4 +335,32 @@ class SlackDriver implements PlatformDriver {
   close(): Promise<void> {
     return this.h.close();
   }
+}
+
+type Block = {
+  block_id?: string;
+  element?: {
+    action_id?: string;
+    type?: string;
+    initial_option?: { value: string };
+    initial_options?: { value: string }[];
+    initial_value?: string;
+  };
+};
+
+/** The form's values as a person leaves them, with `change` typed in. */
+function formValues(view: Record<string, unknown>, change: SettingsChange) {
+  const values: Record<string, Record<string, string | string[] | null>> = {};
+  for (const b of (view.blocks as Block[] | undefined) ?? []) {
+    const e = b.element;
+    if (!b.block_id || !e?.action_id) continue;
+    let v: string | string[] | null =
+      e.initial_option?.value ?? e.initial_value ?? e.initial_options?.map((o) => o.value) ?? null;
+    if (e.type === 'checkboxes' && v === null) v = [];
+    if (b.block_id === 'reply_mode' && change.replyMode) v = change.replyMode;
+    if (b.block_id === 'instructions' && change.instructions !== undefined) v = change.instructions;
+    if (b.block_id === 'model' && change.model !== undefined) v = change.model || '__default__';
+    values[b.block_id] = { [e.action_id]: v };
+  }
+  return values;
 }

@@ -55,9 +55,13 @@ export async function startDiscordEmulator(
   const bob = world.user(snowflake());
   bob.username = 'bob';
   bob.globalName = 'Bob';
+  // A third ordinary member, for conversations among several people.
+  const mina = world.user(snowflake());
+  mina.username = 'mina';
+  mina.globalName = 'Mina';
   for (const seed of opts.guilds ?? defaultGuilds()) {
     const g = world.seedGuild(seed, alice.id, BOT_ROLE_PERMS, EVERYONE_PERMS);
-    g.memberIds.push(bob.id);
+    g.memberIds.push(bob.id, mina.id);
   }
 
   let origin = '';
@@ -199,7 +203,7 @@ export async function startDiscordEmulator(
       ownerId: g.ownerId,
       channels: world.guildChannels(g.id).map((c) => ({ id: c.id, name: c.name, type: c.type })),
     })),
-    users: [alice, bob].map((u) => ({ id: u.id, username: u.username, bot: false })),
+    users: [alice, bob, mina].map((u) => ({ id: u.id, username: u.username, bot: false })),
     calls,
     messages: (channelId) => world.messages(channelId).map((m) => render.recorded(m)),
     allMessages: () =>
