@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.ts';
 import { Conversation } from '../core/conversation.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
+import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
@@ -36,6 +37,8 @@ export interface RunningApp {
   core: Conversation;
   slack: SlackAdapter | undefined;
   discord: DiscordAdapter | undefined;
+  /** The doctor's checks run at start-up (undefined when doctor.onStart is off). */
+  startupChecks: StartupChecks | undefined;
   stop(): Promise<void>;
 }
 
@@ -139,7 +142,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   if (config.discordApplicationId) {
     discord = new DiscordAdapter(adapterDeps);
   }
+  let startupChecks: StartupChecks | undefined;
   const http = new HttpServer({
+    diagnostics: () => startupChecks?.states() ?? [],
     port: config.server.port,
     ...(opts.host ? { host: opts.host } : {}),
     metrics,
@@ -165,6 +170,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     throw err;
   }
   const port = await http.listen();
+  // In the background: start-up never waits on them; each logs one line when it is done.
+  startupChecks = startStartupChecks(config, { log, store });
 
   return {
     port,
@@ -174,7 +181,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     core,
     slack,
     discord,
+    startupChecks,
     async stop() {
+      await startupChecks?.stop();
       await slack?.stop();
       const drained = await runner.drain(config.server.shutdownGraceMs);
       if (!drained) log.warn('shutting down with turns still running');

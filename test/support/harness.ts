@@ -84,6 +84,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     overrides: {
       ...o.overrides,
       slack: { updateIntervalMs: 50, maxRetries: 2, ...(o.overrides?.slack as object | undefined) },
+      // The start-up checks call every platform and the store; tests that want them turn them on.
+      doctor: { onStart: 'off', ...(o.overrides?.doctor as object | undefined) },
     },
   });
   const log = createLogger(config.log.level, process.stderr as never);
