@@ -183,6 +183,8 @@ export interface SlackEmulatorOptions {
   appToken?: string;
   teamId?: string;
   botUserId?: string;
+  /** Scopes the bot token was granted (the `x-oauth-scopes` header). Default: six of the manifest's. */
+  botScopes?: string[];
 }
 
 export interface SlackEmulator {

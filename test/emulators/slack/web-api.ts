@@ -24,7 +24,12 @@ export interface WebApi {
   handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void>;
 }
 
-export function createWebApi(ctx: ApiContext, calls: ApiCall[], faults: FaultQueue): WebApi {
+export function createWebApi(
+  ctx: ApiContext,
+  calls: ApiCall[],
+  faults: FaultQueue,
+  botScopes: string = BOT_SCOPES,
+): WebApi {
   async function handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     let args: ApiArgs = {};
     let answer: Answer;
@@ -71,7 +76,7 @@ export function createWebApi(ctx: ApiContext, calls: ApiCall[], faults: FaultQue
     const kind = tokenKind(token);
     if (kind === undefined) return ok200(fail('invalid_auth'));
     if (kind !== spec.token) return ok200(fail('not_allowed_token_type'));
-    const headers: Record<string, string> = kind === 'bot' ? { 'x-oauth-scopes': BOT_SCOPES } : {};
+    const headers: Record<string, string> = kind === 'bot' ? { 'x-oauth-scopes': botScopes } : {};
     return { status: 200, body: spec.handle(parsed.args, ctx), headers };
   }
 
