@@ -10,7 +10,7 @@ import {
   type CheckResult,
   reasonOf,
 } from '../model/check-result.ts';
-import { withDeadline } from '../util/deadline.ts';
+import { settlesWithin, withDeadline } from '../util/deadline.ts';
 
 const READER_FIX =
   'Give NEO4J_USER a read-only role (Neo4j Enterprise/Aura: GRANT ROLE reader TO <user>, and no other role); Neo4j Community has no roles, so every account can write there. The bot itself only opens read transactions, but the account is the real fence.';
@@ -167,7 +167,8 @@ export function neo4jCheckGroups(config: Config): CheckGroup[] {
             await session.close().catch(() => undefined);
           }
         } finally {
-          void driver.close().catch(() => undefined);
+          // Closing waits for the server's goodbye; a gone server must not hold the run up.
+          await settlesWithin(driver.close(), 1000);
         }
       },
     },
