@@ -12,6 +12,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
   knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
+  doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

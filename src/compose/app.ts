@@ -10,6 +10,7 @@ import { Conversation } from '../core/conversation.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
+import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
@@ -38,6 +39,8 @@ export interface RunningApp {
   core: Conversation;
   slack: SlackAdapter | undefined;
   discord: DiscordAdapter | undefined;
+  /** The doctor's checks run at start-up (undefined when doctor.onStart is off). */
+  startupChecks: StartupChecks | undefined;
   stop(): Promise<void>;
 }
 
@@ -157,7 +160,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   if (config.discordApplicationId) {
     discord = new DiscordAdapter(adapterDeps);
   }
+  let startupChecks: StartupChecks | undefined;
   const http = new HttpServer({
+    diagnostics: () => startupChecks?.states() ?? [],
     port: config.server.port,
     ...(opts.host ? { host: opts.host } : {}),
     metrics,
@@ -183,6 +188,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     throw err;
   }
   const port = await http.listen();
+  // In the background: start-up never waits on them; each logs one line when it is done.
+  startupChecks = startStartupChecks(config, { log, store });
 
   return {
     port,
@@ -192,7 +199,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     core,
     slack,
     discord,
+    startupChecks,
     async stop() {
+      await startupChecks?.stop();
       await slack?.stop();
       const drained = await runner.drain(config.server.shutdownGraceMs);
       if (!drained) log.warn('shutting down with turns still running');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { Config, Secrets } from './schema.ts';
+import type { Config, ProxyEnv, Secrets } from './schema.ts';
 import { settingsSchema } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -37,7 +37,42 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
   LLM_VISION_MODEL: { path: ['llm', 'vision', 'model'], type: 'string' },
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
   DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },
+  DOCTOR_ON_START: { path: ['doctor', 'onStart'], type: 'string' },
 };
+
+/** Environment variables that hold secrets: their values are redacted from anything printed. */
+const SECRET_ENV = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'DISCORD_TOKEN',
+  'LLM_API_KEY',
+  'NEO4J_PASSWORD',
+  'NEO4J_WRITER_PASSWORD',
+];
+
+/** The secret values set in the environment, for redaction even when the config does not load. */
+export function secretValuesInEnv(env: Env = process.env): string[] {
+  return SECRET_ENV.map((name) => nonEmpty(env[name])).filter((v): v is string => v !== undefined);
+}
+
+function either(env: Env, name: string): string | undefined {
+  return nonEmpty(env[name]) ?? nonEmpty(env[name.toLowerCase()]);
+}
+
+function readProxy(env: Env): ProxyEnv {
+  const proxy: ProxyEnv = {
+    nodeUsesEnvProxy:
+      env.NODE_USE_ENV_PROXY === '1' || /(^|\s)--use-env-proxy\b/.test(env.NODE_OPTIONS ?? ''),
+  };
+  const http = either(env, 'HTTP_PROXY');
+  const https = either(env, 'HTTPS_PROXY');
+  const no = either(env, 'NO_PROXY');
+  if (http) proxy.httpProxy = http;
+  if (https) proxy.httpsProxy = https;
+  if (no) proxy.noProxy = no;
+  return proxy;
+}
 
 const SECRET_WORDS = /token|secret|password|api_?key/i;
 
@@ -265,5 +300,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const settings = parsed.data;
 
   const storeUrl = settings.store.url || `sqlite://${path.join(settings.dataDir, 'threadmind.db')}`;
-  return { ...settings, secrets, slackTransport, discordApplicationId, ...graph, storeUrl };
+  return {
+    ...settings,
+    secrets,
+    slackTransport,
+    discordApplicationId,
+    ...graph,
+    storeUrl,
+    proxy: readProxy(env),
+  };
 }

@@ -170,6 +170,12 @@ export const settingsSchema = z
         summaryTimeoutMs: positiveInt,
       })
       .strict(),
+    doctor: z
+      .object({
+        onStart: z.enum(['off', 'quick', 'full']),
+        stepTimeoutMs: positiveInt,
+      })
+      .strict(),
   })
   .strict();
 
@@ -196,4 +202,14 @@ export interface Config extends Settings {
   neo4jWriter: Neo4jConnection | null;
   /** SQLite path or Redis URL after defaults. */
   storeUrl: string;
+  /** Proxy variables as the environment has them (the doctor's egress check reports them). */
+  proxy: ProxyEnv;
+}
+
+export interface ProxyEnv {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  /** NODE_USE_ENV_PROXY=1 or --use-env-proxy: only then does Node route its requests through them. */
+  nodeUsesEnvProxy: boolean;
 }

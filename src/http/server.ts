@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
+import type { CheckStatus } from '../model/check-result.ts';
 import { withDeadline } from '../util/deadline.ts';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -22,6 +23,11 @@ export interface HttpServerOptions {
   /** Extra routes by exact path (the Slack adapter mounts POST /slack/events). */
   routes?: Map<string, RouteHandler>;
   readinessTimeoutMs?: number;
+  /**
+   * The start-up checks (the doctor's names) with their statuses, shown beside the readiness
+   * checks; they do not decide readiness.
+   */
+  diagnostics?: () => { name: string; status: CheckStatus | 'pending' }[];
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {
@@ -88,6 +94,7 @@ export class HttpServer {
           json(res, failing.length ? 503 : 200, {
             status: failing.length ? 'not ready' : 'ready',
             checks: results,
+            ...(this.o.diagnostics ? { doctor: this.o.diagnostics() } : {}),
           });
         },
         (err: unknown) => json(res, 500, { error: String(err) }),

@@ -56,6 +56,14 @@ export function schemaStatements(opts: SchemaOptions = {}): string[] {
   return out;
 }
 
+/** The names of the indexes `schemaStatements` creates (a constraint's backing index has its name). */
+export function schemaIndexNames(opts: SchemaOptions = {}): string[] {
+  return schemaStatements(opts).flatMap((statement) => {
+    const m = /^CREATE (?:CONSTRAINT|(?:FULLTEXT |VECTOR )?INDEX) (\w+) /.exec(statement);
+    return m?.[1] ? [m[1]] : [];
+  });
+}
+
 /** Creates constraints and indexes (writer account) and waits until they are online. */
 export async function ensureSchema(driver: Driver, opts: SchemaOptions = {}): Promise<void> {
   const session = driver.session({ database: opts.database ?? 'neo4j' });

@@ -2,6 +2,7 @@
 // window"): counts the prompt, summarises old turns past the threshold (posting the summary into
 // the thread), archives what it replaces, cleans up bulky tool output after each turn, and guards
 // the window on every request.
+
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
@@ -12,6 +13,7 @@ import type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
 import { estimatePromptTokens } from './prompt-counter.ts';
 import { summarizeMessages } from './summarizer.ts';
 import { isSummaryMessage, summaryMessages } from './summary-message.ts';
+import { compressionThreshold } from './threshold.ts';
 import { cleanUpToolOutput } from './tool-output-cleanup.ts';
 import { splitTurns } from './turns.ts';
 
@@ -80,9 +82,7 @@ export class ContextManager {
 
   /** The compression threshold: configured, or the smaller of 6,000 and 60% of the window. */
   threshold(maxModelLen: number | undefined): number {
-    const window = this.window(maxModelLen);
-    const auto = Math.min(6000, Math.floor(window * 0.6));
-    return this.o.compressAtTokens > 0 ? Math.min(this.o.compressAtTokens, window) : auto;
+    return compressionThreshold(this.o.compressAtTokens, this.window(maxModelLen));
   }
 
   async meta(key: string): Promise<SessionMeta> {

@@ -42,6 +42,8 @@ export interface HarnessOptions {
   socketMode?: boolean;
   /** Also run Discord against its emulator (commands registered globally). */
   discord?: boolean;
+  /** Scopes the Slack bot token was granted (default: all the manifest asks for). */
+  slackScopes?: string[];
 }
 
 const SIGNING_SECRET = 'test-signing-secret';
@@ -51,7 +53,10 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const vision = await startOpenAIEmulator({
     models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
   });
-  const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
+  const slack = await startSlackEmulator({
+    signingSecret: SIGNING_SECRET,
+    ...(o.slackScopes ? { botScopes: o.slackScopes } : {}),
+  });
   const discord = o.discord ? await startDiscordEmulator() : undefined;
   if (discord) {
     await new REST({ api: discord.apiUrl })
@@ -84,6 +89,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     overrides: {
       ...o.overrides,
       slack: { updateIntervalMs: 50, maxRetries: 2, ...(o.overrides?.slack as object | undefined) },
+      // The start-up checks call every platform and the store; tests that want them turn them on.
+      doctor: { onStart: 'off', ...(o.overrides?.doctor as object | undefined) },
     },
   });
   const log = createLogger(config.log.level, process.stderr as never);

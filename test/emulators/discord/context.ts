@@ -44,6 +44,8 @@ export interface EmuCtx {
   gateway: Gateway;
   botToken: string;
   applicationId: string;
+  /** GATEWAY_MESSAGE_CONTENT_LIMITED (1 << 19) while the Message Content intent is enabled. */
+  applicationFlags: number;
   botId: string;
   ackWindowMs: number;
   interactions: Map<string, InteractionState>;

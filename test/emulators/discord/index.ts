@@ -92,7 +92,7 @@ export async function startDiscordEmulator(
           // Discord hands out a different host for resuming; clients must use it.
           resume_gateway_url: `ws://${origin}/resume`,
           shard: [0, 1],
-          application: { id: applicationId, flags: 1 << 19 },
+          application: { id: applicationId, flags: ctx.applicationFlags },
           auth: {},
         },
         guilds: guilds.map((g) => render.guildCreate(g)),
@@ -106,6 +106,7 @@ export async function startDiscordEmulator(
     gateway,
     botToken,
     applicationId,
+    applicationFlags: opts.privilegedIntents?.messageContent === false ? 0 : 1 << 19,
     botId,
     ackWindowMs: opts.interactionAckWindowMs ?? 3000,
     interactions: new Map(),

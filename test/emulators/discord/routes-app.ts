@@ -113,7 +113,7 @@ function application(ctx: EmuCtx): Record<string, unknown> {
     bot_public: false,
     bot_require_code_grant: false,
     verify_key: 'a'.repeat(64),
-    flags: 1 << 19,
+    flags: ctx.applicationFlags,
     owner: ctx.render.user(ctx.world.user([...ctx.world.guilds.values()][0]?.ownerId ?? '0')),
     team: null,
     approximate_guild_count: ctx.world.guilds.size,

@@ -3,7 +3,13 @@
 import type { ServerResponse } from 'node:http';
 import { exchangeSignal, sendJson, sleep, untilAborted } from './http.ts';
 import { countTokens, tokenizeChat, truncateToTokens } from './tokenizer.ts';
-import type { ModelSpec, RequestBody, ScriptedReply, StreamShape } from './types.ts';
+import type {
+  EmulatorOptions,
+  ModelSpec,
+  RequestBody,
+  ScriptedReply,
+  StreamShape,
+} from './types.ts';
 import {
   completionBody,
   contextLengthMessage,
@@ -24,6 +30,52 @@ export interface ChatContext {
   nextCompletionId(): string;
   /** The emulator-wide stream framing, under each reply's own. */
   streamShape(): StreamShape;
+  toolCalling: NonNullable<EmulatorOptions['toolCalling']>;
+  images: boolean;
+}
+
+/** Tools offered with tool_choice auto, stated or implied (vLLM's default when tools are sent). */
+function autoToolChoice(body: RequestBody): boolean {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const choice = body.tool_choice;
+  return tools.length > 0 && (choice === undefined || choice === null || choice === 'auto');
+}
+
+function hasImage(body: RequestBody): boolean {
+  return (body.messages as unknown[]).some((m) => {
+    const content = (m as { content?: unknown } | null)?.content;
+    return (
+      Array.isArray(content) &&
+      content.some((p) => (p as { type?: unknown } | null)?.type === 'image_url')
+    );
+  });
+}
+
+/** What a server whose model cannot do this request answers instead of generating. */
+function refusal(ctx: ChatContext, body: RequestBody, model: ModelSpec): unknown {
+  if (!ctx.images && hasImage(body)) return errorBody(`${model.id} is not a multimodal model`);
+  if (ctx.toolCalling === 'reject-auto' && autoToolChoice(body)) {
+    return errorBody(
+      '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    );
+  }
+  return undefined;
+}
+
+/** The scripted tool calls as the model's raw text, which a server without a parser passes on. */
+function asPlainText(reply: ScriptedReply): ScriptedReply {
+  const calls = reply.toolCalls ?? [];
+  if (calls.length === 0) return reply;
+  const written = calls.map(
+    (tc) =>
+      `<tool_call>\n${JSON.stringify({ name: tc.name, arguments: tc.arguments })}\n</tool_call>`,
+  );
+  const { toolCalls: _dropped, ...rest } = reply;
+  return {
+    ...rest,
+    content: [reply.content ?? '', ...written].filter(Boolean).join('\n'),
+    finishReason: reply.finishReason === 'tool_calls' ? 'stop' : reply.finishReason,
+  } as ScriptedReply;
 }
 
 /** The model a request names, or the first served one when it names none (vLLM allows that). */
@@ -125,10 +177,13 @@ export async function handleChat(
   const checked = check(body, ctx.models());
   if (!checked.ok) return sendJson(res, checked.status, checked.body);
   const { model, promptTokens } = checked;
+  const refused = refusal(ctx, body, model);
+  if (refused !== undefined) return sendJson(res, 400, refused);
 
   let reply: ScriptedReply;
   try {
     reply = await ctx.takeReply(body);
+    if (ctx.toolCalling === 'plain-text' && autoToolChoice(body)) reply = asPlainText(reply);
   } catch (err) {
     const message = `emulator responder threw: ${err instanceof Error ? err.message : String(err)}`;
     return sendJson(res, 500, errorBody(message, 'InternalServerError', 500));

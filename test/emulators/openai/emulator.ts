@@ -74,6 +74,8 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     // Unique per completion: LangChain merges messages that share an id.
     nextCompletionId: () => `chatcmpl-${++counter}-${randomBytes(6).toString('hex')}`,
     streamShape: () => streamShape,
+    toolCalling: opts.toolCalling ?? 'on',
+    images: opts.images ?? true,
   };
 
   const authorized = (req: IncomingMessage): boolean =>

@@ -100,4 +100,14 @@ export interface EmulatorOptions {
   tokenize?: boolean;
   /** Framing of every streamed reply (a reply's own `stream` wins). Default: vLLM's. */
   stream?: StreamShape;
+  /**
+   * How a request with tools and `tool_choice` "auto" (or none, which vLLM reads as auto) is served:
+   * 'on' (default) as scripted; 'plain-text' as a server whose tool parser is off or wrong, the
+   * scripted tool calls written into the text as Hermes-style `<tool_call>` blocks; 'reject-auto'
+   * as vLLM started without --enable-auto-tool-choice, a 400. "required" and named choices are
+   * always served as scripted (vLLM serves them through structured outputs).
+   */
+  toolCalling?: 'on' | 'plain-text' | 'reject-auto';
+  /** False: a request with an image is a 400, as from a text-only model. Default true. */
+  images?: boolean;
 }

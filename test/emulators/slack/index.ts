@@ -95,7 +95,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     assistantStatusAvailable: true,
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
   };
-  const webApi = createWebApi(ctx, calls, faults);
+  const webApi = createWebApi(ctx, calls, faults, opts.botScopes?.join(','));
   const deliverer = new Deliverer(
     {
       teamId,

@@ -344,6 +344,8 @@ export interface SlackEmulatorOptions {
   botUserId?: string;
   /** Every Web API call answers after this delay (default 0); see setApiLatencyMs. */
   apiLatencyMs?: number;
+  /** Scopes the bot token was granted (the `x-oauth-scopes` header). Default: the manifest's. */
+  botScopes?: string[];
 }
 
 export interface SlackEmulator {

@@ -11,14 +11,17 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 // What a realistic manifest for the app grants (reported in X-OAuth-Scopes).
 const BOT_SCOPES = [
   'app_mentions:read',
+  'assistant:write',
   'channels:history',
   'channels:read',
   'chat:write',
   'commands',
   'files:read',
   'groups:history',
+  'groups:read',
   'im:history',
   'im:write',
+  'mpim:history',
   'reactions:write',
   'users:read',
 ].join(',');
@@ -36,7 +39,12 @@ export interface WebApi {
   handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void>;
 }
 
-export function createWebApi(ctx: ApiContext, calls: ApiCall[], faults: FaultQueue): WebApi {
+export function createWebApi(
+  ctx: ApiContext,
+  calls: ApiCall[],
+  faults: FaultQueue,
+  botScopes: string = BOT_SCOPES,
+): WebApi {
   async function handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     let args: ApiArgs = {};
     let answer: Answer;
@@ -85,7 +93,7 @@ export function createWebApi(ctx: ApiContext, calls: ApiCall[], faults: FaultQue
     const kind = tokenKind(token);
     if (kind === undefined) return ok200(fail('invalid_auth'));
     if (kind !== spec.token) return ok200(fail('not_allowed_token_type'));
-    const headers: Record<string, string> = kind === 'bot' ? { 'x-oauth-scopes': BOT_SCOPES } : {};
+    const headers: Record<string, string> = kind === 'bot' ? { 'x-oauth-scopes': botScopes } : {};
     return { status: 200, body: spec.handle(parsed.args, ctx), headers };
   }
 

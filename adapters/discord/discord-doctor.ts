@@ -1,0 +1,164 @@
+// Discord's part of `npm run doctor`: the bot token, the Message Content intent of the
+// application, and the slash commands against those defined in commands.ts. In the adapter
+// because the commands and the application flags are Discord knowledge; src/doctor only runs it.
+import { ApplicationFlags } from 'discord.js';
+import type { Config } from '../../src/config/schema.ts';
+import {
+  type CheckContext,
+  type CheckGroup,
+  type CheckResult,
+  reasonOf,
+  stepSignal,
+} from '../../src/model/check-result.ts';
+import { COMMANDS } from './commands.ts';
+
+/** Either flag means the portal's Message Content toggle is on (the first for verified apps in 100+ servers). */
+const MESSAGE_CONTENT =
+  ApplicationFlags.GatewayMessageContent | ApplicationFlags.GatewayMessageContentLimited;
+
+class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, path: string) {
+    super(`Discord answered HTTP ${status} to GET ${path}`);
+    this.status = status;
+  }
+}
+
+async function get(config: Config, token: string, path: string, ctx: CheckContext) {
+  const res = await fetch(`${config.discord.apiUrl.replace(/\/+$/, '')}/v10${path}`, {
+    headers: { authorization: `Bot ${token}` },
+    signal: stepSignal(ctx),
+  });
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new HttpError(res.status, path);
+  }
+  return (await res.json()) as Record<string, unknown>;
+}
+
+function failure(config: Config, name: string, err: unknown): CheckResult {
+  if (err instanceof HttpError && err.status === 401) {
+    return {
+      name,
+      status: 'fail',
+      summary: 'Discord refused DISCORD_TOKEN (401 Unauthorized)',
+      fix: 'Developer Portal → your application → Bot → Reset Token, and export the new token as DISCORD_TOKEN.',
+    };
+  }
+  return {
+    name,
+    status: 'fail',
+    summary: `cannot reach Discord's API at ${config.discord.apiUrl}: ${reasonOf(err)}`,
+    fix: 'Check DISCORD_API_URL (default https://discord.com/api) and that this host may open connections to it (firewall, proxy, DNS).',
+  };
+}
+
+/** What a command does for the person using it: its name, description and options. */
+function signature(c: Record<string, unknown>): string {
+  const options = Array.isArray(c.options) ? (c.options as Record<string, unknown>[]) : [];
+  const opts = options.map(
+    (o) => `${String(o.name)}:${String(o.type)}:${o.required === true ? 'r' : 'o'}`,
+  );
+  return `${String(c.name)}|${String(c.description ?? '')}|${opts.join(',')}`;
+}
+
+function commandsCheck(registered: Record<string, unknown>[]): CheckResult {
+  const byName = new Map(registered.map((c) => [String(c.name), c]));
+  const missing = COMMANDS.filter((c) => !byName.has(c.name)).map((c) => `/${c.name}`);
+  const changed = COMMANDS.filter((c) => {
+    const r = byName.get(c.name);
+    return r !== undefined && signature(r) !== signature(c as unknown as Record<string, unknown>);
+  }).map((c) => `/${c.name}`);
+  const register =
+    'Run `npm run discord:register` (global; Discord may take up to an hour to show them).';
+  if (missing.length > 0) {
+    return {
+      name: 'discord.commands',
+      status: 'warn',
+      summary: `slash commands not registered globally: ${missing.join(', ')} (mentions still work)`,
+      fix: `${register} Commands registered in one guild with --guild are not seen by this check.`,
+    };
+  }
+  if (changed.length > 0) {
+    return {
+      name: 'discord.commands',
+      status: 'warn',
+      summary: `registered slash commands differ from this version's: ${changed.join(', ')}`,
+      fix: register,
+    };
+  }
+  return {
+    name: 'discord.commands',
+    status: 'ok',
+    summary: `${COMMANDS.length} slash commands registered globally: ${COMMANDS.map((c) => `/${c.name}`).join(', ')}`,
+  };
+}
+
+function intentCheck(flags: number): CheckResult {
+  if ((flags & MESSAGE_CONTENT) !== 0) {
+    return {
+      name: 'discord.message_content',
+      status: 'ok',
+      summary: 'the Message Content intent is on',
+    };
+  }
+  return {
+    name: 'discord.message_content',
+    status: 'fail',
+    summary:
+      'the Message Content intent is off: Discord refuses the gateway login (close code 4014) for a bot that asks for it',
+    fix: 'Developer Portal → your application → Bot → Privileged Gateway Intents → turn on Message Content Intent (a bot in 100 or more servers needs Discord to approve it).',
+  };
+}
+
+/** The Discord checks for this configuration (none when Discord is not configured). */
+export function discordCheckGroups(config: Config): CheckGroup[] {
+  const token = config.secrets.discordToken;
+  const appId = config.discordApplicationId;
+  if (!token || !appId) return [];
+  const skip = (name: string): CheckResult => ({
+    name,
+    status: 'skip',
+    summary: 'not checked: discord.token failed',
+  });
+  return [
+    {
+      names: ['discord.token', 'discord.message_content', 'discord.commands'],
+      async run(ctx, report) {
+        let app: Record<string, unknown>;
+        try {
+          const me = await get(config, token, '/users/@me', ctx);
+          app = await get(config, token, '/applications/@me', ctx);
+          if (String(app.id) !== appId) {
+            report({
+              name: 'discord.token',
+              status: 'fail',
+              summary: `DISCORD_APPLICATION_ID (${appId}) is not the application of this token (${String(app.id)})`,
+              fix: `Export DISCORD_APPLICATION_ID=${String(app.id)} (General Information → Application ID), or the token of application ${appId}.`,
+            });
+            report(skip('discord.message_content'));
+            report(skip('discord.commands'));
+            return;
+          }
+          report({
+            name: 'discord.token',
+            status: 'ok',
+            summary: `bot token accepted: ${String(me.username)} (${String(me.id)}), application ${appId}`,
+          });
+        } catch (err) {
+          report(failure(config, 'discord.token', err));
+          report(skip('discord.message_content'));
+          report(skip('discord.commands'));
+          return;
+        }
+        report(intentCheck(typeof app.flags === 'number' ? app.flags : 0));
+        try {
+          const list = await get(config, token, `/applications/${appId}/commands`, ctx);
+          report(commandsCheck(Array.isArray(list) ? (list as Record<string, unknown>[]) : []));
+        } catch (err) {
+          report(failure(config, 'discord.commands', err));
+        }
+      },
+    },
+  ];
+}

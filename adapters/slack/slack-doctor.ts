@@ -1,0 +1,194 @@
+// Slack's part of `npm run doctor`: the bot token (auth.test), the scopes it was granted against
+// those manifest.yaml asks for, and the Socket Mode app token. It lives in the adapter because the
+// manifest and the meaning of Slack's error codes are Slack knowledge; src/doctor only runs it.
+// Plain fetch rather than Bolt's WebClient: the granted scopes come only as the `x-oauth-scopes`
+// response header, which WebClient does not hand back.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { Config } from '../../src/config/schema.ts';
+import {
+  type CheckContext,
+  type CheckGroup,
+  type CheckResult,
+  reasonOf,
+  stepSignal,
+} from '../../src/model/check-result.ts';
+
+const MANIFEST = new URL('./manifest.yaml', import.meta.url);
+
+/** The bot scopes the app manifest asks for. */
+export function manifestBotScopes(text = readFileSync(MANIFEST, 'utf8')): string[] {
+  const manifest = parseYaml(text) as { oauth_config?: { scopes?: { bot?: unknown } } } | null;
+  const bot = manifest?.oauth_config?.scopes?.bot;
+  return Array.isArray(bot) ? bot.filter((s): s is string => typeof s === 'string') : [];
+}
+
+interface Answer {
+  body: { ok?: unknown; error?: unknown; needed?: unknown } & Record<string, unknown>;
+  scopes: string | null;
+}
+
+async function call(
+  config: Config,
+  method: string,
+  token: string,
+  ctx: CheckContext,
+): Promise<Answer> {
+  const res = await fetch(new URL(method, config.slack.apiUrl), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: '',
+    signal: stepSignal(ctx),
+  });
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new Error(`Slack answered HTTP ${res.status} to ${method}`);
+  }
+  return {
+    body: (await res.json()) as Answer['body'],
+    scopes: res.headers.get('x-oauth-scopes'),
+  };
+}
+
+const REVOKED = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+]);
+
+function unreachable(config: Config, name: string, err: unknown): CheckResult {
+  return {
+    name,
+    status: 'fail',
+    summary: `cannot reach Slack's Web API at ${config.slack.apiUrl}: ${reasonOf(err)}`,
+    fix: 'Check SLACK_API_URL (default https://slack.com/api/) and that this host may open connections to it (firewall, proxy, DNS).',
+  };
+}
+
+function authCheck(answer: Answer): CheckResult {
+  const error = String(answer.body.error ?? '');
+  if (answer.body.ok === true) {
+    const b = answer.body;
+    return {
+      name: 'slack.auth',
+      status: 'ok',
+      summary: `bot token accepted: @${String(b.user)} in ${String(b.team)} (${String(b.team_id)})`,
+    };
+  }
+  return {
+    name: 'slack.auth',
+    status: 'fail',
+    summary: `Slack refused the bot token: ${error || 'unknown error'}`,
+    fix: REVOKED.has(error)
+      ? 'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from api.slack.com/apps → your app → OAuth & Permissions; if the app was uninstalled or the token revoked, reinstall the app to the workspace first.'
+      : 'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from OAuth & Permissions.',
+  };
+}
+
+function scopesCheck(granted: string | null, wanted: string[]): CheckResult {
+  if (granted === null) {
+    return {
+      name: 'slack.scopes',
+      status: 'warn',
+      summary: 'Slack did not report the token’s scopes (no x-oauth-scopes header); not checked',
+      fix: `Make sure the app has the bot scopes of adapters/slack/manifest.yaml: ${wanted.join(', ')}.`,
+    };
+  }
+  const have = new Set(
+    granted
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+  const missing = wanted.filter((s) => !have.has(s));
+  if (missing.length === 0) {
+    return {
+      name: 'slack.scopes',
+      status: 'ok',
+      summary: `the bot token has all ${wanted.length} scopes the manifest asks for`,
+    };
+  }
+  return {
+    name: 'slack.scopes',
+    status: 'fail',
+    summary: `the bot token lacks ${missing.length} scope${missing.length === 1 ? '' : 's'} the manifest asks for: ${missing.join(', ')}`,
+    fix: 'api.slack.com/apps → your app → OAuth & Permissions → Bot Token Scopes: add them (or paste adapters/slack/manifest.yaml under App Manifest), then reinstall the app to the workspace — the token carries new scopes only after reinstalling.',
+  };
+}
+
+function socketCheck(answer: Answer): CheckResult {
+  if (answer.body.ok === true) {
+    return {
+      name: 'slack.socket_mode',
+      status: 'ok',
+      summary: 'the app-level token opens Socket Mode connections (apps.connections.open)',
+    };
+  }
+  const error = String(answer.body.error ?? 'unknown error');
+  const fixes: Record<string, string> = {
+    not_allowed_token_type:
+      'SLACK_APP_TOKEN must be an app-level token (xapp-…), not a bot or user token: Basic Information → App-Level Tokens.',
+    missing_scope:
+      'The app-level token needs the connections:write scope: Basic Information → App-Level Tokens → create one with connections:write.',
+  };
+  return {
+    name: 'slack.socket_mode',
+    status: 'fail',
+    summary: `Slack refused the app-level token: ${error}`,
+    fix:
+      fixes[error] ??
+      'Set SLACK_APP_TOKEN to an app-level token (xapp-…) with connections:write (Basic Information → App-Level Tokens) and turn on Socket Mode (Settings → Socket Mode).',
+  };
+}
+
+/** The Slack checks for this configuration (none when Slack is not configured). */
+export function slackCheckGroups(config: Config): CheckGroup[] {
+  const bot = config.secrets.slackBotToken;
+  if (!config.slackTransport || !bot) return [];
+  const groups: CheckGroup[] = [
+    {
+      names: ['slack.auth', 'slack.scopes'],
+      async run(ctx, report) {
+        let answer: Answer;
+        try {
+          answer = await call(config, 'auth.test', bot, ctx);
+        } catch (err) {
+          report(unreachable(config, 'slack.auth', err));
+          report({
+            name: 'slack.scopes',
+            status: 'skip',
+            summary: 'not checked: slack.auth failed',
+          });
+          return;
+        }
+        const auth = authCheck(answer);
+        report(auth);
+        report(
+          auth.status === 'ok'
+            ? scopesCheck(answer.scopes, manifestBotScopes())
+            : { name: 'slack.scopes', status: 'skip', summary: 'not checked: slack.auth failed' },
+        );
+      },
+    },
+  ];
+  const app = config.secrets.slackAppToken;
+  if (config.slackTransport === 'socket' && app) {
+    groups.push({
+      names: ['slack.socket_mode'],
+      async run(ctx, report) {
+        try {
+          // Only asks for a connection URL (single-use, expires unused); no socket is opened.
+          report(socketCheck(await call(config, 'apps.connections.open', app, ctx)));
+        } catch (err) {
+          report(unreachable(config, 'slack.socket_mode', err));
+        }
+      },
+    });
+  }
+  return groups;
+}
