@@ -13,6 +13,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
+  thread: async () => (await import('./thread-bench.ts')).benchThread(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
