@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SessionHistory } from '../../src/store/session-history.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
+import { changeTakenIn } from '../support/core-events.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, waitForReply } from '../support/slack-helpers.ts';
 
@@ -112,6 +113,32 @@ describe('long threads', () => {
       users <= 2 + 1 + 2,
       `summary + recent turns + the question, not the whole thread (${users} user messages)`,
     );
+  });
+
+  test('deleting a message the summary covered makes the summary again without it', async () => {
+    h.llm.setResponder(scriptedModel());
+    const root = await converse(h, 'C65', 8);
+    const summaries = () => h.llm.requests.filter((r) => isSummaryRequest(r.body)).length;
+    const before = summaries();
+    const key = `slack:${h.slack.teamId}:C65:${root}`;
+    const store = new SessionHistory(h.app.store, 400);
+    assert.match(JSON.stringify(await store.load(key)), /\$48,500/, 'the summary holds it');
+    // The thread's first message carried the budget; its author deletes it.
+    const taken = changeTakenIn(h.app.core, root);
+    await h.slack.deleteUserMessage({ channel: 'C65', ts: root });
+    assert.equal((await taken).applied, true);
+    const next = await h.slack.postUserMessage({
+      channel: 'C65',
+      user: 'U1',
+      thread_ts: root,
+      text: 'question 9. What is left?',
+    });
+    await waitForReply(h.slack, 'C65', root, 'answer 9');
+    await h.handled(next.ts, next.deliveries.length);
+    assert.equal(summaries(), before + 1, 'the summary was written again');
+    const stored = JSON.stringify([...(await store.archived(key)), ...(await store.load(key))]);
+    assert.doesNotMatch(stored, /\$48,500/, 'no stored history keeps the deleted words');
+    assert.match(stored, /TX-9000/, 'the rest of the summary stays');
   });
 
   test('"@threadmind summarize" posts the same kind of summary on request', async () => {
