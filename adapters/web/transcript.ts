@@ -262,6 +262,7 @@ export class Transcript {
 
   /** Resolves once every change so far is in the store. */
   async flush(): Promise<void> {
-    while (this.writes.size > 0) await Promise.allSettled([...this.writes.values()].map((w) => w.done));
+    while (this.writes.size > 0)
+      await Promise.allSettled([...this.writes.values()].map((w) => w.done));
   }
 }

@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation, HandledEvent } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
-import { loginPage, LOGIN_CSP } from './login-page.ts';
+import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
 import {
@@ -48,7 +48,6 @@ const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'markdown.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
-  'icon.svg': 'image/svg+xml',
 };
 
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -61,7 +60,8 @@ function megabytes(bytes: number): string {
 /** A file name as the page sent it, without any directory part. */
 function cleanName(raw: string | null): string | undefined {
   const name = (raw ?? '').split(/[\\/]/).at(-1)?.trim() ?? '';
-  if (!name || name.length > 255 || /[\u0000-\u001f]/.test(name)) return undefined;
+  const control = [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (!name || name.length > 255 || control) return undefined;
   return name;
 }
 
@@ -133,7 +133,8 @@ export class WebAdapter {
   readonly handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     this.route(req, res).catch((err: unknown) => {
       this.d.log.error({ err, platform: 'web' }, 'web request failed');
-      if (!res.headersSent) sendError(res, 500, 'Something went wrong; the details are in the log.');
+      if (!res.headersSent)
+        sendError(res, 500, 'Something went wrong; the details are in the log.');
       else res.end();
     });
   };
@@ -163,7 +164,10 @@ export class WebAdapter {
     if (!token.ok) {
       if (api) return sendError(res, token.status, token.reason);
       securityHeaders(res, LOGIN_CSP);
-      res.writeHead(401, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(401, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+      });
       res.end(loginPage());
       return;
     }
@@ -196,10 +200,16 @@ export class WebAdapter {
   }
 
   private asset(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET here.');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendError(res, 405, 'Use GET here.');
+      return;
+    }
     const name = path === '/' ? '' : path.startsWith('/static/') ? path.slice(8) : undefined;
     const asset = name === undefined ? undefined : this.assets.get(name);
-    if (!asset) return sendError(res, 404, 'No such page.');
+    if (!asset) {
+      sendError(res, 404, 'No such page.');
+      return;
+    }
     res.writeHead(200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
     res.end(req.method === 'HEAD' ? undefined : asset.body);
   }
@@ -207,7 +217,10 @@ export class WebAdapter {
   private async login(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     securityHeaders(res, LOGIN_CSP);
     const page = (status: number, error?: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(status, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+      });
       res.end(loginPage(error));
     };
     if (req.method === 'GET') return page(this.guard.needsToken ? 200 : 404);
@@ -229,7 +242,11 @@ export class WebAdapter {
 
   private async listThreads(res: http.ServerResponse): Promise<void> {
     const threads = [...(await this.transcript.list())].sort((a, b) => b.updatedAt - a.updatedAt);
-    sendJson(res, 200, { bot: this.d.config.agent.name, threads });
+    sendJson(res, 200, {
+      bot: this.d.config.agent.name,
+      maxFileBytes: this.d.config.attachments.maxFileBytes,
+      threads,
+    });
   }
 
   /** Server-sent events: the thread as it is now, then every change. */
@@ -309,7 +326,11 @@ export class WebAdapter {
     if (command) {
       intent = COMMANDS[(command[1] ?? '').toLowerCase()];
       if (!intent)
-        return sendError(res, 400, `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`);
+        return sendError(
+          res,
+          400,
+          `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`,
+        );
     }
     const { message } = await this.transcript.addPersonMessage(threadId, { text, clientId });
     sendJson(res, 202, { messageId: message.id });
