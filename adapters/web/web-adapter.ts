@@ -112,21 +112,27 @@ export class WebAdapter {
       if (![...this.awaiting.values()].some((w) => w.thread === thread))
         this.transcript.setStatus(thread, null);
       if (e.handled.status === 'duplicate') return;
+      // Files shared with the workspace are read by the request itself, not in the background.
+      if (e.handled.status === 'shared') this.filesDone(thread, e.messageId);
       const status = e.handled.status === 'turn' ? e.handled.outcome.status : e.handled.status;
       this.transcript.emit(thread, { type: 'handled', messageId: e.messageId, status });
     };
     this.onFiles = (e) => {
       if (e.platform !== 'web') return;
       const thread = this.transcript.threadOfMessage(e.messageId);
-      if (thread === undefined) return;
-      this.transcript
-        .update(thread, e.messageId, (m) => {
-          m.filesDone = true;
-        })
-        .catch((err: unknown) => log.error({ err }, 'could not mark files read'));
+      if (thread !== undefined) this.filesDone(thread, e.messageId);
     };
     core.events.on('handled', this.onHandled);
     core.events.on('files', this.onFiles);
+  }
+
+  /** The page stops showing the message's files as being read. */
+  private filesDone(thread: string, messageId: string): void {
+    this.transcript
+      .update(thread, messageId, (m) => {
+        m.filesDone = true;
+      })
+      .catch((err: unknown) => this.d.log.error({ err }, 'could not mark files read'));
   }
 
   /** The HTTP handler for every path the bot's server does not answer itself. */

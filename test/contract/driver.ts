@@ -78,6 +78,11 @@ export interface PlatformDriver {
   askCommand?(text: string): Promise<Posted>;
   /** The platform's own file list command (Discord's /files), where it has one. */
   listFiles?(thread: Thread): Promise<Posted>;
+  /**
+   * Where the platform itself refuses an empty message (the web chat's API), sends one and returns
+   * the refusal (status and words) instead of mentioning the bot with nothing.
+   */
+  emptyMessage?(): Promise<string>;
 
   close(): Promise<void>;
 }
