@@ -53,8 +53,10 @@ const STATIC: Record<string, string> = {
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CLIENT_ID = /^[\w-]{1,100}$/;
 
-function megabytes(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MB`;
+function size(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${Math.round(bytes / (1024 * 1024))} MB`
+    : `${Math.round(bytes / 1024)} KB`;
 }
 
 /** A file name as the page sent it, without any directory part. */
@@ -364,7 +366,7 @@ export class WebAdapter {
     } catch (err) {
       if (!(err instanceof BodyTooLarge)) throw err;
       closeAfter(req, res);
-      return sendError(res, 413, `${name} is larger than the ${megabytes(limit)} limit for files.`);
+      return sendError(res, 413, `${name} is larger than the ${size(limit)} limit for files.`);
     }
     if (bytes.length === 0) return sendError(res, 400, `${name} is empty.`);
     const { message, repeated } = await this.transcript.addPersonMessage(threadId, {
