@@ -48,6 +48,7 @@ const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'markdown.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
 };
 
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
