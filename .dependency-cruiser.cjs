@@ -98,8 +98,9 @@ module.exports = {
       to: { path: '^(src|adapters)/', pathNot: '^src/(http|log|model|util)/' },
     },
     {
-      name: 'slack-and-discord-adapters-must-not-import-each-other',
-      comment: 'adapters/slack and adapters/discord are independent: share code through src/.',
+      name: 'adapters-must-not-import-each-other',
+      comment:
+        'adapters/slack, adapters/discord and adapters/web are independent: share code through src/.',
       severity: 'error',
       from: { path: '^adapters/([^/]+)/' },
       to: { path: '^adapters/', pathNot: '^adapters/$1/' },

@@ -4,6 +4,7 @@
 // Every time here is epoch milliseconds with sub-millisecond precision (performance clock).
 import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
 import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
+import { WebChatClient } from '../test/support/web-client.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -29,8 +30,8 @@ slack.calls.push = (...items: ApiCall[]): number => {
 };
 
 let seq = 0;
-/** The channel of a turn also marks its model requests: it is in the question's text. */
-const MARK = /\bturn-(C\d+)\b/;
+/** The channel (Slack) or thread (web) of a turn also marks its model requests: it is in the question's text. */
+const MARK = /\bturn-([\w-]+)/;
 
 export interface LoopSpec {
   /** Turns kept in flight: a worker starts its next turn as soon as its last one's stream closes. */
@@ -39,6 +40,43 @@ export interface LoopSpec {
   measured: number;
   /** Worker i starts i × staggerMs after the first, so the turns do not move in lockstep. */
   staggerMs: number;
+}
+
+/** One turn, as a person starts it: `closed` resolves when they see the whole answer. */
+type StartTurn = (
+  worker: number,
+) => Promise<{ channel: string; sentAt: number; closed: Promise<number> }>;
+
+/** Slack: a mention in a fresh channel; the answer is whole when Slack records chat.stopStream. */
+const slackTurn: StartTurn = async (worker) => {
+  const channel = `C${seq++}`;
+  const closed = new Promise<number>((resolve) => closing.set(channel, resolve));
+  const sentAt = now();
+  await slack.postUserMessage({ channel, user: `U${worker}`, text: question(channel) });
+  return { channel, sentAt, closed };
+};
+
+/**
+ * The web chat: a new thread followed on its event stream (as the page does), then the question;
+ * the answer is whole when the page receives the finished bot message.
+ */
+function webTurn(base: string): StartTurn {
+  const client = new WebChatClient(base);
+  return async () => {
+    const thread = await client.createThread();
+    const view = await client.watch(thread.id);
+    const sentAt = now();
+    await client.send(thread.id, `turn-${thread.id}: please answer in about twenty words`);
+    const closed = view
+      .until(
+        () =>
+          view.messages().some((m) => m.author === 'bot' && !m.streaming && m.text !== '') && now(),
+        'the answer',
+        60_000,
+      )
+      .finally(() => view.close());
+    return { channel: thread.id, sentAt, closed };
+  };
 }
 
 export interface TurnSample {
@@ -76,7 +114,7 @@ function question(channel: string): string {
  * many turns as there are workers have finished (the queue has filled), and no worker stops until
  * every measured turn is over: each measured turn has exactly `concurrency` turns in flight.
  */
-async function closedLoop(spec: LoopSpec): Promise<LoopResult> {
+async function closedLoop(spec: LoopSpec, start: StartTurn = slackTurn): Promise<LoopResult> {
   const fromRequest = llm.requests.length;
   const elu0 = performance.eventLoopUtilization();
   let inFlight = 0;
@@ -90,16 +128,13 @@ async function closedLoop(spec: LoopSpec): Promise<LoopResult> {
   let to = 0;
 
   const turn = async (worker: number): Promise<void> => {
-    const channel = `C${seq++}`;
-    const closed = new Promise<number>((resolve) => closing.set(channel, resolve));
     inFlight++;
     started++;
     const measured =
       workersUp === spec.concurrency && finished >= spec.concurrency && measuring < spec.measured;
     if (measured) measuring++;
     const inFlightAtStart = inFlight;
-    const sentAt = now();
-    await slack.postUserMessage({ channel, user: `U${worker}`, text: question(channel) });
+    const { channel, sentAt, closed } = await start(worker);
     const closedAt = await closed;
     const inFlightAtEnd = inFlight;
     inFlight--;
@@ -138,9 +173,11 @@ type Request =
   | { id: number; op: 'setEventsUrl'; url: string }
   | { id: number; op: 'setReply'; content: string; chunkDelayMs: number }
   | ({ id: number; op: 'loop' } & LoopSpec)
+  | ({ id: number; op: 'webLoop'; base: string } & LoopSpec)
   | { id: number; op: 'fire'; n: number }
   | { id: number; op: 'acks'; n: number }
   | { id: number; op: 'callCounts'; since: number }
+  | { id: number; op: 'modelTime'; since: number }
   | { id: number; op: 'close' };
 
 async function handle(req: Request): Promise<unknown> {
@@ -153,6 +190,8 @@ async function handle(req: Request): Promise<unknown> {
       return null;
     case 'loop':
       return closedLoop(req);
+    case 'webLoop':
+      return closedLoop(req, webTurn(req.base));
     case 'fire':
       await Promise.all(
         Array.from({ length: req.n }, (_, i) =>
@@ -188,6 +227,11 @@ async function handle(req: Request): Promise<unknown> {
       for (const c of slack.calls.slice(req.since)) counts[c.method] = (counts[c.method] ?? 0) + 1;
       return { counts, total: slack.calls.length, modelRequests: llm.requests.length };
     }
+    case 'modelTime':
+      // Model requests from the `since`-th on, each from arrival to its last byte, summed.
+      return llm.requests
+        .slice(req.since)
+        .reduce((t, r) => t + ((r.lastByteAt ?? r.receivedAt) - r.receivedAt), 0);
     case 'close':
       await slack.close();
       await llm.close();

@@ -7,6 +7,7 @@ applyLangChainEnvironment();
 const groups: Record<string, () => Promise<string[]>> = {
   slack: async () => (await import('./slack-bench.ts')).benchSlack(),
   discord: async () => (await import('./discord-bench.ts')).benchDiscord(),
+  web: async () => (await import('./web-bench.ts')).benchWeb(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { type RunningApp, startApp } from '../src/compose/app.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import type { ThreadRef } from '../src/model/thread-ref.ts';
 import type { LoopResult, LoopSpec } from './emulator-process.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
 
@@ -77,19 +78,57 @@ export interface Bot {
 }
 
 /**
+ * Joins the turn runner's own figures to turns: the submitting call's async context carries the
+ * turn's key (`keyOf` its thread) through the session queue and the slot wait to the runner's
+ * threadmind_turn_queue_wait_seconds observation.
+ */
+export function instrument(
+  app: RunningApp,
+  keyOf: (ref: ThreadRef) => string,
+): Pick<Bot, 'queueWaits' | 'queueAtAdmission'> {
+  const turnOf = new AsyncLocalStorage<string>();
+  const queueWaits = new Map<string, number>();
+  const queueAtAdmission = new Map<string, number>();
+  const runner = app.runner;
+  const submit = runner.submit.bind(runner);
+  runner.submit = (msg, out) => {
+    const outcome = turnOf.run(keyOf(msg.ref), () => submit(msg, out));
+    queueAtAdmission.set(keyOf(msg.ref), runner.pendingTurns);
+    return outcome;
+  };
+  const histogram = app.metrics.queueWaitSeconds;
+  const observe = histogram.observe.bind(histogram);
+  histogram.observe = ((labels: Parameters<typeof observe>[0], seconds?: number) => {
+    const key = turnOf.getStore();
+    if (key !== undefined && typeof seconds === 'number') {
+      queueWaits.set(key, seconds * 1000);
+    }
+    return (observe as (a: unknown, b?: number) => void)(labels, seconds);
+  }) as typeof histogram.observe;
+  return { queueWaits, queueAtAdmission };
+}
+
+/**
  * The bot as `npm start` builds it, with the default config but for the emulators' addresses and,
  * when given, core.maxConcurrentTurns.
  */
-export async function startBot(emu: Emulators, maxConcurrentTurns?: number): Promise<Bot> {
+export async function startBot(
+  emu: Emulators,
+  maxConcurrentTurns?: number,
+  /** `web`: the web chat alone, as `npm start` serves it with no platform configured. */
+  platform: 'slack' | 'web' = 'slack',
+): Promise<Bot> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-'));
-  const env = {
-    PORT: '0',
-    DATA_DIR: dataDir,
-    LLM_TEXT_BASE_URL: emu.ends.llmBaseURL,
-    SLACK_API_URL: emu.ends.slackApiUrl,
-    SLACK_BOT_TOKEN: emu.ends.botToken,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-  };
+  const base = { PORT: '0', DATA_DIR: dataDir, LLM_TEXT_BASE_URL: emu.ends.llmBaseURL };
+  const env =
+    platform === 'web'
+      ? base
+      : {
+          ...base,
+          SLACK_API_URL: emu.ends.slackApiUrl,
+          SLACK_BOT_TOKEN: emu.ends.botToken,
+          SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        };
   const config = loadConfig(
     maxConcurrentTurns === undefined
       ? { env }
@@ -97,29 +136,13 @@ export async function startBot(emu: Emulators, maxConcurrentTurns?: number): Pro
   );
   const defaults = loadConfig({ env });
   const app = await startApp(config, { log: silentLogger(), host: '127.0.0.1' });
-  await emu.call({ op: 'setEventsUrl', url: `http://127.0.0.1:${app.port}/slack/events` });
+  if (platform === 'slack')
+    await emu.call({ op: 'setEventsUrl', url: `http://127.0.0.1:${app.port}/slack/events` });
 
-  // Which turn a queue-wait observation belongs to: the submitting call's async context carries
-  // the channel through the session queue and the slot wait to the turn runner's observe().
-  const turnOf = new AsyncLocalStorage<string>();
-  const queueWaits = new Map<string, number>();
-  const queueAtAdmission = new Map<string, number>();
-  const runner = app.runner;
-  const submit = runner.submit.bind(runner);
-  runner.submit = (msg, out) => {
-    const outcome = turnOf.run(msg.ref.channelId, () => submit(msg, out));
-    queueAtAdmission.set(msg.ref.channelId, runner.pendingTurns);
-    return outcome;
-  };
-  const histogram = app.metrics.queueWaitSeconds;
-  const observe = histogram.observe.bind(histogram);
-  histogram.observe = ((labels: Parameters<typeof observe>[0], seconds?: number) => {
-    const channel = turnOf.getStore();
-    if (channel !== undefined && typeof seconds === 'number') {
-      queueWaits.set(channel, seconds * 1000);
-    }
-    return (observe as (a: unknown, b?: number) => void)(labels, seconds);
-  }) as typeof histogram.observe;
+  // A Slack turn has a channel of its own; a web turn a thread of its own.
+  const { queueWaits, queueAtAdmission } = instrument(app, (ref) =>
+    platform === 'web' ? ref.sessionId : ref.channelId,
+  );
 
   return {
     app,
@@ -168,13 +191,19 @@ async function untilIdle(bot: Bot): Promise<void> {
 }
 
 /** One closed-loop batch; the bot is idle before and after it, so the CPU figures are its own. */
-export async function measure(bot: Bot, emu: Emulators, spec: LoopSpec): Promise<Measurement> {
+export async function measure(
+  bot: Bot,
+  emu: Emulators,
+  spec: LoopSpec,
+  /** The load generator's loop: Slack mentions, or the web chat at `base`. */
+  loop: { op: 'loop' } | { op: 'webLoop'; base: string } = { op: 'loop' },
+): Promise<Measurement> {
   await untilIdle(bot);
   bot.queueWaits.clear();
   bot.queueAtAdmission.clear();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const r = await emu.call<LoopResult>({ op: 'loop', ...spec });
+  const r = await emu.call<LoopResult>({ ...loop, ...spec });
   await untilIdle(bot);
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);

@@ -4,7 +4,8 @@ import { applyLangChainEnvironment } from './config/runtime-env.ts';
 import type { Config } from './config/schema.ts';
 import { createLogger } from './log/logger.ts';
 
-const NO_PLATFORM = `threadmind has no chat platform to serve. Set one of:
+const NO_PLATFORM = `threadmind has no chat platform to serve (WEB_ENABLED=false turns off the web chat). Set one of:
+  the web chat:       WEB_ENABLED=true (or auto)
   Slack over HTTP:    SLACK_BOT_TOKEN=xoxb-…  SLACK_SIGNING_SECRET=…   (events at POST /slack/events)
   Slack Socket Mode:  SLACK_BOT_TOKEN=xoxb-…  SLACK_APP_TOKEN=xapp-…
   Discord:            DISCORD_TOKEN=…  DISCORD_APPLICATION_ID=…   (then npm run discord:register)
@@ -26,7 +27,7 @@ function load(): Config {
 
 async function main(): Promise<void> {
   const config = load();
-  if (!config.slackTransport && !config.discordApplicationId) {
+  if (!config.slackTransport && !config.discordApplicationId && !config.webChat) {
     process.stderr.write(NO_PLATFORM);
     process.exit(2);
   }
@@ -41,7 +42,9 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'threadmind could not start');
     process.exit(1);
   }
-  log.info({ port: app.port }, 'threadmind is running');
+  log.info({ port: app.port, web: app.webUrl }, 'threadmind is running');
+  // Plain words for the person who just ran `npm start`, beside the JSON log.
+  if (app.webUrl) process.stdout.write(`threadmind web chat: ${app.webUrl}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

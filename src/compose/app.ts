@@ -2,6 +2,7 @@
 // created here (and only here) so the core never imports a platform library.
 import { DiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
+import { WebAdapter } from '../../adapters/web/web-adapter.ts';
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
@@ -41,7 +42,25 @@ export interface RunningApp {
   discord: DiscordAdapter | undefined;
   /** The doctor's checks run at start-up (undefined when doctor.onStart is off). */
   startupChecks: StartupChecks | undefined;
+  web: WebAdapter | undefined;
+  /** The web chat's address, when it is served. */
+  webUrl: string | undefined;
   stop(): Promise<void>;
+}
+
+/**
+ * Where the HTTP server listens: the web chat's host when it is the only platform (a local trial
+ * opens nothing beyond loopback), otherwise every interface (Slack's events, health probes); the web
+ * chat then refuses requests that did not arrive on loopback unless it is exposed.
+ */
+function serverHost(config: Config): string {
+  const webOnly = !config.slackTransport && !config.discordApplicationId;
+  return config.webChat && webOnly ? config.webChat.host : '0.0.0.0';
+}
+
+function webUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
 }
 
 export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
@@ -161,13 +180,15 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     discord = new DiscordAdapter(adapterDeps);
   }
   let startupChecks: StartupChecks | undefined;
+  const web = config.webChat ? new WebAdapter({ ...adapterDeps, store: store.kv }) : undefined;
   const http = new HttpServer({
     diagnostics: () => startupChecks?.states() ?? [],
     port: config.server.port,
-    ...(opts.host ? { host: opts.host } : {}),
+    host: opts.host ?? serverHost(config),
     metrics,
     log,
     routes,
+    ...(web ? { fallback: web.handle } : {}),
     checks: [
       { name: 'store', check: () => store.ping() },
       { name: 'llm_text', check: () => llm.check() },
@@ -200,6 +221,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     slack,
     discord,
     startupChecks,
+    web,
+    webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
     async stop() {
       await startupChecks?.stop();
       await slack?.stop();
@@ -207,6 +230,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       if (!drained) log.warn('shutting down with turns still running');
       // Turns in flight post over REST; the gateway can go once they are done.
       await discord?.stop();
+      await web?.stop();
       await http.close();
       await knowledge?.close();
       await store.close();

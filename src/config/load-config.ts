@@ -26,7 +26,7 @@ const DEFAULT_FILE = path.join(
 );
 
 /** Environment variable → settings path (the table in ARCHITECTURE.md, "Configuration"). */
-const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
+const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'switch' }> = {
   PORT: { path: ['server', 'port'], type: 'int' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
   DATA_DIR: { path: ['dataDir'], type: 'string' },
@@ -38,6 +38,8 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' }> = {
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
   DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },
   DOCTOR_ON_START: { path: ['doctor', 'onStart'], type: 'string' },
+  WEB_ENABLED: { path: ['web', 'enabled'], type: 'switch' },
+  WEB_HOST: { path: ['web', 'host'], type: 'string' },
 };
 
 /** Environment variables that hold secrets: their values are redacted from anything printed. */
@@ -49,6 +51,7 @@ const SECRET_ENV = [
   'LLM_API_KEY',
   'NEO4J_PASSWORD',
   'NEO4J_WRITER_PASSWORD',
+  'WEB_AUTH_TOKEN',
 ];
 
 /** The secret values set in the environment, for redaction even when the config does not load. */
@@ -138,7 +141,9 @@ function readSecrets(env: Env): Secrets {
   const app = nonEmpty(env.SLACK_APP_TOKEN);
   const llm = nonEmpty(env.LLM_API_KEY);
   const discord = nonEmpty(env.DISCORD_TOKEN);
+  const web = nonEmpty(env.WEB_AUTH_TOKEN);
   if (discord) secrets.discordToken = discord;
+  if (web) secrets.webAuthToken = web;
   if (bot) secrets.slackBotToken = bot;
   if (signing) secrets.slackSigningSecret = signing;
   if (app) secrets.slackAppToken = app;
@@ -240,6 +245,34 @@ function readNeo4j(
   return { neo4j, neo4jWriter };
 }
 
+/** Names of this machine's loopback interface: the web chat is private there. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** Shortest WEB_AUTH_TOKEN accepted: it is the only lock on an exposed chat. */
+const WEB_TOKEN_MIN = 16;
+
+function checkWeb(
+  web: unknown,
+  platformConfigured: boolean,
+  s: Secrets,
+  problems: string[],
+): Config['webChat'] {
+  if (!isRecord(web) || typeof web.host !== 'string') return null;
+  const on = web.enabled === true || (web.enabled === 'auto' && !platformConfigured);
+  if (!on) return null;
+  const exposed = !isLoopbackHost(web.host);
+  if (exposed && !s.webAuthToken)
+    problems.push(
+      `WEB_AUTH_TOKEN is required when the web chat listens beyond loopback (WEB_HOST=${web.host}); set a long random value, e.g. from \`openssl rand -hex 24\`, or leave WEB_HOST at 127.0.0.1`,
+    );
+  if (s.webAuthToken && s.webAuthToken.length < WEB_TOKEN_MIN)
+    problems.push(`WEB_AUTH_TOKEN must be at least ${WEB_TOKEN_MIN} characters long`);
+  return { host: web.host, exposed };
+}
+
 export interface LoadOptions {
   env?: Env;
   /** Extra YAML merged over the defaults (tests); THREADMIND_CONFIG is read as well. */
@@ -272,6 +305,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       const n = Number(value);
       if (!Number.isInteger(n)) problems.push(`${name} must be a whole number, got "${value}"`);
       else setPath(raw, spec.path, n);
+    } else if (spec.type === 'switch') {
+      const v = value.toLowerCase();
+      if (v === 'true' || v === 'false') setPath(raw, spec.path, v === 'true');
+      else if (v === 'auto') setPath(raw, spec.path, 'auto');
+      else problems.push(`${name} must be true, false or auto, got "${value}"`);
     } else {
       setPath(raw, spec.path, value);
     }
@@ -296,6 +334,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   );
   const discordApplicationId = checkDiscord(env, secrets, problems);
   const graph = readNeo4j(env, problems);
+  const webChat = checkWeb(
+    raw.web,
+    slackTransport !== null || discordApplicationId !== null,
+    secrets,
+    problems,
+  );
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 
@@ -308,5 +352,6 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     ...graph,
     storeUrl,
     proxy: readProxy(env),
+    webChat,
   };
 }

@@ -107,6 +107,13 @@ export const settingsSchema = z
         fileHosts: z.array(z.string().min(1)),
       })
       .strict(),
+    web: z
+      .object({
+        enabled: z.union([z.boolean(), z.literal('auto')]),
+        host: z.string().min(1),
+        updateIntervalMs: positiveInt,
+      })
+      .strict(),
     attachments: z
       .object({
         maxFileBytes: positiveInt,
@@ -188,6 +195,7 @@ export interface Secrets {
   slackAppToken?: string;
   discordToken?: string;
   llmApiKey?: string;
+  webAuthToken?: string;
 }
 
 export interface Config extends Settings {
@@ -196,6 +204,11 @@ export interface Config extends Settings {
   slackTransport: 'http' | 'socket' | null;
   /** Discord application id when Discord is configured (DISCORD_TOKEN and DISCORD_APPLICATION_ID). */
   discordApplicationId: string | null;
+  /**
+   * The local web chat when it is served (on with no other platform, or with WEB_ENABLED=true);
+   * `exposed`: listening beyond loopback, which requires WEB_AUTH_TOKEN.
+   */
+  webChat: { host: string; exposed: boolean } | null;
   /** The knowledge graph's reader account (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD); null: disabled. */
   neo4j: Neo4jConnection | null;
   /** The ingest command's writer account (NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD), if set. */

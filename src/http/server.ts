@@ -22,6 +22,8 @@ export interface HttpServerOptions {
   log: Logger;
   /** Extra routes by exact path (the Slack adapter mounts POST /slack/events). */
   routes?: Map<string, RouteHandler>;
+  /** Every other path, when set (the web chat); without it they are 404. */
+  fallback?: RouteHandler;
   readinessTimeoutMs?: number;
   /**
    * The start-up checks (the doctor's names) with their statuses, shown beside the readiness
@@ -79,6 +81,11 @@ export class HttpServer {
     const route = this.routes.get(path);
     if (route) {
       route(req, res);
+      return;
+    }
+    const ops = path === '/healthz' || path === '/readyz' || path === '/metrics';
+    if (!ops && this.o.fallback) {
+      this.o.fallback(req, res);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

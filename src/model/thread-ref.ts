@@ -2,7 +2,7 @@
 // guild), a channel, a session (thread), and the owners an attachment can belong to. This module and
 // the rest of src/model import nothing outside src/model and src/text.
 
-export type Platform = 'slack' | 'discord';
+export type Platform = 'slack' | 'discord' | 'web';
 
 /** Names one conversation. */
 export interface ThreadRef {
@@ -48,7 +48,7 @@ export function ownersOf(ref: ThreadRef): [Owner, Owner, Owner] {
   return [sessionOwner(ref), channelOwner(ref), projectOwner(ref)];
 }
 
-const PLATFORMS: readonly Platform[] = ['slack', 'discord'];
+const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'web'];
 
 /** A thread as one string (`slack:T1:C1:1712.5`), each part escaped so ids may hold `:`. */
 export function encodeThreadRef(ref: ThreadRef): string {

@@ -14,11 +14,11 @@ import type {
   Line,
   MakeDriver,
   Mark,
-  PlatformDriver,
   Posted,
   ReactionKind,
   SettingsChange,
   Thread,
+  ThreadDriver,
   Who,
 } from './driver.ts';
 import { discordPings } from './pings.ts';
@@ -47,13 +47,13 @@ interface DiscordMark {
 
 const later = (id: string, than: string) => BigInt(id) > BigInt(than);
 
-export const makeDiscordDriver: MakeDriver = async (opts = {}) => {
+export const makeDiscordDriver: MakeDriver<ThreadDriver> = async (opts = {}) => {
   const h = await startHarness({ discord: true, overrides: contractOverrides(opts.overrides) });
   if (opts.models) h.llm.setModels(opts.models);
   return new DiscordDriver(h);
 };
 
-class DiscordDriver implements PlatformDriver {
+class DiscordDriver implements ThreadDriver {
   readonly name = 'discord';
   readonly longestMessage = DISCORD_LIMIT;
   private readonly h: Harness;

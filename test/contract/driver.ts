@@ -69,26 +69,6 @@ export interface PlatformDriver {
     text: string,
     opts?: { mention?: boolean; as?: Who; naming?: Who },
   ): Promise<Posted>;
-  /** People talk in a new thread, without the bot; the first line starts it. */
-  discussion(lines: Line[]): Promise<{ thread: Thread; posted: Posted[] }>;
-  /** How the platform shows this person's name. */
-  nameOf(who: Who): string;
-  /** The person edits their message; resolves once the bot has taken the change in. */
-  editMessage(p: Posted, text: string): Promise<void>;
-  /** The person deletes their message; resolves once the bot has taken the deletion in. */
-  deleteMessage(p: Posted): Promise<void>;
-  /** Platform API calls the bot has made to read messages and names, so far. */
-  readCalls(): number;
-  /** What the bot stores about the thread (history and archive), as text. */
-  storedHistory(thread: Thread): Promise<string>;
-  /**
-   * Changes the settings of the thread's channel, the platform's way (Slack: /threadmind and its
-   * form; Discord: /settings set), as someone with the right or an ordinary member. Resolves with
-   * what the person was told privately.
-   */
-  changeSettings(thread: Thread, as: 'admin' | 'member', change: SettingsChange): Promise<string>;
-  /** The settings of the thread's channel as `/threadmind settings` or `/settings show` shows them. */
-  showSettings(thread: Thread): Promise<string>;
   /** The platform delivers that message to the bot again (its own retry or replay). */
   redeliver(messageId: string): Promise<void>;
   /** Posts a file (no text) in the thread, or at a channel's top level. */
@@ -119,13 +99,45 @@ export interface PlatformDriver {
   askCommand?(text: string): Promise<Posted>;
   /** The platform's own file list command (Discord's /files), where it has one. */
   listFiles?(thread: Thread): Promise<Posted>;
+  /**
+   * Where the platform itself refuses an empty message (the web chat's API), sends one and returns
+   * the refusal (status and words) instead of mentioning the bot with nothing.
+   */
+  emptyMessage?(): Promise<string>;
 
   close(): Promise<void>;
 }
 
+/**
+ * A platform where people talk among themselves and the bot is called in: several people, edits
+ * and deletions, channel settings (Slack and Discord; the web chat is one person's).
+ */
+export interface ThreadDriver extends PlatformDriver {
+  /** People talk in a new thread, without the bot; the first line starts it. */
+  discussion(lines: Line[]): Promise<{ thread: Thread; posted: Posted[] }>;
+  /** How the platform shows this person's name. */
+  nameOf(who: Who): string;
+  /** The person edits their message; resolves once the bot has taken the change in. */
+  editMessage(p: Posted, text: string): Promise<void>;
+  /** The person deletes their message; resolves once the bot has taken the deletion in. */
+  deleteMessage(p: Posted): Promise<void>;
+  /** Platform API calls the bot has made to read messages and names, so far. */
+  readCalls(): number;
+  /** What the bot stores about the thread (history and archive), as text. */
+  storedHistory(thread: Thread): Promise<string>;
+  /**
+   * Changes the settings of the thread's channel, the platform's way (Slack: /threadmind and its
+   * form; Discord: /settings set), as someone with the right or an ordinary member. Resolves with
+   * what the person was told privately.
+   */
+  changeSettings(thread: Thread, as: 'admin' | 'member', change: SettingsChange): Promise<string>;
+  /** The settings of the thread's channel as `/threadmind settings` or `/settings show` shows them. */
+  showSettings(thread: Thread): Promise<string>;
+}
+
 /** Builds a driver on a freshly started bot; `overrides` go to the bot's config. */
-export type MakeDriver = (opts?: {
+export type MakeDriver<D extends PlatformDriver = PlatformDriver> = (opts?: {
   overrides?: Record<string, unknown>;
   /** What the model server lists at /v1/models (a channel may pick one). */
   models?: { id: string; max_model_len: number }[];
-}) => Promise<PlatformDriver>;
+}) => Promise<D>;

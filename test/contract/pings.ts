@@ -114,3 +114,18 @@ export function discordPings(calls: DiscordCall[], botMessages: DiscordMessage[]
   }
   return found;
 }
+
+/**
+ * The web chat pings nobody itself, but its text is copied into Slack and Discord: every text the
+ * page received from the bot (whole messages, streamed pieces and the messages they add up to) is
+ * checked with both platforms' rules.
+ */
+export function webPings(texts: string[]): string[] {
+  const found: string[] = [];
+  for (const text of texts) {
+    const hit =
+      slackProblem(text) ?? DISCORD_BROADCAST.exec(text)?.[0] ?? DISCORD_MENTION.exec(text)?.[0];
+    if (hit) found.push(`the page shows ${JSON.stringify(hit)}`);
+  }
+  return found;
+}

@@ -15,11 +15,11 @@ import type {
   Line,
   MakeDriver,
   Mark,
-  PlatformDriver,
   Posted,
   ReactionKind,
   SettingsChange,
   Thread,
+  ThreadDriver,
   Who,
 } from './driver.ts';
 import { slackPings } from './pings.ts';
@@ -49,13 +49,13 @@ interface SlackMark {
 
 const REACTIONS: Record<string, ReactionKind> = { white_check_mark: 'ok', warning: 'warning' };
 
-export const makeSlackDriver: MakeDriver = async (opts = {}) => {
+export const makeSlackDriver: MakeDriver<ThreadDriver> = async (opts = {}) => {
   const h = await startHarness({ overrides: contractOverrides(opts.overrides) });
   if (opts.models) h.llm.setModels(opts.models);
   return new SlackDriver(h);
 };
 
-class SlackDriver implements PlatformDriver {
+class SlackDriver implements ThreadDriver {
   readonly name = 'slack';
   readonly longestMessage = MARKDOWN_LIMIT;
   private readonly h: Harness;

@@ -7,7 +7,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { Handled } from '../../src/core/conversation.ts';
 import { echoResponder, type ScriptedReply } from '../emulators/openai/index.ts';
 import { buildTextPdf } from '../fixtures/documents/index.ts';
-import type { Line, MakeDriver, PlatformDriver, Who } from './driver.ts';
+import type { Line, MakeDriver, ThreadDriver, Who } from './driver.ts';
 
 type Req = { model?: string; messages: { role: string; content: unknown }[] };
 
@@ -18,7 +18,7 @@ function lastUserText(req: Req): string {
 }
 
 /** The last model request whose messages hold `needle`. */
-function requestWith(d: PlatformDriver, needle: string): Req {
+function requestWith(d: ThreadDriver, needle: string): Req {
   const r = d.llm.requests.findLast((x) => JSON.stringify(x.body.messages).includes(needle));
   assert.ok(r, `no model request mentions ${JSON.stringify(needle)}`);
   return r.body as Req;
@@ -38,9 +38,9 @@ const searchThenAnswer =
     return { toolCalls: [{ name: 'search_attachment', arguments: { query } }] };
   };
 
-export function threadContextContract(name: string, makeDriver: MakeDriver): void {
+export function threadContextContract(name: string, makeDriver: MakeDriver<ThreadDriver>): void {
   describe(`${name}: the bot reads the conversation it is called into`, () => {
-    let d: PlatformDriver;
+    let d: ThreadDriver;
     before(async () => {
       d = await makeDriver({
         overrides: {},

@@ -27,12 +27,49 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stde
   });
 }
 
-test('with no chat platform configured, start says what to set and exits non-zero', async () => {
-  const { code, stderr } = await start({});
+test('with no chat platform configured, start serves the web chat on loopback and prints its address', async () => {
+  const child = spawn(process.execPath, ['bin/run.mjs', 'src/main.ts'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tm-start-')),
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += String(d);
+        const m = /threadmind web chat: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code} before serving: ${out}`)));
+    });
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<title>threadmind<\/title>/);
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+test('with the web chat turned off and no platform, start says what to set and exits 2', async () => {
+  const { code, stderr } = await start({ WEB_ENABLED: 'false' });
   assert.equal(code, 2);
+  assert.match(stderr, /WEB_ENABLED=true/);
   assert.match(stderr, /SLACK_BOT_TOKEN=xoxb-/);
-  assert.match(stderr, /SLACK_APP_TOKEN=xapp-/);
   assert.match(stderr, /LLM_TEXT_BASE_URL/);
+});
+
+test('exposing the web chat without WEB_AUTH_TOKEN stops start-up with the fix', async () => {
+  const { code, stderr } = await start({ WEB_HOST: '0.0.0.0' });
+  assert.equal(code, 1);
+  assert.match(stderr, /WEB_AUTH_TOKEN is required when the web chat listens beyond loopback/);
 });
 
 test('a wrong configuration is listed in full, with fixes, and start exits 1', async () => {

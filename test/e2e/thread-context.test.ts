@@ -90,26 +90,26 @@ describe('Discord: reply chains and forwarded messages', () => {
     const channelId = guild?.channels[1]?.id ?? '';
     const [alice, bob, mina] = d.users;
     const first = await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId,
       userId: alice?.id ?? '',
       content: 'chain-1 the retry limit is 5',
     });
     const second = await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId,
       userId: bob?.id ?? '',
       content: 'chain-2 no, it is 3',
       replyTo: first.id,
     });
     await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId,
       userId: bob?.id ?? '',
       content: 'unrelated chatter',
     });
     const ask = await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId,
       userId: mina?.id ?? '',
       content: 'who is right?',
@@ -129,21 +129,21 @@ describe('Discord: reply chains and forwarded messages', () => {
     const [channelA, channelB] = [guild?.channels[0]?.id ?? '', guild?.channels[1]?.id ?? ''];
     const [alice, bob] = d.users;
     const original = await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId: channelA,
       userId: alice?.id ?? '',
       content: 'FORWARDED-WORDS the outage began at 09:12',
     });
     const thread = await d.userThread({ channelId: channelB, userId: bob?.id ?? '', name: 'fwd' });
     await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId: thread.id,
       userId: bob?.id ?? '',
       content: '',
       forwardOf: { channelId: channelA, messageId: original.id },
     });
     const ask = await d.userMessage({
-      guildId: guild?.id,
+      guildId: guild?.id ?? '',
       channelId: thread.id,
       userId: bob?.id ?? '',
       content: 'when did it start?',

@@ -1,0 +1,294 @@
+// The web chat page: a list of threads, one thread's messages kept current by its event stream,
+// a box to ask, commands, and files dropped or attached. Everything the bot or a file name says is
+// inserted as text or through renderMarkdown, never as HTML.
+import { renderMarkdown } from './markdown.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  threads: $('threads'),
+  title: $('thread-title'),
+  messages: $('messages'),
+  empty: $('empty'),
+  status: $('status'),
+  error: $('error'),
+  form: $('composer'),
+  text: $('text'),
+  file: $('file'),
+  dropHint: $('drop-hint'),
+};
+
+let bot = 'threadmind';
+let maxFileBytes = Number.POSITIVE_INFINITY;
+let threads = [];
+let current;
+let events;
+/** Message id → { data, node }. */
+const shown = new Map();
+
+function showError(message) {
+  ui.error.textContent = message;
+  ui.error.hidden = !message;
+}
+
+async function api(path, init = {}) {
+  const res = await fetch(path, { credentials: 'same-origin', ...init });
+  if (res.status === 401) {
+    location.assign('/login');
+    throw new Error('Please sign in.');
+  }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.error ?? `The bot answered ${res.status}.`);
+  return body;
+}
+
+function renderThreads() {
+  ui.threads.replaceChildren(
+    ...threads.map((t) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = t.title;
+      button.title = t.title;
+      button.setAttribute('aria-current', String(t.id === current));
+      button.addEventListener('click', () => openThread(t.id));
+      const li = document.createElement('li');
+      li.append(button);
+      return li;
+    }),
+  );
+}
+
+async function loadThreads() {
+  const body = await api('/api/threads');
+  bot = body.bot;
+  maxFileBytes = body.maxFileBytes ?? maxFileBytes;
+  threads = body.threads;
+  renderThreads();
+}
+
+function fileState(message) {
+  if (message.reactions?.includes('warning')) return ['⚠️ could not read', 'warning'];
+  if (message.reactions?.includes('ok')) return ['✅ read', 'ok'];
+  return message.filesDone ? ['', ''] : ['reading…', ''];
+}
+
+function renderMessage(entry) {
+  const m = entry.data;
+  const li = entry.node ?? document.createElement('li');
+  li.className = `message ${m.author}${m.streaming ? ' streaming' : ''}`;
+  li.dataset.id = m.id;
+  const author = document.createElement('div');
+  author.className = 'author';
+  author.textContent = m.author === 'bot' ? bot : 'You';
+  const body = document.createElement('div');
+  body.className = 'body';
+  // A person's words are shown as typed; the bot's are Markdown.
+  if (m.author === 'bot') body.append(renderMarkdown(m.text));
+  else if (m.text) body.append(Object.assign(document.createElement('p'), { textContent: m.text }));
+  li.replaceChildren(author, body);
+  if (m.files?.length) {
+    const [state, kind] = fileState(m);
+    const list = document.createElement('ul');
+    list.className = 'files';
+    list.setAttribute('aria-label', 'Files');
+    for (const f of m.files) {
+      const item = document.createElement('li');
+      item.className = 'file';
+      item.textContent = `📄 ${f.name}`;
+      const s = document.createElement('span');
+      s.className = `state ${kind}`;
+      s.textContent = state;
+      item.append(s);
+      list.append(item);
+    }
+    li.append(list);
+  }
+  entry.node = li;
+  return li;
+}
+
+function atBottom() {
+  const el = ui.messages;
+  return el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+}
+
+function upsert(message) {
+  const follow = atBottom();
+  const entry = shown.get(message.id);
+  if (entry) {
+    entry.data = message;
+    renderMessage(entry);
+  } else {
+    const created = { data: message };
+    shown.set(message.id, created);
+    ui.messages.append(renderMessage(created));
+  }
+  ui.empty.hidden = shown.size > 0;
+  if (follow) ui.messages.scrollTop = ui.messages.scrollHeight;
+}
+
+let pendingRender = new Set();
+function appendText(id, text) {
+  const entry = shown.get(id);
+  if (!entry) return;
+  entry.data.text += text;
+  // Several deltas in one frame are drawn once.
+  if (pendingRender.size === 0)
+    requestAnimationFrame(() => {
+      const follow = atBottom();
+      for (const e of pendingRender) renderMessage(e);
+      pendingRender = new Set();
+      if (follow) ui.messages.scrollTop = ui.messages.scrollHeight;
+    });
+  pendingRender.add(entry);
+}
+
+function setStatus(text) {
+  ui.status.textContent = text ? `${bot} ${text}` : '';
+}
+
+function openThread(id) {
+  current = id;
+  if (location.hash !== `#${id}`) history.replaceState(null, '', `#${id}`);
+  events?.close();
+  shown.clear();
+  ui.messages.replaceChildren();
+  ui.empty.hidden = false;
+  setStatus('');
+  showError('');
+  const thread = threads.find((t) => t.id === id);
+  ui.title.textContent = thread?.title ?? 'threadmind';
+  renderThreads();
+  events = new EventSource(`/api/threads/${encodeURIComponent(id)}/events`);
+  const on = (type, fn) => events.addEventListener(type, (e) => fn(JSON.parse(e.data)));
+  on('snapshot', (s) => {
+    shown.clear();
+    ui.messages.replaceChildren();
+    for (const m of s.messages) upsert(m);
+    ui.empty.hidden = shown.size > 0;
+    setStatus(s.status);
+    ui.messages.scrollTop = ui.messages.scrollHeight;
+  });
+  on('message', (e) => upsert(e.message));
+  on('append', (e) => appendText(e.id, e.text));
+  on('delete', (e) => {
+    shown.get(e.id)?.node?.remove();
+    shown.delete(e.id);
+  });
+  on('status', (e) => setStatus(e.text));
+  on('thread', (e) => {
+    threads = [e.thread, ...threads.filter((t) => t.id !== e.thread.id)];
+    if (e.thread.id === current) ui.title.textContent = e.thread.title;
+    renderThreads();
+  });
+}
+
+async function newThread() {
+  const { thread } = await api('/api/threads', { method: 'POST' });
+  threads = [thread, ...threads];
+  openThread(thread.id);
+  ui.text.focus();
+  return thread.id;
+}
+
+async function ensureThread() {
+  return current ?? newThread();
+}
+
+/** Sends once, and once more with the same id if the network failed (the bot keeps one). */
+async function post(path, init) {
+  try {
+    return await api(path, init);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return api(path, init);
+  }
+}
+
+async function send(text) {
+  if (!text.trim()) return;
+  showError('');
+  const id = await ensureThread();
+  await post(`/api/threads/${id}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text, clientId: crypto.randomUUID() }),
+  });
+}
+
+async function upload(files) {
+  showError('');
+  const id = await ensureThread();
+  for (const file of files) {
+    if (file.size > maxFileBytes) {
+      showError(
+        `${file.name} is larger than the ${Math.round(maxFileBytes / 1048576)} MB limit for files.`,
+      );
+      continue;
+    }
+    const q = new URLSearchParams({ name: file.name, clientId: crypto.randomUUID() });
+    await post(`/api/threads/${id}/files?${q}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: file,
+    }).catch((err) => showError(err.message));
+  }
+}
+
+const report = (promise) => promise.catch((err) => showError(err.message));
+
+ui.form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = ui.text.value;
+  ui.text.value = '';
+  report(
+    send(text).catch((err) => {
+      ui.text.value ||= text;
+      throw err;
+    }),
+  );
+});
+ui.text.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    ui.form.requestSubmit();
+  }
+});
+ui.file.addEventListener('change', () => {
+  const files = [...ui.file.files];
+  ui.file.value = '';
+  report(upload(files));
+});
+$('new-thread').addEventListener('click', () => report(newThread()));
+$('summarize').addEventListener('click', () => report(send('/summarize')));
+$('files').addEventListener('click', () => report(send('/files')));
+$('forget').addEventListener('click', () => {
+  if (confirm('Make the bot forget this thread, its history and its files?'))
+    report(send('/forget'));
+});
+
+let dragDepth = 0;
+document.addEventListener('dragenter', (e) => {
+  if (!e.dataTransfer?.types.includes('Files')) return;
+  dragDepth++;
+  ui.dropHint.hidden = false;
+});
+document.addEventListener('dragleave', () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (dragDepth === 0) ui.dropHint.hidden = true;
+});
+document.addEventListener('dragover', (e) => e.preventDefault());
+document.addEventListener('drop', (e) => {
+  e.preventDefault();
+  dragDepth = 0;
+  ui.dropHint.hidden = true;
+  const files = [...(e.dataTransfer?.files ?? [])];
+  if (files.length) report(upload(files));
+});
+
+report(
+  loadThreads().then(() => {
+    const wanted = location.hash.slice(1);
+    const first = threads.find((t) => t.id === wanted) ?? threads[0];
+    if (first) openThread(first.id);
+  }),
+);

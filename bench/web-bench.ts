@@ -1,0 +1,162 @@
+// Web chat figures, each from one run:
+//  - per turn, like Slack's (bench/slack-bench.ts): wall time from the question POSTed to the page's
+//    event stream delivering the finished answer, that turn's own model time at the emulated model
+//    server, overhead = wall − model time, the same turn's queue wait apart, and the bot's CPU per
+//    turn (emulator and load generator, the "page", in a child process);
+//  - time from process start (`node bin/run.mjs src/main.ts`, what `npm start` runs, with no chat
+//    platform configured) to the web chat's address printed, to the page served, and to the first
+//    question's answer finished on the page, the model being the OpenAI emulator.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WebChatClient } from '../test/support/web-client.ts';
+import {
+  type Emulators,
+  idleCpu,
+  type Measurement,
+  measure,
+  REPLY,
+  startBot,
+  startEmulators,
+} from './slack-rig.ts';
+import { fmt, summary } from './stats.ts';
+
+const PROFILES = [
+  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, measured: { 1: 40, 50: 200 } },
+  { name: 'burst 200 tok/s', chunkDelayMs: 5, measured: { 1: 100, 50: 200 } },
+] as const;
+
+const ENOUGH_SLOTS = 64;
+
+function series(name: string, values: number[]): string {
+  const s = summary(values);
+  return `${name}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)} (n=${s.n})`;
+}
+
+function report(profile: string, m: Measurement): string[] {
+  const held =
+    m.inFlight.min === m.inFlight.max ? `${m.inFlight.min}` : `${m.inFlight.min}–${m.inFlight.max}`;
+  return [
+    `${profile}, ${m.concurrency} in flight (load generator: ${held}), core.maxConcurrentTurns=${m.maxConcurrentTurns}${m.isDefaultSlots ? ' (default)' : ''}, 20-token streamed answer${m.unjoined ? `, ${m.unjoined} turns not joined` : ''}:`,
+    `  ${series('turn wall time (question POSTed → finished answer on the page’s event stream)', m.wall)}`,
+    `  ${series("that turn's model time (emulator: request received → last byte written)", m.model)}`,
+    `  ${series('overhead = wall − own model time', m.overhead)}`,
+    `  ${series('  of which queue wait (threadmind_turn_queue_wait_seconds, same turn)', m.queueWait)}`,
+    `  ${series('  the rest = overhead − queue wait (bot work, its event loop, the page’s HTTP and event-stream round trips)', m.rest)}`,
+    `  bot CPU: ${fmt(m.cpuMsPerTurn)}/turn (process.cpuUsage user+system of the bot's process, emulator and page load generator in a child process; ${m.turns} turns incl. ramp and tail); bot main thread busy: ${fmt(m.eluMsPerTurn)}/turn; emulator process busy ${Math.round(100 * m.emulatorBusy)}%`,
+  ];
+}
+
+/** One `npm start` from a cold process to the first answer on the page. */
+async function startToFirstAnswer(
+  emu: Emulators,
+): Promise<{ printed: number; page: number; answered: number; model: number }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-start-'));
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['bin/run.mjs', 'src/main.ts'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      LLM_TEXT_BASE_URL: emu.ends.llmBaseURL,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += String(d);
+        const m = /threadmind web chat: (\S+)/.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${out}`)));
+    });
+    const printed = performance.now() - t0;
+    const client = new WebChatClient(url);
+    const res = await client.request('/');
+    await res.text();
+    const page = performance.now() - t0;
+    const thread = await client.createThread();
+    const view = await client.watch(thread.id);
+    const before = await emu.call<{ total: number; modelRequests: number }>({
+      op: 'callCounts',
+      since: 0,
+    });
+    await client.send(thread.id, 'what can you do?');
+    await view.until(
+      () => view.messages().some((m) => m.author === 'bot' && !m.streaming),
+      'the first answer',
+      60_000,
+    );
+    const answered = performance.now() - t0;
+    view.close();
+    const model = await emu.call<number>({ op: 'modelTime', since: before.modelRequests });
+    return { printed, page, answered, model };
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function benchWeb(): Promise<string[]> {
+  const emu = await startEmulators();
+  const lines: string[] = [];
+  try {
+    for (const slots of [undefined, ENOUGH_SLOTS]) {
+      const bot = await startBot(emu, slots, 'web');
+      const loop = { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}` };
+      try {
+        await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
+        await measure(bot, emu, { concurrency: 10, measured: 30, staggerMs: 0 }, loop);
+        if (slots === undefined) {
+          const idle = await idleCpu(bot, 3, 3000);
+          lines.push(
+            `bot's process idle (web chat only, no turn for 3 s, then 3 s measured): ${fmt(idle.cpu)} CPU/s, main thread busy ${fmt(idle.busy)}/s`,
+          );
+        }
+        for (const profile of PROFILES) {
+          await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: profile.chunkDelayMs });
+          const modelMs = 23 * profile.chunkDelayMs;
+          for (const concurrency of slots === undefined ? [1] : [50]) {
+            const m = await measure(
+              bot,
+              emu,
+              {
+                concurrency,
+                measured: profile.measured[concurrency as 1 | 50],
+                staggerMs: modelMs / concurrency,
+              },
+              loop,
+            );
+            lines.push(...report(`web chat, ${profile.name}`, m));
+          }
+        }
+      } finally {
+        await bot.stop();
+      }
+    }
+    await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 30 });
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await startToFirstAnswer(emu));
+    const s = (xs: number[]) => {
+      const v = summary(xs);
+      return `p50 ${fmt(v.p50)}, max ${fmt(v.max)}`;
+    };
+    lines.push(
+      `npm start (node bin/run.mjs src/main.ts, no platform configured, OpenAI emulator as the model; n=${runs.length} cold starts):`,
+      `  process spawned → "threadmind web chat: <address>" printed: ${s(runs.map((r) => r.printed))}`,
+      `  process spawned → page (GET /) served: ${s(runs.map((r) => r.page))}`,
+      `  process spawned → first question's answer finished on the page's event stream: ${s(runs.map((r) => r.answered))}`,
+      `    of which that answer's model time (emulator, 20 tokens at 33 tok/s): ${s(runs.map((r) => r.model))}`,
+    );
+  } finally {
+    await emu.close();
+  }
+  return lines;
+}
