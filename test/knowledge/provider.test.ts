@@ -46,7 +46,9 @@ test('A and B ask the same question and each gets only their own partition', asy
 test('the partition filter matters: without it the same candidate query returns B’s chunks', async () => {
   const runner = new ReadRunner(kg.reader, 'neo4j');
   const alice = { partitions: [kg.corpus.groups.eng], groups: [kg.corpus.groups.eng] };
-  const params = { lucene: luceneQuery('zebracorn order API timeout'), limit: 50, ...alice };
+  // A high limit: other corpora in the same database (earlier runs, other suites) must not crowd
+  // this corpus's chunks out of the unfiltered candidates.
+  const params = { lucene: luceneQuery('zebracorn order API timeout'), limit: 1000, ...alice };
   const opts = { timeoutMs: 5000, phase: 'test' };
   const secUri = (h: { hit: { doc: { source_uri: string } } }) =>
     kg.corpus.acl[h.hit.doc.source_uri]?.includes(kg.corpus.groups.sec) ?? false;
