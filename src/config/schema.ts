@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 
 const url = z.string().url();
+
+/** `LLM_TEXT_BASE_URL=embedded`: the in-process model behind its own loopback server. */
+export const EMBEDDED = 'embedded';
 const positiveInt = z.number().int().positive();
 
 /** Settings that may appear in YAML. Secrets are deliberately absent: see `secretsSchema`. */
@@ -39,7 +42,9 @@ export const settingsSchema = z
         maxRetries: z.number().int().min(0).max(10),
         text: z
           .object({
-            baseUrl: url,
+            baseUrl: z.union([url, z.literal(EMBEDDED)], {
+              message: `must be a URL (http://host:8000/v1) or "${EMBEDDED}"`,
+            }),
             model: z.string(),
             temperature: z.number().min(0).max(2),
             maxReplyTokens: positiveInt,
@@ -51,6 +56,15 @@ export const settingsSchema = z
             model: z.string(),
             maxReplyTokens: positiveInt,
             timeoutMs: positiveInt,
+          })
+          .strict(),
+        local: z
+          .object({
+            model: z.string(),
+            threads: z.number().int().min(0),
+            contextSize: z.number().int().min(512),
+            port: z.number().int().min(0).max(65535),
+            probeTimeoutMs: positiveInt,
           })
           .strict(),
       })
@@ -163,4 +177,11 @@ export interface Config extends Settings {
   neo4jWriter: Neo4jConnection | null;
   /** SQLite path or Redis URL after defaults. */
   storeUrl: string;
+  /**
+   * Where the text model comes from: `remote` (a configured server), `embedded` (in-process), or
+   * `probe` (nothing configured: the default address if it answers, else embedded).
+   */
+  textModel: 'remote' | 'embedded' | 'probe';
+  /** Whether a vision endpoint was configured (not just the default address). */
+  visionConfigured: boolean;
 }
