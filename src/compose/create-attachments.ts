@@ -32,13 +32,13 @@ export function createAttachments(
   });
   const vision = withVision
     ? new ModelEndpoint({
-    baseUrl: config.llm.vision.baseUrl,
-    model: config.llm.vision.model,
-    apiKey: config.secrets.llmApiKey,
-    temperature: 0,
-    maxReplyTokens: config.llm.vision.maxReplyTokens,
-    requestTimeoutMs: config.llm.vision.timeoutMs,
-    maxRetries: 0,
+        baseUrl: config.llm.vision.baseUrl,
+        model: config.llm.vision.model,
+        apiKey: config.secrets.llmApiKey,
+        temperature: 0,
+        maxReplyTokens: config.llm.vision.maxReplyTokens,
+        requestTimeoutMs: config.llm.vision.timeoutMs,
+        maxRetries: 0,
         streaming: false,
         log,
       })

@@ -42,8 +42,8 @@ export const settingsSchema = z
         maxRetries: z.number().int().min(0).max(10),
         text: z
           .object({
-            baseUrl: z.union([url, z.literal(EMBEDDED)], {
-              message: `must be a URL (http://host:8000/v1) or "${EMBEDDED}"`,
+            baseUrl: z.string().refine((v) => v === EMBEDDED || url.safeParse(v).success, {
+              message: `must be a URL (e.g. http://gpu-node:8000/v1) or "${EMBEDDED}"`,
             }),
             model: z.string(),
             temperature: z.number().min(0).max(2),

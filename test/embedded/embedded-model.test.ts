@@ -164,7 +164,11 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
           },
         ],
       },
-      { role: 'tool' as const, tool_call_id: 'call_1', content: 'budget.xlsx: travel is 4,000 EUR' },
+      {
+        role: 'tool' as const,
+        tool_call_id: 'call_1',
+        content: 'budget.xlsx: travel is 4,000 EUR',
+      },
     ];
     const tools = [SEARCH_TOOL, TIME_TOOL];
     const counted = await postJson(`${root}/tokenize`, {
@@ -192,7 +196,10 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
     );
     assert.deepEqual(viaBot, { kind: 'count', tokens: counted.body.count });
 
-    const plain = await postJson(`${root}/tokenize`, { model: model.engine.id, prompt: 'hello world' });
+    const plain = await postJson(`${root}/tokenize`, {
+      model: model.engine.id,
+      prompt: 'hello world',
+    });
     assert.equal(plain.status, 200);
     assert.ok((plain.body.count as number) >= 2);
   });
@@ -231,7 +238,9 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
     const names = (required.choices[0]?.message.tool_calls ?? []).map((c) =>
       c.type === 'function' ? c.function.name : c.type,
     );
-    assert.ok(names.length >= 1 && names.every((n) => n === 'search_attachment' || n === 'current_time'));
+    assert.ok(
+      names.length >= 1 && names.every((n) => n === 'search_attachment' || n === 'current_time'),
+    );
 
     const none = await client.chat.completions.create({
       model: model.engine.id,
@@ -265,7 +274,7 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
     assert.doesNotThrow(() => JSON.parse(deltas[0]?.function?.arguments ?? ''));
   });
 
-  test('a prompt longer than the context gets vLLM\'s 400, which the bot classifies as context_too_long', async () => {
+  test("a prompt longer than the context gets vLLM's 400, which the bot classifies as context_too_long", async () => {
     const long = filler(3000);
     const raw = await postJson(`${model.baseUrl}/chat/completions`, {
       model: model.engine.id,
@@ -492,7 +501,12 @@ describe('the whole bot on the embedded model: tool calls and context overflow',
       name: 'handbook.txt',
       bytes: Buffer.from('Annual leave is 25 days per year, booked in the HR portal.\n'),
     });
-    const drop = await h.slack.postUserMessage({ channel: 'C1', user: 'U1', text: '', files: [file] });
+    const drop = await h.slack.postUserMessage({
+      channel: 'C1',
+      user: 'U1',
+      text: '',
+      files: [file],
+    });
     await h.slack.waitFor(() =>
       callsTo(h.slack, 'reactions.add').find(
         (c) => c.args.timestamp === drop.ts && c.args.name === 'white_check_mark',
@@ -578,7 +592,10 @@ describe('LLM_TEXT_BASE_URL=embedded: the bot runs the model in-process', () => 
     const { msg, outcome } = await ask('C10', `<@${h.slack.botUserId}> what is a lighthouse?`);
     assert.equal(outcome.status, 'answered');
     const replies = botReplies(h.slack, 'C10', msg.ts).filter((m) => !m.streaming);
-    assert.ok(replies.some((m) => m.text.trim() !== ''), 'an answer is posted');
+    assert.ok(
+      replies.some((m) => m.text.trim() !== ''),
+      'an answer is posted',
+    );
     assert.ok(
       h.llm.requests.length === 0,
       'the emulator is never asked: the text model is the embedded one',

@@ -6,7 +6,7 @@ import type {
   ChatModelFunctions,
   GbnfJsonSchema,
 } from 'node-llama-cpp';
-import { type WireMessage, type WireTool, WireError } from './wire.ts';
+import { WireError, type WireMessage, type WireTool } from './wire.ts';
 
 function textOf(content: WireMessage['content'] | null | undefined, role: string): string {
   if (content === null || content === undefined) return '';

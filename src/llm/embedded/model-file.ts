@@ -106,6 +106,35 @@ function progressBar(out: ResolveLocalModelOptions['progress'], label: string) {
   };
 }
 
+/** The host a URI downloads from (hf: URIs resolve through the Hugging Face endpoint). */
+function hostOf(spec: string, endpoints: ModelDownloadEndpoints | undefined): string {
+  if (/^https?:/i.test(spec)) return new URL(spec).origin;
+  return endpoints?.huggingFace ?? process.env.HF_ENDPOINT ?? 'https://huggingface.co/';
+}
+
+/**
+ * Whether the download host answers at all. The downloader retries an unreachable host for a long
+ * time; a quick look first turns "offline" into a message at once.
+ */
+async function reachable(host: string): Promise<unknown> {
+  try {
+    const res = await fetch(host, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
+    await res.body?.cancel();
+    return undefined;
+  } catch (err) {
+    return err;
+  }
+}
+
+function offlineError(spec: string, cause: unknown): EmbeddedSetupError {
+  return new EmbeddedSetupError(
+    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
+      'Copy a .gguf file here and set LLM_LOCAL_MODEL=/path/to/model.gguf, or point LLM_TEXT_BASE_URL at a model server. ' +
+      'An interrupted download resumes on the next start.',
+    { cause },
+  );
+}
+
 export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
   const spec = o.spec.trim() || DEFAULT_LOCAL_MODEL;
   if (!isUri(spec)) {
@@ -123,8 +152,12 @@ export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<st
   if (known && existsSync(path.join(o.modelsDir, known))) return path.join(o.modelsDir, known);
 
   const lib = await loadNodeLlamaCpp();
+  const unreachable = await reachable(hostOf(spec, o.endpoints));
+  if (unreachable !== undefined) throw offlineError(spec, unreachable);
   const bar = progressBar(o.progress, `threadmind: downloading ${spec}`);
-  o.progress.write(`threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`);
+  o.progress.write(
+    `threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`,
+  );
   let file: string;
   try {
     file = await lib.resolveModelFile(spec, {
@@ -136,14 +169,7 @@ export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<st
     });
   } catch (err) {
     bar.end();
-    if (isOffline(err)) {
-      throw new EmbeddedSetupError(
-        `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
-          'Copy a .gguf file here and set LLM_LOCAL_MODEL=/path/to/model.gguf, or point LLM_TEXT_BASE_URL at a model server. ' +
-          'An interrupted download resumes on the next start.',
-        { cause: err },
-      );
-    }
+    if (isOffline(err)) throw offlineError(spec, err);
     throw new EmbeddedSetupError(
       `Cannot download the embedded model ${spec}: ${err instanceof Error ? err.message : String(err)}`,
       { cause: err },

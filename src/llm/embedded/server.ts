@@ -112,7 +112,8 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
     const maxLen = engine.contextSize;
     if (prompt >= maxLen) throw inputTooLong(maxLen, prompt);
     const asked = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-    if (asked !== undefined && asked > maxLen - prompt) throw maxTokensTooLarge(asked, maxLen, prompt);
+    if (asked !== undefined && asked > maxLen - prompt)
+      throw maxTokensTooLarge(asked, maxLen, prompt);
     const maxTokens = asked ?? maxLen - prompt;
 
     const aborter = new AbortController();
@@ -206,7 +207,9 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
       if (aborter.signal.aborted) return;
       log.error({ err }, 'embedded model failed while streaming');
       // Like vLLM: an error inside a stream is an event carrying the error, then [DONE].
-      res.write(`data: ${JSON.stringify(errorBody('The embedded model failed.', 500, 'InternalServerError'))}\n\n`);
+      res.write(
+        `data: ${JSON.stringify(errorBody('The embedded model failed.', 500, 'InternalServerError'))}\n\n`,
+      );
     } finally {
       finished = true;
     }
@@ -255,7 +258,10 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
       }
     } catch (err) {
       if (err instanceof WireError) {
-        log.debug({ status: err.status, message: err.message, route }, 'embedded model refused a request');
+        log.debug(
+          { status: err.status, message: err.message, route },
+          'embedded model refused a request',
+        );
         if (!res.headersSent) sendJson(res, err.status, err.body());
         else res.end();
         return;

@@ -29,7 +29,9 @@ export type WireMessage = z.infer<typeof messageSchema>;
 export const toolSchema = z.object({
   type: z.literal('function'),
   function: z.object({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'a function name is letters, digits, _ or -'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'a function name is letters, digits, _ or -'),
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
   }),
@@ -94,7 +96,12 @@ export class WireError extends Error {
   readonly status: number;
   readonly type: string;
   readonly param: string | null;
-  constructor(message: string, status = 400, type = 'BadRequestError', param: string | null = null) {
+  constructor(
+    message: string,
+    status = 400,
+    type = 'BadRequestError',
+    param: string | null = null,
+  ) {
     super(message);
     this.name = 'WireError';
     this.status = status;
@@ -158,14 +165,25 @@ export interface OutToolCall {
 }
 
 export function usageOf(prompt: number, completion: number): Usage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
 }
 
 export function modelList(id: string, maxModelLen: number, created: number): unknown {
   return {
     object: 'list',
     data: [
-      { id, object: 'model', created, owned_by: 'threadmind', root: id, max_model_len: maxModelLen },
+      {
+        id,
+        object: 'model',
+        created,
+        owned_by: 'threadmind',
+        root: id,
+        max_model_len: maxModelLen,
+      },
     ],
   };
 }
