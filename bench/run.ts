@@ -1,5 +1,5 @@
 // `npm run bench`: prints the figures the issues ask for. Everything runs on loopback.
-// `npm run bench -- slack` (or attachments, search) runs one group.
+// `npm run bench -- slack` (or attachments, search, embedded, …) runs one group.
 import { applyLangChainEnvironment } from '../src/config/runtime-env.ts';
 
 applyLangChainEnvironment();
@@ -15,6 +15,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
+  embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

@@ -15,7 +15,8 @@ import type { AttachmentRecord } from './types.ts';
 export interface AttachmentToolDeps {
   index: AttachmentIndex;
   ingestor: Ingestor;
-  vision: ModelEndpoint;
+  /** Undefined when no vision model is configured (the embedded text model is text-only). */
+  vision: ModelEndpoint | undefined;
   maxHits: number;
   waitForIngestMs: number;
   visionTimeoutMs: number;
@@ -98,12 +99,16 @@ export function analyzeImageTool(d: AttachmentToolDeps) {
       const images = (await d.index.listFiles(scope.owners)).filter((f) => f.kind === 'image');
       const picked = pickImage(images, filename);
       if (typeof picked === 'string') return picked;
+      const vision = d.vision;
+      if (!vision) {
+        return `No vision model is configured, so ${picked.filename} cannot be looked at: this bot runs a text-only model. Tell the person that image analysis needs a vision model (whoever runs threadmind can set LLM_VISION_BASE_URL), and answer from the other information you have.`;
+      }
       const image = await d.ingestor.imageBytes(picked.owner, picked.fileId);
       if (!image)
         return `The image ${picked.filename} is no longer stored; ask the person to post it again.`;
       let signal: AbortSignal | undefined;
       try {
-        const { chat } = await d.vision.resolve();
+        const { chat } = await vision.resolve();
         signal = AbortSignal.timeout(d.visionTimeoutMs);
         const reply = await chat.invoke(
           [

@@ -24,6 +24,7 @@ import type { Store } from '../store/store.ts';
 import { createAttachments } from './create-attachments.ts';
 import { createKnowledge } from './create-knowledge.ts';
 import { createStore } from './create-store.ts';
+import { createTextModel } from './create-text-model.ts';
 
 export interface AppOptions {
   log: Logger;
@@ -66,11 +67,18 @@ function webUrl(host: string, port: number): string {
 export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
   const { log } = opts;
   applyLangChainEnvironment();
-  const store = await createStore(config.storeUrl);
+  const text = await createTextModel(config, log);
+  let store: Store;
+  try {
+    store = await createStore(config.storeUrl);
+  } catch (err) {
+    await text.embedded?.close();
+    throw err;
+  }
   const metrics = createMetrics();
   const history = new SessionHistory(store, config.store.historyMaxMessages, { log });
   const llm = new ModelEndpoint({
-    baseUrl: config.llm.text.baseUrl,
+    baseUrl: text.baseUrl,
     model: config.llm.text.model,
     apiKey: config.secrets.llmApiKey,
     temperature: config.llm.text.temperature,
@@ -79,7 +87,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     maxRetries: config.llm.maxRetries,
     log,
   });
-  const attachments = createAttachments(config, store, log, metrics);
+  // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
+  const withVision = !text.embedded || config.visionConfigured;
+  const attachments = createAttachments(config, store, log, metrics, withVision);
   const tools = opts.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
   const knowledge = createKnowledge(config, llm, log);
@@ -181,6 +191,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   }
   let startupChecks: StartupChecks | undefined;
   const web = config.webChat ? new WebAdapter({ ...adapterDeps, store: store.kv }) : undefined;
+  const vision = attachments.vision;
   const http = new HttpServer({
     diagnostics: () => startupChecks?.states() ?? [],
     port: config.server.port,
@@ -193,7 +204,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       { name: 'store', check: () => store.ping() },
       { name: 'llm_text', check: () => llm.check() },
       // Without the vision model only image questions fail (with a clear tool result).
-      { name: 'llm_vision', check: () => attachments.vision.check(), optional: true },
+      ...(vision ? [{ name: 'llm_vision', check: () => vision.check(), optional: true }] : []),
       ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
     ],
   });
@@ -206,6 +217,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     await discord?.stop().catch(() => undefined);
     await store.close();
     await knowledge?.close();
+    await text.embedded?.close();
     throw err;
   }
   const port = await http.listen();
@@ -234,6 +246,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       await http.close();
       await knowledge?.close();
       await store.close();
+      await text.embedded?.close();
     },
   };
 }

@@ -10,7 +10,14 @@ import type { Owner } from '../model/thread-ref.ts';
 import type { Store } from '../store/store.ts';
 
 /** The files feature, built from the config: ingestion, the index, the vision model and the tools. */
-export function createAttachments(config: Config, store: Store, log: Logger, metrics: Metrics) {
+export function createAttachments(
+  config: Config,
+  store: Store,
+  log: Logger,
+  metrics: Metrics,
+  /** False when the text model is embedded and no vision endpoint was configured. */
+  withVision = true,
+) {
   const index = new AttachmentIndex(store, {
     cacheBytes: config.attachments.search.indexCacheBytes,
   });
@@ -23,17 +30,19 @@ export function createAttachments(config: Config, store: Store, log: Logger, met
     images: config.attachments.images,
     onOutcome: (kind, outcome) => metrics.attachments.inc({ kind, outcome }),
   });
-  const vision = new ModelEndpoint({
-    baseUrl: config.llm.vision.baseUrl,
-    model: config.llm.vision.model,
-    apiKey: config.secrets.llmApiKey,
-    temperature: 0,
-    maxReplyTokens: config.llm.vision.maxReplyTokens,
-    requestTimeoutMs: config.llm.vision.timeoutMs,
-    maxRetries: 0,
-    streaming: false,
-    log,
-  });
+  const vision = withVision
+    ? new ModelEndpoint({
+        baseUrl: config.llm.vision.baseUrl,
+        model: config.llm.vision.model,
+        apiKey: config.secrets.llmApiKey,
+        temperature: 0,
+        maxReplyTokens: config.llm.vision.maxReplyTokens,
+        requestTimeoutMs: config.llm.vision.timeoutMs,
+        maxRetries: 0,
+        streaming: false,
+        log,
+      })
+    : undefined;
   const deps = {
     index,
     ingestor,

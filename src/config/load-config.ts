@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { Config, ProxyEnv, Secrets } from './schema.ts';
-import { settingsSchema } from './schema.ts';
+import { EMBEDDED, settingsSchema } from './schema.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -35,6 +35,10 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   LLM_TEXT_MODEL: { path: ['llm', 'text', 'model'], type: 'string' },
   LLM_VISION_BASE_URL: { path: ['llm', 'vision', 'baseUrl'], type: 'string' },
   LLM_VISION_MODEL: { path: ['llm', 'vision', 'model'], type: 'string' },
+  LLM_LOCAL_MODEL: { path: ['llm', 'local', 'model'], type: 'string' },
+  LLM_LOCAL_THREADS: { path: ['llm', 'local', 'threads'], type: 'int' },
+  LLM_LOCAL_CONTEXT: { path: ['llm', 'local', 'contextSize'], type: 'int' },
+  LLM_LOCAL_PORT: { path: ['llm', 'local', 'port'], type: 'int' },
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
   DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },
   DOCTOR_ON_START: { path: ['doctor', 'onStart'], type: 'string' },
@@ -104,6 +108,15 @@ function setPath(target: Record<string, unknown>, keys: string[], value: unknown
   }
   const last = keys.at(-1);
   if (last !== undefined) node[last] = value;
+}
+
+function hasPath(obj: unknown, keys: readonly string[]): boolean {
+  let node = obj;
+  for (const key of keys) {
+    if (!isRecord(node) || !(key in node)) return false;
+    node = node[key];
+  }
+  return true;
 }
 
 function findSecretKeys(obj: unknown, prefix: string, found: string[]): void {
@@ -284,6 +297,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
   const problems: string[] = [];
   let raw = readYaml(DEFAULT_FILE, problems);
+  // Whether the model endpoints were chosen by someone, not just left at the defaults' addresses.
+  const chosen = (keys: readonly string[], envName: string) =>
+    nonEmpty(env[envName]) !== undefined || layers.some((layer) => hasPath(layer, keys));
+  const layers: Record<string, unknown>[] = [];
   const extraFile = nonEmpty(env.THREADMIND_CONFIG);
   if (extraFile) {
     const extra = readYaml(extraFile, problems);
@@ -295,8 +312,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       );
     }
     raw = deepMerge(raw, extra);
+    layers.push(extra);
   }
-  if (opts.overrides) raw = deepMerge(raw, opts.overrides);
+  if (opts.overrides) {
+    raw = deepMerge(raw, opts.overrides);
+    layers.push(opts.overrides);
+  }
 
   for (const [name, spec] of Object.entries(ENV_PATHS)) {
     const value = nonEmpty(env[name]);
@@ -344,6 +365,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const settings = parsed.data;
 
   const storeUrl = settings.store.url || `sqlite://${path.join(settings.dataDir, 'threadmind.db')}`;
+  const textModel =
+    settings.llm.text.baseUrl === EMBEDDED
+      ? 'embedded'
+      : chosen(['llm', 'text', 'baseUrl'], 'LLM_TEXT_BASE_URL')
+        ? 'remote'
+        : 'probe';
+  const visionConfigured = chosen(['llm', 'vision', 'baseUrl'], 'LLM_VISION_BASE_URL');
   return {
     ...settings,
     secrets,
@@ -353,5 +381,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     storeUrl,
     proxy: readProxy(env),
     webChat,
+    textModel,
+    visionConfigured,
   };
 }

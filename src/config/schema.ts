@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 
 const url = z.string().url();
+
+/** `LLM_TEXT_BASE_URL=embedded`: the in-process model behind its own loopback server. */
+export const EMBEDDED = 'embedded';
 const positiveInt = z.number().int().positive();
 
 const channelSettings = z
@@ -49,7 +52,9 @@ export const settingsSchema = z
         maxRetries: z.number().int().min(0).max(10),
         text: z
           .object({
-            baseUrl: url,
+            baseUrl: z.string().refine((v) => v === EMBEDDED || url.safeParse(v).success, {
+              message: `must be a URL (e.g. http://gpu-node:8000/v1) or "${EMBEDDED}"`,
+            }),
             model: z.string(),
             temperature: z.number().min(0).max(2),
             maxReplyTokens: positiveInt,
@@ -61,6 +66,15 @@ export const settingsSchema = z
             model: z.string(),
             maxReplyTokens: positiveInt,
             timeoutMs: positiveInt,
+          })
+          .strict(),
+        local: z
+          .object({
+            model: z.string(),
+            threads: z.number().int().min(0),
+            contextSize: z.number().int().min(512),
+            port: z.number().int().min(0).max(65535),
+            probeTimeoutMs: positiveInt,
           })
           .strict(),
       })
@@ -215,6 +229,13 @@ export interface Config extends Settings {
   neo4jWriter: Neo4jConnection | null;
   /** SQLite path or Redis URL after defaults. */
   storeUrl: string;
+  /**
+   * Where the text model comes from: `remote` (a configured server), `embedded` (in-process), or
+   * `probe` (nothing configured: the default address if it answers, else embedded).
+   */
+  textModel: 'remote' | 'embedded' | 'probe';
+  /** Whether a vision endpoint was configured (not just the default address). */
+  visionConfigured: boolean;
   /** Proxy variables as the environment has them (the doctor's egress check reports them). */
   proxy: ProxyEnv;
 }

@@ -1,0 +1,181 @@
+// LLM_LOCAL_MODEL → a .gguf file on disk: a path is used as it is; an hf: (or https:) URI is
+// downloaded once into DATA_DIR/models, with a progress bar on stderr, and found again on later
+// starts without the network (a small manifest maps each URI to its file).
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ModelDownloadEndpoints } from 'node-llama-cpp';
+import { EmbeddedSetupError, loadNodeLlamaCpp } from './engine.ts';
+
+/**
+ * Qwen2.5-1.5B-Instruct at Q4_K_M (about 1.1 GB): small enough for a laptop CPU, and trained for
+ * tool calling (node-llama-cpp speaks its Hermes-style <tool_call> format natively).
+ */
+export const DEFAULT_LOCAL_MODEL =
+  'hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf';
+
+export interface ResolveLocalModelOptions {
+  /** LLM_LOCAL_MODEL; empty: DEFAULT_LOCAL_MODEL. */
+  spec: string;
+  /** DATA_DIR/models. */
+  modelsDir: string;
+  /** Where progress is drawn (process.stderr). */
+  progress: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where hf: URIs are resolved (tests point this at loopback). */
+  endpoints?: ModelDownloadEndpoints;
+}
+
+const MANIFEST = 'downloads.json';
+
+function isUri(spec: string): boolean {
+  return /^(hf|huggingface|https?):/i.test(spec);
+}
+
+function readManifest(dir: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeManifest(dir: string, manifest: Record<string, string>): void {
+  const file = path.join(dir, MANIFEST);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+const OFFLINE_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/** Whether a download failed because the host could not be reached, anywhere in the cause chain. */
+function isOffline(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  let link: unknown = err;
+  while (typeof link === 'object' && link !== null && !seen.has(link)) {
+    seen.add(link);
+    const { code, cause, errors } = link as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && OFFLINE_CODES.has(code)) return true;
+    if (Array.isArray(errors) && errors.some(isOffline)) return true;
+    link = cause;
+  }
+  return false;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1e6).toFixed(0);
+}
+
+/** A progress bar on a terminal, a line every 10% elsewhere (logs). */
+function progressBar(out: ResolveLocalModelOptions['progress'], label: string) {
+  let lastDraw = 0;
+  let lastTenth = -1;
+  return {
+    update(done: number, total: number) {
+      const fraction = total > 0 ? done / total : 0;
+      if (out.isTTY) {
+        const now = Date.now();
+        if (now - lastDraw < 200 && done < total) return;
+        lastDraw = now;
+        const width = 30;
+        const filled = Math.round(fraction * width);
+        out.write(
+          `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(fraction * 100).toFixed(0)}% ` +
+            `${megabytes(done)}/${megabytes(total)} MB`,
+        );
+      } else {
+        const tenth = Math.floor(fraction * 10);
+        if (tenth === lastTenth) return;
+        lastTenth = tenth;
+        out.write(`${label}: ${tenth * 10}% (${megabytes(done)}/${megabytes(total)} MB)\n`);
+      }
+    },
+    end() {
+      if (out.isTTY && lastDraw > 0) out.write('\n');
+    },
+  };
+}
+
+/** The host a URI downloads from (hf: URIs resolve through the Hugging Face endpoint). */
+function hostOf(spec: string, endpoints: ModelDownloadEndpoints | undefined): string {
+  if (/^https?:/i.test(spec)) return new URL(spec).origin;
+  return endpoints?.huggingFace ?? process.env.HF_ENDPOINT ?? 'https://huggingface.co/';
+}
+
+/**
+ * Whether the download host answers at all. The downloader retries an unreachable host for a long
+ * time; a quick look first turns "offline" into a message at once.
+ */
+async function reachable(host: string): Promise<unknown> {
+  try {
+    const res = await fetch(host, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
+    await res.body?.cancel();
+    return undefined;
+  } catch (err) {
+    return err;
+  }
+}
+
+function offlineError(spec: string, cause: unknown): EmbeddedSetupError {
+  return new EmbeddedSetupError(
+    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
+      'Copy a .gguf file here and set LLM_LOCAL_MODEL=/path/to/model.gguf, or point LLM_TEXT_BASE_URL at a model server. ' +
+      'An interrupted download resumes on the next start.',
+    { cause },
+  );
+}
+
+export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
+  const spec = o.spec.trim() || DEFAULT_LOCAL_MODEL;
+  if (!isUri(spec)) {
+    const file = path.resolve(spec);
+    if (!existsSync(file)) {
+      throw new EmbeddedSetupError(
+        `LLM_LOCAL_MODEL names ${file}, which does not exist. Give the path of a .gguf file or an hf: URI.`,
+      );
+    }
+    return file;
+  }
+  mkdirSync(o.modelsDir, { recursive: true });
+  const manifest = readManifest(o.modelsDir);
+  const known = manifest[spec];
+  if (known && existsSync(path.join(o.modelsDir, known))) return path.join(o.modelsDir, known);
+
+  const lib = await loadNodeLlamaCpp();
+  const unreachable = await reachable(hostOf(spec, o.endpoints));
+  if (unreachable !== undefined) throw offlineError(spec, unreachable);
+  const bar = progressBar(o.progress, `threadmind: downloading ${spec}`);
+  o.progress.write(
+    `threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`,
+  );
+  let file: string;
+  try {
+    file = await lib.resolveModelFile(spec, {
+      directory: o.modelsDir,
+      download: 'auto',
+      cli: false,
+      onProgress: ({ downloadedSize, totalSize }) => bar.update(downloadedSize, totalSize),
+      ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+    });
+  } catch (err) {
+    bar.end();
+    if (isOffline(err)) throw offlineError(spec, err);
+    throw new EmbeddedSetupError(
+      `Cannot download the embedded model ${spec}: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  }
+  bar.end();
+  writeManifest(o.modelsDir, { ...manifest, [spec]: path.relative(o.modelsDir, file) });
+  return file;
+}
