@@ -28,13 +28,30 @@ export async function createTextModel(config: Config, log: Logger): Promise<Text
       'no model server answers at the default address; starting the embedded model',
     );
   }
-  const embedded = await startEmbeddedModel({
-    model: local.model,
-    dataDir: config.dataDir,
-    threads: local.threads,
-    contextSize: local.contextSize,
-    port: local.port,
-    log,
-  });
-  return { baseUrl: embedded.baseUrl, embedded };
+  const start = () =>
+    startEmbeddedModel({
+      model: local.model,
+      dataDir: config.dataDir,
+      threads: local.threads,
+      contextSize: local.contextSize,
+      port: local.port,
+      log,
+    });
+  if (config.textModel === 'embedded') {
+    const embedded = await start();
+    return { baseUrl: embedded.baseUrl, embedded };
+  }
+  try {
+    const embedded = await start();
+    return { baseUrl: embedded.baseUrl, embedded };
+  } catch (err) {
+    // Nothing was configured and the default model cannot be had (offline, no space): the bot
+    // still starts, so the web chat and the doctor can say what is missing, and turns report the
+    // model as unreachable until a server answers at the default address.
+    log.error(
+      { err, base_url: text.baseUrl },
+      'the embedded model could not be started; set LLM_TEXT_BASE_URL to a model server or LLM_LOCAL_MODEL to a .gguf file',
+    );
+    return { baseUrl: text.baseUrl, embedded: undefined };
+  }
 }

@@ -52,9 +52,11 @@ test('with no chat platform configured, start serves the web chat on loopback an
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<title>threadmind<\/title>/);
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 });
 
