@@ -16,8 +16,8 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
-import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
+import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
 import { manifestBotScopes } from './slack-doctor.ts';
@@ -76,7 +76,8 @@ class FixedCredentials implements SlackCredentialSource {
 
 /** Where Slack's authorize page is: beside the Web API (slack.com/api/ → slack.com/oauth/v2/authorize). */
 export function authorizeUrl(apiUrl: string): string {
-  return new URL('../oauth/v2/authorize', new URL(apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`)).href;
+  return new URL('../oauth/v2/authorize', new URL(apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`))
+    .href;
 }
 
 export class SlackAdapter {
@@ -144,7 +145,10 @@ export class SlackAdapter {
               );
             },
             failure: (error, _options, _req, res) => {
-              d.log.warn({ error: (error as { code?: string }).code ?? error.name }, 'slack install failed');
+              d.log.warn(
+                { error: (error as { code?: string }).code ?? error.name },
+                'slack install failed',
+              );
               res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
               res.end(
                 '<!doctype html><meta charset="utf-8"><title>threadmind not installed</title><p>The installation did not complete (the link may be used or expired). Start again from /slack/install.</p>',
@@ -240,7 +244,10 @@ export class SlackAdapter {
         // An event from a workspace the app is not installed in (any more): acknowledged and
         // dropped, so Slack does not retry it and nobody is answered with a token that is gone.
         const b = body as { team_id?: string; event?: { ts?: string } } | undefined;
-        d.log.info({ team: b?.team_id }, 'slack event from a workspace without an installation ignored');
+        d.log.info(
+          { team: b?.team_id },
+          'slack event from a workspace without an installation ignored',
+        );
         if (b?.event?.ts) d.core.skipped('slack', b.event.ts);
         return;
       }
@@ -301,12 +308,14 @@ export class SlackAdapter {
       this.d.log.info({ mode: 'oauth' }, 'slack ready: workspaces install at /slack/install');
       return;
     }
-    const auth = await this.client.auth.test({ token: this.fixed.creds.token }).catch((err: unknown) => {
-      throw new Error(
-        `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
-        { cause: err },
-      );
-    });
+    const auth = await this.client.auth
+      .test({ token: this.fixed.creds.token })
+      .catch((err: unknown) => {
+        throw new Error(
+          `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
+          { cause: err },
+        );
+      });
     this.fixed.creds = { ...this.fixed.creds, botUserId: auth.user_id, botId: auth.bot_id };
     this.d.log.info(
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },

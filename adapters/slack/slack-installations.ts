@@ -56,7 +56,9 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
     this.#cache.clear();
   }
 
-  async fetchInstallation(q: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
+  async fetchInstallation(
+    q: InstallationQuery<boolean>,
+  ): Promise<Installation<'v1' | 'v2', boolean>> {
     const found = await this.#find(q);
     if (!found) throw new Error('no installation for this workspace');
     return found;
@@ -92,9 +94,12 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
     return creds;
   }
 
-  async #find(q: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean> | undefined> {
+  async #find(
+    q: InstallationQuery<boolean>,
+  ): Promise<Installation<'v1' | 'v2', boolean> | undefined> {
     type I = Installation<'v1' | 'v2', boolean>;
-    if (q.isEnterpriseInstall && q.enterpriseId) return this.#records.get<I>(orgKey(q.enterpriseId));
+    if (q.isEnterpriseInstall && q.enterpriseId)
+      return this.#records.get<I>(orgKey(q.enterpriseId));
     if (q.teamId) {
       const own = await this.#records.get<I>(teamKey(q.enterpriseId, q.teamId));
       if (own) return own;
@@ -119,11 +124,7 @@ export class SlackStateStore implements StateStore {
 
   async generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
     const state = randomBytes(24).toString('base64url');
-    await this.#records.set(
-      stateKey(state),
-      { installOptions, at: now.getTime() },
-      this.#ttlMs,
-    );
+    await this.#records.set(stateKey(state), { installOptions, at: now.getTime() }, this.#ttlMs);
     return state;
   }
 

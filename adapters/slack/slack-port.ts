@@ -16,8 +16,8 @@ import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
-import type { SlackCredentialSource, SlackCredentials } from './slack-installations.ts';
 import { slackFormat } from './slack-format.ts';
+import type { SlackCredentialSource, SlackCredentials } from './slack-installations.ts';
 
 /** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000. */
 export const MRKDWN_LIMIT = 3000;
@@ -132,7 +132,11 @@ export class SlackPort implements PlatformPort {
   }
 
   /** Looks up a page's authors at once, so a read costs one round trip for names, not one each. */
-  private async learnNames(page: ApiMessage[], self: SlackCredentials, projectId: string): Promise<void> {
+  private async learnNames(
+    page: ApiMessage[],
+    self: SlackCredentials,
+    projectId: string,
+  ): Promise<void> {
     const unknown = new Set(
       page.flatMap((m) =>
         m.user && !m.bot_id && m.user !== self.botUserId && this.names.get(m.user) === undefined

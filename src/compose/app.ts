@@ -177,7 +177,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     slack = new SlackAdapter({
       ...adapterDeps,
       // Installations (tokens) are sealed at rest; config refuses OAuth mode without a key.
-      ...(config.slackOAuth && keys ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)) } : {}),
+      ...(config.slackOAuth && keys
+        ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)) }
+        : {}),
     });
     const events = slack.eventsRoute;
     if (events) routes.set('/slack/events', events);

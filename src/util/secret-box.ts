@@ -73,18 +73,31 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(aad));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return [VERSION, current.id, iv.toString('base64url'), tag.toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      VERSION,
+      current.id,
+      iv.toString('base64url'),
+      tag.toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   /** Throws when the value is not sealed by one of the keys, or was altered. */
   open(sealed: string, aad = ''): Opened {
     const [version, id, iv, tag, body] = sealed.split('.');
-    if (version !== VERSION || id === undefined || iv === undefined || tag === undefined || body === undefined) {
+    if (
+      version !== VERSION ||
+      id === undefined ||
+      iv === undefined ||
+      tag === undefined ||
+      body === undefined
+    ) {
       throw new Error('not a sealed value');
     }
     const index = this.#keys.findIndex((k) => k.id === id);
     const key = this.#keys[index];
-    if (key === undefined) throw new Error(`sealed with a key that is not configured (key id ${id})`);
+    if (key === undefined)
+      throw new Error(`sealed with a key that is not configured (key id ${id})`);
     const tagBytes = Buffer.from(tag, 'base64url');
     if (tagBytes.length !== TAG_BYTES) throw new Error('not a sealed value');
     const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'));
