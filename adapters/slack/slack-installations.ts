@@ -74,12 +74,11 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
     teamId: string | undefined,
     orgWide: boolean,
   ): Promise<boolean> {
+    // Cleared first: from here on this process stops using the tokens, even if the delete fails.
     this.#cache.clear();
     if (orgWide && enterpriseId) return this.#records.delete(orgKey(enterpriseId));
     if (!teamId) return false;
-    const removed = await this.#records.delete(teamKey(enterpriseId, teamId));
-    this.#cache.clear();
-    return removed;
+    return this.#records.delete(teamKey(enterpriseId, teamId));
   }
 
   async forProject(projectId: string): Promise<SlackCredentials | undefined> {
