@@ -16,6 +16,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
   embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
+  oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

@@ -17,8 +17,10 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
+import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
+import { manifestBotScopes } from './slack-doctor.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
   classifySlackChange,
@@ -29,6 +31,12 @@ import {
   slackProjectId,
 } from './slack-events.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
+import {
+  type SlackCredentialSource,
+  type SlackCredentials,
+  SlackInstallations,
+  SlackStateStore,
+} from './slack-installations.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
 import {
   type FormPlace,
@@ -42,9 +50,35 @@ export interface SlackAdapterDeps {
   config: Config;
   core: Conversation;
   log: Logger;
+  /** Sealed storage for installations; required when `config.slackOAuth`. */
+  sealed?: SealedRecords;
 }
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
+
+/** What Bolt's authorize put in a listener's context: this workspace's bot. */
+interface BotContext {
+  botToken?: string;
+  botUserId?: string;
+  botId?: string;
+}
+
+/** Single-workspace mode: the token from the environment, the bot's ids from auth.test. */
+class FixedCredentials implements SlackCredentialSource {
+  creds: SlackCredentials;
+  constructor(token: string) {
+    this.creds = { token, botUserId: undefined, botId: undefined };
+  }
+  async forProject(): Promise<SlackCredentials> {
+    return this.creds;
+  }
+}
+
+/** Where Slack's authorize page is: beside the Web API (slack.com/api/ → slack.com/oauth/v2/authorize). */
+export function authorizeUrl(apiUrl: string): string {
+  return new URL('../oauth/v2/authorize', new URL(apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`))
+    .href;
+}
 
 export class SlackAdapter {
   readonly app: App;
@@ -53,7 +87,9 @@ export class SlackAdapter {
   private readonly httpReceiver: HTTPReceiver | undefined;
   private readonly socketReceiver: SocketModeReceiver | undefined;
   private readonly files: SlackFiles;
-  private botUserId: string | undefined;
+  /** Set in OAuth mode: the installed workspaces. */
+  readonly installations: SlackInstallations | undefined;
+  private readonly fixed: FixedCredentials | undefined;
   private stopping = false;
 
   constructor(d: SlackAdapterDeps) {
@@ -70,8 +106,58 @@ export class SlackAdapter {
         maxTimeout: 10_000,
       },
     };
+    if (config.slackOAuth && !d.sealed) throw new Error('Slack OAuth mode needs sealed storage');
+    this.installations =
+      config.slackOAuth && d.sealed ? new SlackInstallations(d.sealed) : undefined;
+    this.fixed = this.installations ? undefined : new FixedCredentials(s.slackBotToken ?? '');
     let receiver: HTTPReceiver | SocketModeReceiver;
-    if (config.slackTransport === 'socket') {
+    if (this.installations && d.sealed) {
+      const redirectUri = config.slack.oauth.redirectUrl || undefined;
+      receiver = this.httpReceiver = new HTTPReceiver({
+        signingSecret: s.slackSigningSecret ?? '',
+        logger,
+        port: 0,
+        unhandledRequestTimeoutMillis: 3001,
+        clientId: s.slackClientId ?? '',
+        clientSecret: s.slackClientSecret ?? '',
+        scopes: manifestBotScopes(),
+        installationStore: this.installations,
+        ...(redirectUri ? { redirectUri } : {}),
+        installerOptions: {
+          stateStore: new SlackStateStore(d.sealed, config.slack.oauth.stateTtlSeconds * 1000),
+          // /slack/install sends the browser straight to Slack (with the state cookie set).
+          directInstall: true,
+          authorizationUrl: authorizeUrl(config.slack.apiUrl),
+          clientOptions,
+          ...(redirectUri ? { redirectUriPath: new URL(redirectUri).pathname } : {}),
+          callbackOptions: {
+            success: (installation, _options, _req, res) => {
+              const where = installation.isEnterpriseInstall
+                ? installation.enterprise?.id
+                : installation.team?.id;
+              d.log.info(
+                { team: installation.team?.id, enterprise: installation.enterprise?.id },
+                'slack app installed',
+              );
+              res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+              res.end(
+                `<!doctype html><meta charset="utf-8"><title>threadmind installed</title><p>threadmind is installed${where ? ` (${escapeHtml(where)})` : ''}. Mention @threadmind in a channel to start.</p>`,
+              );
+            },
+            failure: (error, _options, _req, res) => {
+              d.log.warn(
+                { error: (error as { code?: string }).code ?? error.name },
+                'slack install failed',
+              );
+              res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
+              res.end(
+                '<!doctype html><meta charset="utf-8"><title>threadmind not installed</title><p>The installation did not complete (the link may be used or expired). Start again from /slack/install.</p>',
+              );
+            },
+          },
+        },
+      });
+    } else if (config.slackTransport === 'socket') {
       receiver = this.socketReceiver = new SocketModeReceiver({
         appToken: s.slackAppToken ?? '',
         logger,
@@ -87,17 +173,17 @@ export class SlackAdapter {
       });
     }
     this.app = new App({
-      token: s.slackBotToken ?? '',
+      ...(this.installations ? {} : { token: s.slackBotToken ?? '' }),
       receiver,
       clientOptions,
       logger,
       // Nothing reads Bolt's conversation store, and its miss on every event builds an Error.
       convoStore: false,
+      extendedErrorHandler: true,
     });
     this.files = new SlackFiles({
       client: this.app.client,
       source: {
-        bearerToken: s.slackBotToken ?? '',
         allowedHosts: [...config.attachments.slackFileHosts, new URL(config.slack.apiUrl).host],
         maxBytes: config.attachments.maxFileBytes,
         timeoutMs: config.attachments.downloadTimeoutMs,
@@ -106,6 +192,7 @@ export class SlackAdapter {
     });
     this.port = new SlackPort({
       client: this.app.client,
+      credentials: this.installations ?? (this.fixed as FixedCredentials),
       files: this.files,
       log: d.log.child({ platform: 'slack' }),
       streaming: config.slack.streaming,
@@ -118,8 +205,16 @@ export class SlackAdapter {
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,
     });
-    const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
-      await this.onEvent(body as SlackEnvelope, event as SlackEvent);
+    const listener = async ({
+      event,
+      body,
+      context,
+    }: {
+      event: unknown;
+      body: unknown;
+      context: BotContext;
+    }) => {
+      await this.onEvent(body as SlackEnvelope, event as SlackEvent, context);
     };
     this.app.event('app_mention', listener);
     this.app.event('message', listener);
@@ -129,9 +224,61 @@ export class SlackAdapter {
     this.app.view(SETTINGS_CALLBACK, async (args) => {
       await this.onSettingsSubmitted(args);
     });
-    this.app.error(async (err) => {
-      d.log.error({ err }, 'slack listener error');
+    // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
+    this.app.event('app_uninstalled', async ({ body }) => {
+      await this.forget(body as SlackEnvelope, 'app_uninstalled');
     });
+    this.app.event('tokens_revoked', async ({ event, body }) => {
+      if ((event.tokens.bot ?? []).length > 0) {
+        await this.forget(body as SlackEnvelope, 'tokens_revoked');
+      }
+    });
+    const onError = async ({
+      error,
+      body,
+    }: {
+      error: Error & { code?: string };
+      body?: unknown;
+    }): Promise<void> => {
+      if (error.code === 'slack_bolt_authorization_error') {
+        // An event from a workspace the app is not installed in (any more): acknowledged and
+        // dropped, so Slack does not retry it and nobody is answered with a token that is gone.
+        const b = body as { team_id?: string; event?: { ts?: string } } | undefined;
+        d.log.info(
+          { team: b?.team_id },
+          'slack event from a workspace without an installation ignored',
+        );
+        if (b?.event?.ts) d.core.skipped('slack', b.event.ts);
+        return;
+      }
+      d.log.error({ err: error }, 'slack listener error');
+    };
+    // extendedErrorHandler: Bolt passes the body too.
+    this.app.error(onError);
+  }
+
+  /** GET /slack/install and /slack/oauth_redirect (OAuth mode): Bolt's installer. */
+  get installRoutes(): Map<string, (req: HttpRequest, res: ServerResponse) => void> {
+    const listener = this.httpReceiver?.requestListener;
+    const routes = new Map<string, (req: HttpRequest, res: ServerResponse) => void>();
+    if (!this.installations || !listener) return routes;
+    const redirect = this.d.config.slack.oauth.redirectUrl;
+    routes.set('/slack/install', listener);
+    routes.set(redirect ? new URL(redirect).pathname : '/slack/oauth_redirect', listener);
+    return routes;
+  }
+
+  /** Removes a workspace's (or an org's) installation: its tokens stop working here at once. */
+  private async forget(envelope: SlackEnvelope, why: string): Promise<void> {
+    const b = envelope as SlackEnvelope & {
+      authorizations?: { is_enterprise_install?: boolean }[];
+    };
+    const orgWide = b.authorizations?.[0]?.is_enterprise_install === true;
+    const removed = await this.installations?.remove(b.enterprise_id, b.team_id, orgWide);
+    this.d.log.info(
+      { team: b.team_id, enterprise: b.enterprise_id, removed: removed ?? false, why },
+      'slack installation removed',
+    );
   }
 
   /**
@@ -157,14 +304,19 @@ export class SlackAdapter {
   }
 
   async start(): Promise<void> {
-    const auth = await this.client.auth.test().catch((err: unknown) => {
-      throw new Error(
-        `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
-        { cause: err },
-      );
-    });
-    this.botUserId = auth.user_id;
-    this.port.setIdentity(auth.user_id, auth.bot_id);
+    if (!this.fixed) {
+      this.d.log.info({ mode: 'oauth' }, 'slack ready: workspaces install at /slack/install');
+      return;
+    }
+    const auth = await this.client.auth
+      .test({ token: this.fixed.creds.token })
+      .catch((err: unknown) => {
+        throw new Error(
+          `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
+          { cause: err },
+        );
+      });
+    this.fixed.creds = { ...this.fixed.creds, botUserId: auth.user_id, botId: auth.bot_id };
     this.d.log.info(
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
@@ -188,9 +340,14 @@ export class SlackAdapter {
     };
   }
 
-  private async onEvent(envelope: SlackEnvelope, event: SlackEvent): Promise<void> {
-    const botUserId = this.botUserId;
-    if (!botUserId) return;
+  private async onEvent(
+    envelope: SlackEnvelope,
+    event: SlackEvent,
+    context: BotContext,
+  ): Promise<void> {
+    const botUserId = context.botUserId;
+    const token = context.botToken;
+    if (!botUserId || !token) return;
     const traceId = randomUUID();
     const { core } = this.d;
     if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
@@ -201,7 +358,9 @@ export class SlackAdapter {
     }
     const projectId = slackProjectId(envelope, event);
     const fromPerson = !event.bot_id && event.user !== botUserId;
-    const files = event.files?.length && fromPerson ? await this.files.refs(event.files) : [];
+    if (fromPerson && event.user && projectId) this.port.noteUser(event.user, projectId);
+    const files =
+      event.files?.length && fromPerson ? await this.files.refs(event.files, token) : [];
     if (files.length > 0 && projectId) {
       // A file belongs to the thread it was posted in, or to the channel at its top level.
       const ref: ThreadRef = {
@@ -256,6 +415,7 @@ export class SlackAdapter {
     ack,
     respond,
     body,
+    client,
   }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
     await ack();
@@ -287,7 +447,7 @@ export class SlackAdapter {
         );
         return;
       }
-      const allowed = await this.mayChange(command.user_id, command.channel_id);
+      const allowed = await this.mayChange(client, command.user_id, command.channel_id);
       if (!allowed) {
         // Recorded like any refused change, so the audit trail shows the attempt.
         const r = await core.changeSettings(ref, { id: command.user_id, mayChange: false }, {});
@@ -295,7 +455,7 @@ export class SlackAdapter {
         return;
       }
       const form = await core.settingsForm(ref);
-      await this.client.views.open({
+      await client.views.open({
         trigger_id: command.trigger_id,
         view: settingsView(form.effective.settings, form.models, {
           channel: command.channel_id,
@@ -314,6 +474,7 @@ export class SlackAdapter {
     ack,
     body,
     view,
+    client,
   }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     let place: FormPlace;
     try {
@@ -332,7 +493,7 @@ export class SlackAdapter {
     const patch = patchFromState(
       view.state.values as unknown as Parameters<typeof patchFromState>[0],
     );
-    const mayChange = await this.mayChange(user, place.channel).catch(() => false);
+    const mayChange = await this.mayChange(client, user, place.channel).catch(() => false);
     const r = await this.d.core.changeSettings(ref, { id: user, mayChange }, patch);
     if (!r.ok && mayChange) {
       // An invalid value: the form stays open with the problem under the field.
@@ -341,13 +502,13 @@ export class SlackAdapter {
       return;
     }
     await ack();
-    await this.client.chat
+    await client.chat
       .postEphemeral({ channel: place.channel, user, text: this.render(r.text) })
       .catch((err: unknown) => this.d.log.warn({ err }, 'could not confirm the settings change'));
   }
 
-  private mayChange(user: string, channel: string): Promise<boolean> {
-    return mayChangeSettings(this.client, this.d.config.slack.admins, user, channel);
+  private mayChange(client: WebClient, user: string, channel: string): Promise<boolean> {
+    return mayChangeSettings(client, this.d.config.slack.admins, user, channel);
   }
 
   /** Bot text for an ephemeral reply, rendered like every other post. */
@@ -356,4 +517,8 @@ export class SlackAdapter {
       .map((r) => r.text)
       .join('\n');
   }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

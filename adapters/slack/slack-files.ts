@@ -17,7 +17,7 @@ export interface SlackFileRef {
 
 export interface SlackFileOptions {
   client: WebClient;
-  /** Slack's file hosts, with the bot token. */
+  /** Slack's file hosts (the bot token of the workspace is given per call). */
   source: FileSource;
   log: Logger;
 }
@@ -34,16 +34,17 @@ export class SlackFiles {
     this.o = o;
   }
 
-  async refs(files: SlackFileRef[] | undefined): Promise<FileRef[]> {
-    return Promise.all(readableFiles(files).map((f) => this.ref(f)));
+  /** `token`: the bot token of the workspace the files were shared in. */
+  async refs(files: SlackFileRef[] | undefined, token: string): Promise<FileRef[]> {
+    return Promise.all(readableFiles(files).map((f) => this.ref(f, token)));
   }
 
-  private async ref(given: SlackFileRef): Promise<FileRef> {
+  private async ref(given: SlackFileRef, token: string): Promise<FileRef> {
     // app_mention payloads may carry file ids without download addresses.
     const file =
-      given.url_private_download || given.url_private ? given : await this.lookUp(given.id);
+      given.url_private_download || given.url_private ? given : await this.lookUp(given.id, token);
     return remoteFile(
-      this.o.source,
+      { ...this.o.source, bearerToken: token },
       {
         id: given.id,
         name: file?.name ?? file?.title ?? given.name ?? given.id,
@@ -53,9 +54,9 @@ export class SlackFiles {
     );
   }
 
-  private async lookUp(id: string): Promise<SlackFileRef | undefined> {
+  private async lookUp(id: string, token: string): Promise<SlackFileRef | undefined> {
     try {
-      const res = await this.o.client.files.info({ file: id });
+      const res = await this.o.client.files.info({ file: id, token });
       return res.file as SlackFileRef | undefined;
     } catch (err) {
       this.o.log.warn({ err, file_id: id }, 'files.info failed');

@@ -17,6 +17,7 @@ import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/mode
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { slackFormat } from './slack-format.ts';
+import type { SlackCredentialSource, SlackCredentials } from './slack-installations.ts';
 
 /** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000. */
 export const MRKDWN_LIMIT = 3000;
@@ -27,7 +28,9 @@ const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: '
 const PERSON_SUBTYPES = new Set(['file_share', 'thread_broadcast', 'bot_message', 'me_message']);
 
 export interface SlackPortOptions {
+  /** Holds no token: every call names the workspace's own (`credentials`). */
   client: WebClient;
+  credentials: SlackCredentialSource;
   files: SlackFiles;
   log: Logger;
   streaming: 'auto' | 'off';
@@ -81,8 +84,8 @@ export class SlackPort implements PlatformPort {
   /** Learnt on first use per process: undefined until tried. */
   private readonly caps: { streaming?: boolean; assistantStatus?: boolean } = {};
   private readonly names = new LRUCache<string, string>({ max: 5000, ttl: NAME_TTL_MS });
-  /** The bot's own user and bot ids (from auth.test), to tell its replies apart. */
-  private self: { userId?: string | undefined; botId?: string | undefined } = {};
+  /** The workspace each person was last seen in, so a name is looked up with that workspace's token. */
+  private readonly userProjects = new LRUCache<string, string>({ max: 20_000 });
 
   constructor(o: SlackPortOptions) {
     this.o = o;
@@ -92,8 +95,16 @@ export class SlackPort implements PlatformPort {
     return this.o.client;
   }
 
-  setIdentity(userId: string | undefined, botId: string | undefined): void {
-    this.self = { userId, botId };
+  /** The workspace's credentials; a clear error when the app is no longer installed there. */
+  private async creds(projectId: string): Promise<SlackCredentials> {
+    const c = await this.o.credentials.forProject(projectId);
+    if (!c) throw new Error(`threadmind is not installed in Slack workspace ${projectId}`);
+    return c;
+  }
+
+  /** Remembers where a person was seen (the adapter calls it for each event). */
+  noteUser(userId: string, projectId: string): void {
+    this.userProjects.set(userId, projectId);
   }
 
   isBefore(a: string, b: string): boolean {
@@ -101,11 +112,14 @@ export class SlackPort implements PlatformPort {
   }
 
   /** A person's display name (users.info, cached); undefined when Slack will not say. */
-  async displayName(userId: string): Promise<string | undefined> {
+  async displayName(userId: string, projectId?: string): Promise<string | undefined> {
     const known = this.names.get(userId);
     if (known !== undefined) return known || undefined;
+    const project = projectId ?? this.userProjects.get(userId);
+    if (project === undefined) return undefined;
     try {
-      const res = (await this.client.users.info({ user: userId })) as UserInfo;
+      const { token } = await this.creds(project);
+      const res = (await this.client.users.info({ user: userId, token })) as UserInfo;
       const u = res.user;
       const name =
         u?.profile?.display_name || u?.profile?.real_name || u?.real_name || u?.name || '';
@@ -118,22 +132,30 @@ export class SlackPort implements PlatformPort {
   }
 
   /** Looks up a page's authors at once, so a read costs one round trip for names, not one each. */
-  private async learnNames(page: ApiMessage[]): Promise<void> {
+  private async learnNames(
+    page: ApiMessage[],
+    self: SlackCredentials,
+    projectId: string,
+  ): Promise<void> {
     const unknown = new Set(
       page.flatMap((m) =>
-        m.user && !m.bot_id && m.user !== this.self.userId && this.names.get(m.user) === undefined
+        m.user && !m.bot_id && m.user !== self.botUserId && this.names.get(m.user) === undefined
           ? [m.user]
           : [],
       ),
     );
-    await Promise.all([...unknown].map((u) => this.displayName(u)));
+    await Promise.all([...unknown].map((u) => this.displayName(u, projectId)));
   }
 
-  private async threadMessage(m: ApiMessage & { ts: string }): Promise<ThreadMessage> {
+  private async threadMessage(
+    m: ApiMessage & { ts: string },
+    self: SlackCredentials,
+    projectId: string,
+  ): Promise<ThreadMessage> {
     const fromSelf =
-      (m.user !== undefined && m.user === this.self.userId) ||
-      (m.bot_id !== undefined && m.bot_id === this.self.botId);
-    const name = m.user && !fromSelf ? await this.displayName(m.user) : undefined;
+      (m.user !== undefined && m.user === self.botUserId) ||
+      (m.bot_id !== undefined && m.bot_id === self.botId);
+    const name = m.user && !fromSelf ? await this.displayName(m.user, projectId) : undefined;
     return {
       id: m.ts,
       authorId: m.user ?? m.bot_id ?? '',
@@ -142,12 +164,14 @@ export class SlackPort implements PlatformPort {
       fromSelf,
       text: m.text ?? '',
       at: Math.round(Number(m.ts) * 1000),
-      files: await this.o.files.refs(m.files),
+      files: await this.o.files.refs(m.files, self.token),
     };
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {
+    const { token } = await this.creds(to.ref.projectId);
     const res = await this.client.chat.postMessage({
+      token,
       channel: to.ref.channelId,
       thread_ts: to.ref.sessionId,
       text: text.text,
@@ -156,17 +180,26 @@ export class SlackPort implements PlatformPort {
   }
 
   async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
-    await this.client.chat.update({ channel: to.ref.channelId, ts: messageId, text: text.text });
+    const { token } = await this.creds(to.ref.projectId);
+    await this.client.chat.update({
+      token,
+      channel: to.ref.channelId,
+      ts: messageId,
+      text: text.text,
+    });
   }
 
   async delete(to: Destination, messageId: string): Promise<void> {
-    await this.client.chat.delete({ channel: to.ref.channelId, ts: messageId });
+    const { token } = await this.creds(to.ref.projectId);
+    await this.client.chat.delete({ token, channel: to.ref.channelId, ts: messageId });
   }
 
   async showStatus(to: Destination, _kind: StatusKind, text: RenderedText): Promise<StatusShown> {
     if (!this.o.assistantStatus || this.caps.assistantStatus === false) return 'unsupported';
+    const { token } = await this.creds(to.ref.projectId);
     try {
       await this.client.assistant.threads.setStatus({
+        token,
         channel_id: to.ref.channelId,
         thread_ts: to.ref.sessionId,
         status: text.text,
@@ -185,7 +218,9 @@ export class SlackPort implements PlatformPort {
   }
 
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    const { token } = await this.creds(to.ref.projectId);
     await this.client.reactions.add({
+      token,
       channel: to.ref.channelId,
       timestamp: messageId,
       name: REACTIONS[reaction],
@@ -195,10 +230,12 @@ export class SlackPort implements PlatformPort {
   async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
     if (this.o.streaming === 'off' || this.caps.streaming === false) return null;
     const { client } = this;
+    const { token } = await this.creds(to.ref.projectId);
     const channel = to.ref.channelId;
     let ts: string;
     try {
       const res = await client.chat.startStream({
+        token,
         channel,
         thread_ts: to.ref.sessionId,
         markdown_text: first.text,
@@ -224,7 +261,7 @@ export class SlackPort implements PlatformPort {
       messageId: ts,
       append: async (text) => {
         try {
-          await client.chat.appendStream({ channel, ts, markdown_text: text.text });
+          await client.chat.appendStream({ token, channel, ts, markdown_text: text.text });
           return true;
         } catch (err) {
           // Slack closes streams after a few minutes.
@@ -233,7 +270,7 @@ export class SlackPort implements PlatformPort {
         }
       },
       stop: async () => {
-        await client.chat.stopStream({ channel, ts }).catch((err: unknown) => {
+        await client.chat.stopStream({ token, channel, ts }).catch((err: unknown) => {
           if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
         });
       },
@@ -247,8 +284,10 @@ export class SlackPort implements PlatformPort {
   ): AsyncIterable<ThreadMessage> {
     let cursor: string | undefined;
     let left = opts.limit ?? Number.POSITIVE_INFINITY;
+    const self = await this.creds(to.ref.projectId);
     do {
       const page = (await this.client.conversations.replies({
+        token: self.token,
         channel: to.ref.channelId,
         ts: to.ref.sessionId,
         limit: Math.min(200, left),
@@ -262,11 +301,11 @@ export class SlackPort implements PlatformPort {
           // Tombstones of deleted parents, joins and the like carry nobody's words.
           (m.subtype === undefined || PERSON_SUBTYPES.has(m.subtype)),
       );
-      await this.learnNames(kept);
+      await this.learnNames(kept, self, to.ref.projectId);
       for (const m of kept) {
         if (left <= 0) return;
         left--;
-        yield await this.threadMessage(m);
+        yield await this.threadMessage(m, self, to.ref.projectId);
       }
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor && left > 0);
@@ -277,7 +316,9 @@ export class SlackPort implements PlatformPort {
     to: Destination,
     opts: { before: string; limit: number },
   ): Promise<ThreadMessage[]> {
+    const self = await this.creds(to.ref.projectId);
     const page = (await this.client.conversations.history({
+      token: self.token,
       channel: to.ref.channelId,
       latest: opts.before,
       inclusive: false,
@@ -287,8 +328,8 @@ export class SlackPort implements PlatformPort {
       (m): m is ApiMessage & { ts: string } =>
         m.ts !== undefined && (m.subtype === undefined || PERSON_SUBTYPES.has(m.subtype)),
     );
-    await this.learnNames(kept);
-    const out = await Promise.all(kept.map((m) => this.threadMessage(m)));
+    await this.learnNames(kept, self, to.ref.projectId);
+    const out = await Promise.all(kept.map((m) => this.threadMessage(m, self, to.ref.projectId)));
     return out.reverse();
   }
 

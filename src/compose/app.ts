@@ -18,9 +18,11 @@ import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
 import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { StoreSealedRecords } from '../store/sealed-records.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
+import { SecretBox } from '../util/secret-box.ts';
 import { createAttachments } from './create-attachments.ts';
 import { createKnowledge } from './create-knowledge.ts';
 import { createStore } from './create-store.ts';
@@ -181,9 +183,17 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
   if (config.slackTransport) {
-    slack = new SlackAdapter(adapterDeps);
+    const keys = config.secrets.encryptionKeys;
+    slack = new SlackAdapter({
+      ...adapterDeps,
+      // Installations (tokens) are sealed at rest; config refuses OAuth mode without a key.
+      ...(config.slackOAuth && keys
+        ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)) }
+        : {}),
+    });
     const events = slack.eventsRoute;
     if (events) routes.set('/slack/events', events);
+    for (const [path, route] of slack.installRoutes) routes.set(path, route);
   }
   let discord: DiscordAdapter | undefined;
   if (config.discordApplicationId) {

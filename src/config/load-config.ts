@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { parseEncryptionKeys } from '../util/secret-box.ts';
 import type { Config, ProxyEnv, Secrets } from './schema.ts';
 import { EMBEDDED, settingsSchema } from './schema.ts';
 
@@ -40,6 +41,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   LLM_LOCAL_CONTEXT: { path: ['llm', 'local', 'contextSize'], type: 'int' },
   LLM_LOCAL_PORT: { path: ['llm', 'local', 'port'], type: 'int' },
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
+  SLACK_REDIRECT_URL: { path: ['slack', 'oauth', 'redirectUrl'], type: 'string' },
   DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },
   DOCTOR_ON_START: { path: ['doctor', 'onStart'], type: 'string' },
   WEB_ENABLED: { path: ['web', 'enabled'], type: 'switch' },
@@ -56,6 +58,8 @@ const SECRET_ENV = [
   'NEO4J_PASSWORD',
   'NEO4J_WRITER_PASSWORD',
   'WEB_AUTH_TOKEN',
+  'SLACK_CLIENT_SECRET',
+  'THREADMIND_ENCRYPTION_KEY',
 ];
 
 /** The secret values set in the environment, for redaction even when the config does not load. */
@@ -147,8 +151,18 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
-function readSecrets(env: Env): Secrets {
+function readSecrets(env: Env, problems: string[]): Secrets {
   const secrets: Secrets = {};
+  const clientId = nonEmpty(env.SLACK_CLIENT_ID);
+  const clientSecret = nonEmpty(env.SLACK_CLIENT_SECRET);
+  const key = nonEmpty(env.THREADMIND_ENCRYPTION_KEY);
+  if (clientId) secrets.slackClientId = clientId;
+  if (clientSecret) secrets.slackClientSecret = clientSecret;
+  if (key) {
+    const parsed = parseEncryptionKeys(key);
+    problems.push(...parsed.problems);
+    if (parsed.problems.length === 0) secrets.encryptionKeys = parsed.keys;
+  }
   const bot = nonEmpty(env.SLACK_BOT_TOKEN);
   const signing = nonEmpty(env.SLACK_SIGNING_SECRET);
   const app = nonEmpty(env.SLACK_APP_TOKEN);
@@ -164,11 +178,39 @@ function readSecrets(env: Env): Secrets {
   return secrets;
 }
 
+/** OAuth mode: many workspaces, each installation's tokens sealed in the store. */
+function checkSlackOAuth(s: Secrets, env: Env, problems: string[]): boolean {
+  if (!s.slackClientId && !s.slackClientSecret) return false;
+  if (!s.slackClientId || !s.slackClientSecret)
+    problems.push(
+      'SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are both needed to install into workspaces (Basic Information → App Credentials)',
+    );
+  if (s.slackBotToken)
+    problems.push(
+      'SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: use one workspace with its bot token, or many workspaces through OAuth install, not both',
+    );
+  if (s.slackAppToken)
+    problems.push(
+      'installing into many workspaces needs the HTTP Events API (SLACK_SIGNING_SECRET); unset SLACK_APP_TOKEN',
+    );
+  if (!s.slackSigningSecret)
+    problems.push(
+      'SLACK_SIGNING_SECRET is required with SLACK_CLIENT_ID (Basic Information → Signing Secret)',
+    );
+  if (!nonEmpty(env.THREADMIND_ENCRYPTION_KEY))
+    problems.push(
+      'THREADMIND_ENCRYPTION_KEY is required with SLACK_CLIENT_ID: installation tokens are stored encrypted (generate one with `openssl rand -base64 32`)',
+    );
+  return true;
+}
+
 function checkSlack(
   settings: Pick<Config['slack'], 'mode'>,
   s: Secrets,
   problems: string[],
+  oauth: boolean,
 ): Config['slackTransport'] {
+  if (oauth) return 'http';
   if (!s.slackBotToken) {
     if (s.slackSigningSecret || s.slackAppToken) {
       problems.push(
@@ -344,7 +386,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       problems.push(`${where}${envName ? ` (${envName})` : ''}: ${issue.message}`);
     }
   }
-  const secrets = readSecrets(env);
+  const secrets = readSecrets(env, problems);
+  const slackOAuth = checkSlackOAuth(secrets, env, problems);
   // Checked even when the settings are invalid, so every problem is listed in one go.
   const slackMode =
     isRecord(raw.slack) && typeof raw.slack.mode === 'string' ? raw.slack.mode : 'auto';
@@ -352,6 +395,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     { mode: slackMode as Config['slack']['mode'] },
     secrets,
     problems,
+    slackOAuth,
   );
   const discordApplicationId = checkDiscord(env, secrets, problems);
   const graph = readNeo4j(env, problems);
@@ -376,6 +420,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     ...settings,
     secrets,
     slackTransport,
+    slackOAuth,
     discordApplicationId,
     ...graph,
     storeUrl,

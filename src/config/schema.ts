@@ -104,6 +104,15 @@ export const settingsSchema = z
         assistantStatus: z.boolean(),
         thinkingText: z.string().min(1),
         maxRetries: z.number().int().min(0).max(10),
+        /** Installing into many workspaces (SLACK_CLIENT_ID/SLACK_CLIENT_SECRET set). */
+        oauth: z
+          .object({
+            /** Where Slack sends the installer back; '' uses the app's only configured redirect URL. */
+            redirectUrl: z.union([z.literal(''), url]),
+            /** Lifetime of an install link's state. */
+            stateTtlSeconds: positiveInt,
+          })
+          .strict(),
       })
       .strict(),
     discord: z
@@ -210,12 +219,18 @@ export interface Secrets {
   discordToken?: string;
   llmApiKey?: string;
   webAuthToken?: string;
+  slackClientId?: string;
+  slackClientSecret?: string;
+  /** THREADMIND_ENCRYPTION_KEY, parsed: the first seals, all open (rotation). */
+  encryptionKeys?: Buffer[];
 }
 
 export interface Config extends Settings {
   secrets: Secrets;
   /** The Slack transport in effect, or null when Slack is not configured. */
   slackTransport: 'http' | 'socket' | null;
+  /** Many workspaces installed through OAuth (tokens in the store, sealed), instead of SLACK_BOT_TOKEN. */
+  slackOAuth: boolean;
   /** Discord application id when Discord is configured (DISCORD_TOKEN and DISCORD_APPLICATION_ID). */
   discordApplicationId: string | null;
   /**

@@ -1,5 +1,6 @@
 // Starts the whole bot against local emulators over real sockets: Bolt and @langchain/openai run
 // unmodified. Servers started: the OpenAI/vLLM emulator, the Slack emulator, threadmind's HTTP port.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,16 @@ export interface HarnessOptions {
   discord?: boolean;
   /** Scopes the Slack bot token was granted (default: all the manifest asks for). */
   slackScopes?: string[];
+  /**
+   * Many workspaces through OAuth install instead of SLACK_BOT_TOKEN: the emulator's client
+   * credentials and this encryption key (comma-separated keys: the first seals).
+   */
+  slackOAuth?: { encryptionKey: string };
+}
+
+/** A random THREADMIND_ENCRYPTION_KEY value. */
+export function newEncryptionKey(): string {
+  return randomBytes(32).toString('base64');
 }
 
 const SIGNING_SECRET = 'test-signing-secret';
@@ -70,7 +81,13 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     LLM_TEXT_BASE_URL: llm.baseURL,
     LLM_VISION_BASE_URL: vision.baseURL,
     SLACK_API_URL: slack.apiUrl,
-    SLACK_BOT_TOKEN: slack.botToken,
+    ...(o.slackOAuth
+      ? {
+          SLACK_CLIENT_ID: slack.oauthClient.id,
+          SLACK_CLIENT_SECRET: slack.oauthClient.secret,
+          THREADMIND_ENCRYPTION_KEY: o.slackOAuth.encryptionKey,
+        }
+      : { SLACK_BOT_TOKEN: slack.botToken }),
     ...(o.socketMode
       ? { SLACK_APP_TOKEN: slack.appToken }
       : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),

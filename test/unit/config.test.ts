@@ -142,3 +142,54 @@ test('the knowledge graph is enabled by NEO4J_URI with the reader account; the w
     problems.join('\n'),
   );
 });
+
+test('OAuth install mode needs the client credentials, the signing secret and an encryption key', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const c = loadConfig({
+    env: {
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'cs',
+      SLACK_SIGNING_SECRET: 'ss',
+      THREADMIND_ENCRYPTION_KEY: `${key}, ${Buffer.alloc(32, 9).toString('hex')}`,
+    },
+  });
+  assert.equal(c.slackOAuth, true);
+  assert.equal(c.slackTransport, 'http');
+  assert.equal(c.secrets.encryptionKeys?.length, 2, 'a second key for rotation');
+  const noKey = problemsOf(() =>
+    loadConfig({
+      env: { SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'cs', SLACK_SIGNING_SECRET: 'ss' },
+    }),
+  );
+  assert.ok(
+    noKey.some((p) => /THREADMIND_ENCRYPTION_KEY is required/.test(p)),
+    noKey.join('\n'),
+  );
+  const weak = problemsOf(() =>
+    loadConfig({
+      env: {
+        SLACK_CLIENT_ID: '123.456',
+        SLACK_CLIENT_SECRET: 'cs',
+        SLACK_SIGNING_SECRET: 'ss',
+        THREADMIND_ENCRYPTION_KEY: 'short',
+      },
+    }),
+  );
+  assert.ok(
+    weak.some((p) => /key 1 must be 32 random bytes/.test(p)),
+    weak.join('\n'),
+  );
+  assert.ok(!weak.join('\n').includes('short'), 'the key itself is never printed');
+  const both = problemsOf(() =>
+    loadConfig({
+      env: {
+        SLACK_CLIENT_ID: '123.456',
+        SLACK_CLIENT_SECRET: 'cs',
+        SLACK_SIGNING_SECRET: 'ss',
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        THREADMIND_ENCRYPTION_KEY: key,
+      },
+    }),
+  );
+  assert.ok(both.some((p) => /not both/.test(p)));
+});

@@ -1,6 +1,11 @@
 // Getting events to the app: over an open Socket Mode connection when there is one, else as
 // signed HTTP POSTs to the events URL; plus Slack's redelivery policy for unacknowledged events.
-import { buildEnvelope, type EnvelopeIdentity, newEventId } from './event-envelope.ts';
+import {
+  buildEnvelope,
+  type EnvelopeIdentity,
+  type EnvelopeOptions,
+  newEventId,
+} from './event-envelope.ts';
 import { isTimeout, postSigned, postSignedBody } from './http-delivery.ts';
 import type { SocketModeServer } from './socket-mode.ts';
 import type { DeliverOptions, DeliveryResult, RetryOptions } from './types.ts';
@@ -19,8 +24,15 @@ interface Attempt {
   timestampSkewSec?: number;
 }
 
+/** The installation an event for this team is addressed to, when it was installed through OAuth. */
+export type InstallationLookup = (
+  teamId: string,
+  enterpriseId: string | undefined,
+) => { botUserId: string; orgWide: boolean } | undefined;
+
 export class Deliverer {
   eventsUrl: string | undefined;
+  installationFor: InstallationLookup = () => undefined;
   readonly #ids: EnvelopeIdentity;
   readonly #signingSecret: string;
   readonly #socket: SocketModeServer;
@@ -37,7 +49,7 @@ export class Deliverer {
     event: Record<string, unknown>,
     opts: DeliverOptions = {},
   ): Promise<DeliveryResult> {
-    const envelope = buildEnvelope(this.#ids, event, envelopeOptions(opts));
+    const envelope = buildEnvelope(this.#ids, event, this.#withInstallation(envelopeOptions(opts)));
     if (opts.retryNum === undefined) this.#remember(envelope);
     const attempt: Attempt = { timeoutMs: opts.ackTimeoutMs ?? ACK_TIMEOUT_MS };
     if (opts.retryNum !== undefined) attempt.retryNum = opts.retryNum;
@@ -56,10 +68,11 @@ export class Deliverer {
     event: Record<string, unknown>,
     opts: RetryOptions = {},
   ): Promise<DeliveryResult[]> {
-    const envelope = buildEnvelope(this.#ids, event, {
-      ...envelopeOptions(opts),
-      eventId: opts.eventId ?? newEventId(),
-    });
+    const envelope = buildEnvelope(
+      this.#ids,
+      event,
+      this.#withInstallation({ ...envelopeOptions(opts), eventId: opts.eventId ?? newEventId() }),
+    );
     const timeoutMs = opts.ackTimeoutMs ?? ACK_TIMEOUT_MS;
     const results: DeliveryResult[] = [];
     let reason: string | undefined;
@@ -117,6 +130,13 @@ export class Deliverer {
       signingSecret: this.#signingSecret,
       timeoutMs,
     });
+  }
+
+  #withInstallation(o: EnvelopeOptions): EnvelopeOptions {
+    const found = this.installationFor(o.teamId ?? this.#ids.teamId, o.enterpriseId);
+    return found === undefined
+      ? o
+      : { ...o, botUserId: found.botUserId, isEnterpriseInstall: found.orgWide };
   }
 
   get verificationToken(): string {

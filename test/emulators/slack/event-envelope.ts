@@ -13,6 +13,9 @@ export interface EnvelopeOptions {
   eventId?: string;
   teamId?: string;
   enterpriseId?: string;
+  /** The bot user of the installation the event is for (an OAuth-installed workspace's own). */
+  botUserId?: string;
+  isEnterpriseInstall?: boolean;
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -53,9 +56,9 @@ export function buildEnvelope(
       {
         enterprise_id: enterpriseId,
         team_id: teamId,
-        user_id: ids.botUserId,
+        user_id: opts.botUserId ?? ids.botUserId,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: opts.isEnterpriseInstall === true,
       },
     ],
     is_ext_shared_channel: false,

@@ -18,6 +18,7 @@ import { FileStore } from './file-store.ts';
 import { Interactivity } from './interactivity.ts';
 import { MessageStore, toPublic } from './message-store.ts';
 import type { ApiContext } from './methods/context.ts';
+import { OAuthWorkspaces } from './oauth.ts';
 import { SocketModeServer } from './socket-mode.ts';
 import type { ApiCall, SlackEmulator, SlackEmulatorOptions } from './types.ts';
 import { deleteUserMessage, editUserMessage, type UserEditDeps } from './user-edits.ts';
@@ -28,6 +29,7 @@ import { createWebApi } from './web-api.ts';
 export { DEFAULT_CHANNEL_CREATOR } from './methods/lookup.ts';
 export type {
   ApiCall,
+  ApproveInstallInput,
   ChannelType,
   DeleteUserMessageInput,
   DeliverOptions,
@@ -38,6 +40,7 @@ export type {
   FileDownload,
   FileDownloadFault,
   FileRedirect,
+  InstalledWorkspace,
   InteractionResult,
   OpenedView,
   ResponseUrlPost,
@@ -81,8 +84,16 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
   const socket = new SocketModeServer(ids.appId);
   let origin = '';
   const files = new FileStore(teamId, () => `http://${origin}`);
+  const oauth = new OAuthWorkspaces(
+    ids.appId,
+    'threadmind-emulator',
+    opts.clientId,
+    opts.clientSecret,
+  );
   const ctx: ApiContext = {
     ids,
+    oauth,
+    channelOwners: new Map(),
     store,
     channelTypes: new Map(),
     dmUsers: new Map(),
@@ -106,6 +117,28 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     opts.signingSecret,
     socket,
   );
+  deliverer.installationFor = (team, enterprise) => {
+    const ws = oauth.forTeam(team, enterprise);
+    return ws === undefined ? undefined : { botUserId: ws.botUserId, orgWide: ws.orgWide };
+  };
+  /** The events of an installation's end go to the app for that team even after its tokens die. */
+  const installationEnd = (
+    event: Record<string, unknown>,
+    teamId: string,
+    enterpriseId: string | undefined,
+    ws: { botUserId: string; orgWide: boolean } | undefined,
+  ) => {
+    const prev = deliverer.installationFor;
+    deliverer.installationFor = (t, e) =>
+      t === teamId && e === enterpriseId && ws !== undefined
+        ? { botUserId: ws.botUserId, orgWide: ws.orgWide }
+        : prev(t, e);
+    return deliverer
+      .deliverEvent(event, { teamId, ...(enterpriseId !== undefined ? { enterpriseId } : {}) })
+      .finally(() => {
+        deliverer.installationFor = prev;
+      });
+  };
 
   let otherOrigin = '';
   const fileHttp: FileHttpDeps = {
@@ -178,19 +211,24 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     setEventsUrl: (url) => {
       deliverer.eventsUrl = url;
     },
-    postUserMessage: (m) =>
-      postUserMessage(
+    postUserMessage: (m) => {
+      const team = m.teamId ?? teamId;
+      if (!ctx.channelOwners.has(m.channel)) {
+        ctx.channelOwners.set(m.channel, { teamId: team, enterpriseId: m.enterpriseId });
+      }
+      return postUserMessage(
         {
           store,
           deliverer,
           files,
           teamId,
-          botUserId: ids.botUserId,
+          botUserId: oauth.forTeam(team, m.enterpriseId)?.botUserId ?? ids.botUserId,
           channelTypes: ctx.channelTypes,
           dmUsers: ctx.dmUsers,
         },
         m,
-      ),
+      );
+    },
     deliverEvent: (event, o) => deliverer.deliverEvent(event, o),
     deliverWithRetries: (event, o) => deliverer.deliverWithRetries(event, o),
     redeliverEvents: (ts, o) => deliverer.redeliver(ts, o),
@@ -235,6 +273,36 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),
     setTriggerLifetimeMs: (ms) => {
       ctx.interactivity.triggerLifetimeMs = ms;
+    },
+    oauthClient: { id: oauth.clientId, secret: oauth.clientSecret },
+    approveInstall: (url, o) => oauth.approve(url, o),
+    installedWorkspace: (team, enterprise) => {
+      const ws = oauth.forTeam(team, enterprise);
+      if (ws === undefined) return undefined;
+      const { revoked: _revoked, ...pub } = ws;
+      return pub;
+    },
+    uninstallApp: (team, enterprise) => {
+      const ws = oauth.revoke(team, enterprise);
+      return installationEnd(
+        { type: 'app_uninstalled', event_ts: store.nextTs() },
+        team,
+        enterprise,
+        ws,
+      );
+    },
+    revokeBotToken: (team, enterprise) => {
+      const ws = oauth.revoke(team, enterprise);
+      return installationEnd(
+        {
+          type: 'tokens_revoked',
+          tokens: { oauth: [], bot: ws === undefined ? [] : [ws.botUserId] },
+          event_ts: store.nextTs(),
+        },
+        team,
+        enterprise,
+        ws,
+      );
     },
     close: async () => {
       await socket.close();

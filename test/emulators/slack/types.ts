@@ -123,6 +123,30 @@ export interface ApiCall {
   status: number;
   ok: boolean;
   error?: string;
+  /** The workspace whose bot token made the call (an installed one's team, or the default team). */
+  teamId?: string;
+}
+
+/** A person approves the app in a workspace (Slack's authorize page). */
+export interface ApproveInstallInput {
+  teamId: string;
+  enterpriseId?: string;
+  /** An org-wide install for the whole Enterprise Grid org (needs enterpriseId). */
+  orgWide?: boolean;
+  /** The installer. Default: U0EMUINST1. */
+  userId?: string;
+  /** Used when the authorize URL has no redirect_uri (the app's only configured one). */
+  redirectUri?: string;
+}
+
+/** A workspace (or an org, when orgWide) where the app was installed through OAuth. */
+export interface InstalledWorkspace {
+  teamId: string;
+  enterpriseId: string | undefined;
+  orgWide: boolean;
+  botUserId: string;
+  botId: string;
+  botToken: string;
 }
 
 export interface DeliveryResult {
@@ -346,6 +370,9 @@ export interface SlackEmulatorOptions {
   apiLatencyMs?: number;
   /** Scopes the bot token was granted (the `x-oauth-scopes` header). Default: the manifest's. */
   botScopes?: string[];
+  /** The app's OAuth client credentials (generated when absent). */
+  clientId?: string;
+  clientSecret?: string;
 }
 
 export interface SlackEmulator {
@@ -424,6 +451,25 @@ export interface SlackEmulator {
   newTriggerId(userId: string): string;
   /** Trigger id lifetime (Slack: 3000 ms). */
   setTriggerLifetimeMs(ms: number): void;
+  /** The app's OAuth client credentials, for oauth.v2.access. */
+  oauthClient: { id: string; secret: string };
+  /**
+   * A person approves the app on the authorize page the app sent them to: returns where Slack
+   * sends the browser back (the redirect URL with `code` and the app's `state`).
+   */
+  approveInstall(
+    authorizeUrl: string,
+    o: ApproveInstallInput,
+  ): { redirectUrl: string; code: string };
+  /** The live installation serving this team (its own, or its org's), if any. */
+  installedWorkspace(teamId: string, enterpriseId?: string): InstalledWorkspace | undefined;
+  /**
+   * An admin removes the app: the installation's tokens stop working (token_revoked) and
+   * `app_uninstalled` is delivered for the team.
+   */
+  uninstallApp(teamId: string, enterpriseId?: string): Promise<DeliveryResult>;
+  /** The bot token is revoked (auth.revoke by an admin): `tokens_revoked` is delivered. */
+  revokeBotToken(teamId: string, enterpriseId?: string): Promise<DeliveryResult>;
   /** Disconnect Socket Mode clients first: a client left running reconnects into a closed port. */
   close(): Promise<void>;
 }

@@ -48,10 +48,12 @@ export function createWebApi(
   async function handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     let args: ApiArgs = {};
     let answer: Answer;
+    let parsedTeam: string | undefined;
     try {
       const parsed = await readArgs(req);
       args = parsed.args;
       answer = parsed.error ? ok200(fail(parsed.error)) : dispatch(method, parsed, req);
+      parsedTeam = parsed.teamId;
     } catch (err) {
       answer = { status: 500, body: fail('fatal_error', { detail: String(err) }) };
     }
@@ -63,6 +65,7 @@ export function createWebApi(
       ok: answer.body.ok,
     };
     if (answer.body.error !== undefined) call.error = answer.body.error;
+    if (parsedTeam !== undefined) call.teamId = parsedTeam;
     calls.push(call);
     // A slow Slack: the answer (errors and 429s included) waits, the call is logged on arrival.
     if (ctx.apiLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, ctx.apiLatencyMs));
@@ -88,13 +91,35 @@ export function createWebApi(
     if (spec === undefined || (spec.available !== undefined && !spec.available(ctx))) {
       return ok200(fail('unknown_method', { req_method: method }));
     }
+    if (spec.token === 'client') {
+      return ok200(ctx.oauth.exchange(parsed.args, basicAuth(req)));
+    }
     const token = bearer(req) ?? parsed.bodyToken;
     if (token === undefined || token === '') return ok200(fail('not_authed'));
-    const kind = tokenKind(token);
+    const installed = ctx.oauth.byToken(token);
+    if (installed?.revoked === true) return ok200(fail('token_revoked'));
+    const kind: TokenKind | undefined = installed !== undefined ? 'bot' : tokenKind(token);
     if (kind === undefined) return ok200(fail('invalid_auth'));
     if (kind !== spec.token) return ok200(fail('not_allowed_token_type'));
+    const acting =
+      installed === undefined ? ctx : { ...ctx, ids: ctx.oauth.identity(ctx.ids, installed) };
+    parsed.teamId = acting.ids.teamId;
+    // A workspace's token sees only that workspace's channels (an org-wide one, the org's).
+    const channel = parsed.args.channel ?? parsed.args.channel_id;
+    const owner = typeof channel === 'string' ? ctx.channelOwners.get(channel) : undefined;
+    if (owner !== undefined && kind === 'bot') {
+      const ownerInstalled = ctx.oauth.knows(owner.teamId, owner.enterpriseId);
+      if (installed !== undefined || ownerInstalled) {
+        const allowed =
+          installed !== undefined &&
+          (installed.orgWide
+            ? installed.enterpriseId === owner.enterpriseId
+            : installed.teamId === owner.teamId);
+        if (!allowed) return ok200(fail('channel_not_found'));
+      }
+    }
     const headers: Record<string, string> = kind === 'bot' ? { 'x-oauth-scopes': botScopes } : {};
-    return { status: 200, body: spec.handle(parsed.args, ctx), headers };
+    return { status: 200, body: spec.handle(parsed.args, acting), headers };
   }
 
   function tokenKind(token: string): TokenKind | undefined {
@@ -114,6 +139,15 @@ function fail(error: string, extra: Record<string, unknown> = {}): ApiResult {
   return { ok: false, error, ...extra };
 }
 
+/** OAuth client credentials sent as HTTP Basic auth (the other way oauth.v2.access takes them). */
+function basicAuth(req: IncomingMessage): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
 function bearer(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header);
@@ -125,6 +159,8 @@ interface ParsedArgs {
   /** A `token` argument; JSON bodies cannot carry one (Slack wants the header there). */
   bodyToken?: string;
   error?: string;
+  /** Set by dispatch: the workspace the token acts for. */
+  teamId?: string;
 }
 
 async function readArgs(req: IncomingMessage): Promise<ParsedArgs> {

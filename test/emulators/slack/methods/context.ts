@@ -2,6 +2,7 @@
 import type { FileStore } from '../file-store.ts';
 import type { Interactivity } from '../interactivity.ts';
 import type { MessageStore, StoredMessage } from '../message-store.ts';
+import type { OAuthWorkspaces } from '../oauth.ts';
 import type { ChannelType } from '../types.ts';
 
 export type ApiArgs = Record<string, unknown>;
@@ -19,6 +20,10 @@ export interface Identity {
 
 export interface ApiContext {
   ids: Identity;
+  /** Workspaces installed through OAuth (their tokens, bot users, revocations). */
+  oauth: OAuthWorkspaces;
+  /** Which team (and org) each channel belongs to, learned from people's messages. */
+  channelOwners: Map<string, { teamId: string; enterpriseId?: string | undefined }>;
   store: MessageStore;
   /** Channel kinds learned from user messages; otherwise inferred from the id's first letter. */
   channelTypes: Map<string, ChannelType>;
@@ -43,7 +48,8 @@ export interface ApiContext {
 export type TokenKind = 'bot' | 'app';
 
 export interface MethodSpec {
-  token: TokenKind;
+  /** `client`: no token; the app's client id and secret (oauth.v2.access). */
+  token: TokenKind | 'client';
   /** When false the method answers unknown_method, as on a workspace without the feature. */
   available?: (ctx: ApiContext) => boolean;
   handle(args: ApiArgs, ctx: ApiContext): ApiResult;

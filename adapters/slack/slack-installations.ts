@@ -1,0 +1,148 @@
+// Workspaces installed through Slack's OAuth v2 flow: Bolt's InstallationStore and StateStore on
+// threadmind's store, sealed (SealedRecords encrypts every value), and the credentials the port
+// uses per workspace. An org-wide install (Enterprise Grid) is one record for the whole org.
+import { randomBytes } from 'node:crypto';
+import type {
+  Installation,
+  InstallationQuery,
+  InstallationStore,
+  InstallURLOptions,
+  StateStore,
+} from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
+import type { SealedRecords } from '../../src/model/sealed-records.ts';
+
+/** What the port needs to act in one workspace. */
+export interface SlackCredentials {
+  token: string;
+  botUserId: string | undefined;
+  botId: string | undefined;
+}
+
+/** Finds a workspace's credentials; undefined when the app is not installed there. */
+export interface SlackCredentialSource {
+  forProject(projectId: string): Promise<SlackCredentials | undefined>;
+}
+
+/** `E123.T456` (inside a Grid org) or `T456`, as slackProjectId builds it. */
+export function splitProject(projectId: string): { enterpriseId?: string; teamId: string } {
+  const dot = projectId.indexOf('.');
+  return dot > 0
+    ? { enterpriseId: projectId.slice(0, dot), teamId: projectId.slice(dot + 1) }
+    : { teamId: projectId };
+}
+
+const teamKey = (enterpriseId: string | undefined, teamId: string) =>
+  `slack:${enterpriseId ? `${enterpriseId}.${teamId}` : teamId}:installation`;
+const orgKey = (enterpriseId: string) => `slack:${enterpriseId}:installation`;
+
+/** Decrypted credentials are kept briefly: a turn makes dozens of calls in one workspace. */
+const CACHE_TTL_MS = 10_000;
+
+export class SlackInstallations implements InstallationStore, SlackCredentialSource {
+  readonly #records: SealedRecords;
+  readonly #cache = new LRUCache<string, SlackCredentials>({ max: 1000, ttl: CACHE_TTL_MS });
+
+  constructor(records: SealedRecords) {
+    this.#records = records;
+  }
+
+  async storeInstallation<V extends 'v1' | 'v2'>(i: Installation<V, boolean>): Promise<void> {
+    const key = i.isEnterpriseInstall
+      ? orgKey(i.enterprise?.id ?? '')
+      : teamKey(i.enterprise?.id, i.team?.id ?? '');
+    if (key.includes('::')) throw new Error('installation without a team or enterprise id');
+    await this.#records.set(key, i);
+    this.#cache.clear();
+  }
+
+  async fetchInstallation(
+    q: InstallationQuery<boolean>,
+  ): Promise<Installation<'v1' | 'v2', boolean>> {
+    const found = await this.#find(q);
+    if (!found) throw new Error('no installation for this workspace');
+    return found;
+  }
+
+  async deleteInstallation(q: InstallationQuery<boolean>): Promise<void> {
+    await this.remove(q.enterpriseId, q.teamId, q.isEnterpriseInstall);
+  }
+
+  /** Removes the workspace's (or, for an org-wide install, the org's) installation and its tokens. */
+  async remove(
+    enterpriseId: string | undefined,
+    teamId: string | undefined,
+    orgWide: boolean,
+  ): Promise<boolean> {
+    // Cleared first: from here on this process stops using the tokens, even if the delete fails.
+    this.#cache.clear();
+    if (orgWide && enterpriseId) return this.#records.delete(orgKey(enterpriseId));
+    if (!teamId) return false;
+    return this.#records.delete(teamKey(enterpriseId, teamId));
+  }
+
+  async forProject(projectId: string): Promise<SlackCredentials | undefined> {
+    const cached = this.#cache.get(projectId);
+    if (cached) return cached;
+    const { enterpriseId, teamId } = splitProject(projectId);
+    const i = await this.#find({ teamId, enterpriseId, isEnterpriseInstall: false });
+    const token = i?.bot?.token;
+    if (!token) return undefined;
+    const creds = { token, botUserId: i.bot?.userId, botId: i.bot?.id };
+    this.#cache.set(projectId, creds);
+    return creds;
+  }
+
+  async #find(
+    q: InstallationQuery<boolean>,
+  ): Promise<Installation<'v1' | 'v2', boolean> | undefined> {
+    type I = Installation<'v1' | 'v2', boolean>;
+    if (q.isEnterpriseInstall && q.enterpriseId)
+      return this.#records.get<I>(orgKey(q.enterpriseId));
+    if (q.teamId) {
+      const own = await this.#records.get<I>(teamKey(q.enterpriseId, q.teamId));
+      if (own) return own;
+    }
+    // A workspace of an org where the app was installed org-wide.
+    return q.enterpriseId ? this.#records.get<I>(orgKey(q.enterpriseId)) : undefined;
+  }
+}
+
+/**
+ * OAuth `state` kept server-side: random, single use, expiring. Bolt also pins it to the
+ * installer's browser with a cookie and compares the two on the way back.
+ */
+export class SlackStateStore implements StateStore {
+  readonly #records: SealedRecords;
+  readonly #ttlMs: number;
+
+  constructor(records: SealedRecords, ttlMs: number) {
+    this.#records = records;
+    this.#ttlMs = ttlMs;
+  }
+
+  async generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
+    const state = randomBytes(24).toString('base64url');
+    await this.#records.set(stateKey(state), { installOptions, at: now.getTime() }, this.#ttlMs);
+    return state;
+  }
+
+  async verifyStateParam(now: Date, state: string): Promise<InstallURLOptions> {
+    if (!/^[A-Za-z0-9_-]{32}$/.test(state)) throw stateError();
+    const key = stateKey(state);
+    const saved = await this.#records.get<{ installOptions: InstallURLOptions; at: number }>(key);
+    // Single use: of two callbacks with one state, only the one that deletes it goes on.
+    if (!saved || !(await this.#records.delete(key))) throw stateError();
+    if (now.getTime() - saved.at > this.#ttlMs) throw stateError();
+    return saved.installOptions;
+  }
+}
+
+const stateKey = (state: string) => `slack:oauth-state:${state}`;
+
+function stateError(): Error {
+  // Bolt answers its failure page for any error here; the code names the reason in its log.
+  return Object.assign(new Error('The install link is invalid, used or expired; start again'), {
+    code: 'slack_oauth_invalid_state',
+  });
+}
