@@ -26,6 +26,16 @@ export function resolveAccess(
   config: AclConfig,
 ): Access {
   const groups = new Set<string>([...(config.principalGroups[principalId] ?? []), ...graphGroups]);
+  return accessOfGroups(principalId, groups, allowedScopes, config);
+}
+
+/** Access from a principal's complete set of groups. */
+export function accessOfGroups(
+  principalId: string,
+  groups: ReadonlySet<string>,
+  allowedScopes: readonly string[],
+  config: Pick<AclConfig, 'groupPartitions'>,
+): Access {
   const own = new Set<string>();
   for (const g of groups) {
     own.add(g);

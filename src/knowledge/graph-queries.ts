@@ -178,3 +178,25 @@ RETURN collect(DISTINCT g.name) AS groups`,
   const groups = rows[0]?.groups;
   return Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [];
 }
+
+/** Graph groups of many principals at once (a channel's members), by principal id. */
+export async function graphGroupsOfMany(
+  query: Query,
+  principalIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const rows = await query(
+    `UNWIND $ids AS id
+MATCH (:Principal {principal_id: id})-[:MEMBER_OF]->(g:Group)
+RETURN id, collect(DISTINCT g.name) AS groups`,
+    { ids: principalIds },
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    if (typeof r.id === 'string' && Array.isArray(r.groups))
+      out.set(
+        r.id,
+        r.groups.filter((g): g is string => typeof g === 'string'),
+      );
+  }
+  return out;
+}

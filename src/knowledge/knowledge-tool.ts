@@ -21,8 +21,13 @@ export interface KnowledgeToolDeps {
   principalOf?: (scope: TurnScope) => string;
 }
 
+/** The principal id of a platform user: the one place the id's shape is decided. */
+export function principalIdOf(ref: Pick<TurnScope['ref'], 'platform'>, userId: string): string {
+  return `${ref.platform}:${userId}`;
+}
+
 export const defaultPrincipalOf = (scope: TurnScope): string =>
-  `${scope.ref.platform}:${scope.principal}`;
+  principalIdOf(scope.ref, scope.principal);
 
 function header(item: KnowledgeItem, n: number): string {
   const parts = [`chunk ${item.chunk_id}`];
@@ -96,6 +101,12 @@ export function knowledgeSearchTool(d: KnowledgeToolDeps) {
         },
         'knowledge_search',
       );
+      // Before the model sees the evidence: the turn may have to answer privately because of it.
+      if (result.answerable && scope.onEvidence) {
+        await scope.onEvidence(
+          result.items.map((i) => ({ chunk_id: i.chunk_id, source_uri: i.source_uri })),
+        );
+      }
       return renderKnowledgeResult(query, result);
     },
     {

@@ -5,13 +5,14 @@
 // `timeout` failure, never a quietly shorter answer.
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
-import { resolveAccess } from './acl.ts';
+import { accessOfGroups, canSee, resolveAccess } from './acl.ts';
 import { freshnessInstant } from './freshness.ts';
 import {
   aclFactsOf,
   type ChunkHit,
   expandGraph,
   graphGroups,
+  graphGroupsOfMany,
   type ScoredHit,
   searchCandidates,
 } from './graph-queries.ts';
@@ -169,6 +170,51 @@ export class KnowledgeProvider {
       log.warn({ trace_id: traceId, err, kind: failure.kind }, 'knowledge retrieve failed');
       return fail(failure.kind, failure.message);
     }
+  }
+
+  /**
+   * The chunks among `chunkIds` that at least one of `principalIds` may not read (a chunk no longer
+   * in the graph counts as unreadable): the audience check of an answer posted in a channel. Uses
+   * the same groups, partitions, `allowedScopes` and ACL as retrieval. Principals with the same
+   * groups share one check, so a 5,000-member channel costs a few distinct checks.
+   */
+  async unreadableBy(
+    principalIds: readonly string[],
+    chunkIds: readonly string[],
+    traceId?: string,
+  ): Promise<Set<string>> {
+    const { settings } = this.#deps;
+    const unique = [...new Set(chunkIds)];
+    if (unique.length === 0 || principalIds.length === 0) return new Set();
+    const { groupsOf, facts } = await this.#runner.read(
+      async (q) => ({
+        groupsOf: await graphGroupsOfMany(q, principalIds),
+        facts: await aclFactsOf(q, unique),
+      }),
+      { timeoutMs: settings.phaseTimeoutMs, phase: 'audience', ...(traceId ? { traceId } : {}) },
+    );
+    const byGroups = new Map<string, ReadonlySet<string>>();
+    for (const id of principalIds) {
+      const groups = new Set([...(settings.principalGroups[id] ?? []), ...(groupsOf.get(id) ?? [])]);
+      byGroups.set([...groups].sort().join('\u0000'), groups);
+    }
+    const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
+    const hidden = new Set<string>();
+    for (const groups of byGroups.values()) {
+      const access = accessOfGroups('', groups, settings.allowedScopes, settings);
+      for (const id of unique) {
+        const f = factOf.get(id);
+        const readable =
+          f !== undefined &&
+          canSee(access, {
+            chunkPartition: f.chunk_partition,
+            documentPartition: f.document_partition,
+            allowedGroups: f.allowed_groups,
+          });
+        if (!readable) hidden.add(id);
+      }
+    }
+    return hidden;
   }
 
   async #expand(

@@ -88,6 +88,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     dmUsers: new Map(),
     users: new Map(),
     channelCreators: new Map(),
+    channelMembers: new Map(),
     interactivity: new Interactivity(),
     apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
@@ -226,6 +227,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     },
     setChannelCreator: (channel, userId) => {
       ctx.channelCreators.set(channel, userId);
+    },
+    setChannelMembers: (channel, userIds) => {
+      ctx.channelMembers.set(channel, [...userIds]);
     },
     slashCommand: (c) => slashCommand(interactionDeps, c),
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),
