@@ -34,8 +34,7 @@ function describePatch(p: SettingsPatch): string {
   for (const [group, on] of Object.entries(p.tools ?? {}))
     parts.push(`${group} ${on ? 'on' : 'off'}`);
   if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
-  if (p.knowledgeAudience !== undefined)
-    parts.push(`knowledge audience → ${p.knowledgeAudience}`);
+  if (p.knowledgeAudience !== undefined) parts.push(`knowledge audience → ${p.knowledgeAudience}`);
   return parts.join(', ') || 'no change';
 }
 

@@ -387,7 +387,9 @@ export class TurnRunner {
         owners,
         images: context.images,
         traceId: msg.traceId,
-        onEvidence: audience ? (e: Parameters<AnswerAudience['admit']>[0]) => audience.admit(e) : undefined,
+        onEvidence: audience
+          ? (e: Parameters<AnswerAudience['admit']>[0]) => audience.admit(e)
+          : undefined,
       };
       // What reached the thread before the answer went private (written before any evidence).
       let shown = '';

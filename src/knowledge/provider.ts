@@ -195,7 +195,10 @@ export class KnowledgeProvider {
     );
     const byGroups = new Map<string, ReadonlySet<string>>();
     for (const id of principalIds) {
-      const groups = new Set([...(settings.principalGroups[id] ?? []), ...(groupsOf.get(id) ?? [])]);
+      const groups = new Set([
+        ...(settings.principalGroups[id] ?? []),
+        ...(groupsOf.get(id) ?? []),
+      ]);
       byGroups.set([...groups].sort().join('\u0000'), groups);
     }
     const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
