@@ -19,7 +19,7 @@ const oneOrMany = z
 export const documentMetaSchema = z
   .object({
     groups: oneOrMany.refine((g) => g.length > 0, 'must name at least one group'),
-    /** The search partition; default: the first group. */
+    /** The one search partition; default: the partition of each group (all of them). */
     partition: z.string().min(1).optional(),
     title: z.string().optional(),
     version: z.union([z.string(), z.number()]).transform(String).optional(),

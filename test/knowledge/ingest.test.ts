@@ -46,7 +46,7 @@ const ingestAgain = (prune = false) =>
   });
 
 test('Markdown, PDF and DOCX are ingested with their metadata; a file without groups is skipped', async () => {
-  assert.equal(kg.report.documents, 11);
+  assert.equal(kg.report.documents, 12);
   assert.deepEqual(
     kg.report.skipped.map((s) => s.file),
     [path.join('eng', 'no-meta.md')],
@@ -164,6 +164,6 @@ test('the kg-ingest CLI reads the writer account from the environment', async ()
     NEO4J_WRITER_PASSWORD: kg.server.password,
   });
   assert.equal(ok.code, 3, ok.stderr); // 3: done, but a file was skipped
-  assert.match(ok.stdout, /10 documents, \d+ chunks, \d+ claims/);
+  assert.match(ok.stdout, /11 documents, \d+ chunks, \d+ claims/);
   assert.match(ok.stderr, /no-meta\.md: no front matter/);
 });

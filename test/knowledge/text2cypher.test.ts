@@ -70,7 +70,7 @@ test('Chunk nodes count as chunk ids; rows naming no chunk are unverifiable, nev
   ).retrieve(kg.request('bob', 'x', { retrieval_mode: 'text2cypher' }));
   assert.ok(nodes.answerable);
   for (const item of nodes.items)
-    assert.deepEqual(kg.corpus.acl[item.source_uri], [kg.corpus.groups.sec]);
+    assert.ok(kg.corpus.acl[item.source_uri]?.includes(kg.corpus.groups.sec), item.source_uri);
   const titles = await t2c(
     async () => `MATCH (d:Document) WHERE ${inCorpus()} RETURN d.title AS title`,
   ).retrieve(kg.request('bob', 'x', { retrieval_mode: 'text2cypher' }));
