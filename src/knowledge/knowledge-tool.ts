@@ -6,9 +6,9 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
-import { escapeData } from '../text/data-block.ts';
+import { renderEvidence } from './render.ts';
 import type { KnowledgeSettings } from './settings.ts';
-import type { KnowledgeItem, KnowledgeRequest, KnowledgeResult } from './types.ts';
+import type { KnowledgeRequest, KnowledgeResult } from './types.ts';
 
 export interface KnowledgeToolDeps {
   provider: { retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> };
@@ -29,32 +29,9 @@ export function principalIdOf(ref: Pick<TurnScope['ref'], 'platform'>, userId: s
 export const defaultPrincipalOf = (scope: TurnScope): string =>
   principalIdOf(scope.ref, scope.principal);
 
-function header(item: KnowledgeItem, n: number): string {
-  const parts = [`chunk ${item.chunk_id}`];
-  if (item.document_version) parts.push(`version ${item.document_version}`);
-  if (item.claim_id) parts.push(`claim ${item.claim_id}`);
-  const mark =
-    item.freshness === 'stale'
-      ? ' (outdated)'
-      : item.freshness === 'unknown'
-        ? ' (date unknown)'
-        : '';
-  return `[${n}] ${item.source_uri}${mark} — ${parts.join(', ')}`;
-}
-
 /** What the model reads for a result. */
 export function renderKnowledgeResult(query: string, r: KnowledgeResult): string {
-  if (r.answerable) {
-    const blocks = r.items.map((item, i) => `${header(item, i + 1)}\n${escapeData(item.content)}`);
-    const stale = r.items.some((i) => i.freshness === 'stale');
-    return (
-      `<data source="knowledge_search">\n${blocks.join('\n\n')}\n</data>\n` +
-      'Cite the source (the kb:// address) of each fact you use.' +
-      (stale
-        ? ' Sources marked (outdated) were superseded or expired: prefer current ones, and say so if you rely on one.'
-        : '')
-    );
-  }
+  if (r.answerable) return renderEvidence(r.items);
   const base = `No usable evidence was found in the knowledge base for "${query}"`;
   const reasons = new Set(r.denied.map((d) => d.reason));
   switch (r.failure?.kind) {
