@@ -36,9 +36,15 @@ export function renderKnowledgeResult(query: string, r: KnowledgeResult): string
   const reasons = new Set(r.denied.map((d) => d.reason));
   switch (r.failure?.kind) {
     case 'timeout':
-      return `${base}: the search did not finish within ${r.limits.timeout_ms} ms. Answer without it and say the knowledge base timed out.`;
+      return `${base}: the search did not finish within its ${r.limits.timeout_ms} ms deadline (${r.failure.message}). Answer without it and say the knowledge base timed out.`;
+    case 'phase_timeout':
+      return `${base}: one step of the search ran past its time limit (${r.failure.message}). Answer without it and say the knowledge base was too slow.`;
     case 'unavailable':
       return `${base}: the knowledge base could not be reached. Answer without it and say so.`;
+    case 'unauthorized':
+      return `${base}: the knowledge base refused the bot's credentials (a configuration problem for the admins). Answer without it and say so.`;
+    case 'bad_query':
+      return `${base}: the search request was not valid (${r.failure.message}). Answer without it, or search again with plainer words.`;
     case 'error':
       return `${base}: the search failed (${r.failure.message}). Answer without it and say so.`;
     default:

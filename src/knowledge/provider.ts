@@ -18,7 +18,7 @@ import {
 } from './graph-queries.ts';
 import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
-import { classify, KnowledgeQueryError, ReadRunner } from './read-runner.ts';
+import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
 import { fitToBudget } from './token-budget.ts';
@@ -99,14 +99,20 @@ export class KnowledgeProvider {
     const fail = (kind: FailureKind, message: string) => result([], 0, { kind, message });
 
     const invalid = invalidRequest(req);
-    if (invalid) return fail('error', `invalid request: ${invalid}`);
+    if (invalid) return fail('bad_query', `invalid request: ${invalid}`);
     const mode = req.retrieval_mode ?? settings.defaultMode;
     const traceId = req.trace_id;
-    const phase = (name: string) => ({
-      timeoutMs: Math.min(remaining(), settings.phaseTimeoutMs),
-      phase: name,
-      traceId,
-    });
+    // Each step gets the per-step ceiling or what is left of the request, and knows which it got.
+    const phase = (name: string): ReadOptions => {
+      const left = remaining();
+      const capped = settings.phaseTimeoutMs < left;
+      return {
+        timeoutMs: capped ? settings.phaseTimeoutMs : left,
+        limit: capped ? 'phase' : 'request',
+        phase: name,
+        traceId,
+      };
+    };
     try {
       const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
       const fromGraph = await this.#runner.read(
@@ -125,14 +131,14 @@ export class KnowledgeProvider {
       if (mode === 'text2cypher') {
         const generate = this.#deps.generateCypher;
         if (!settings.text2cypher.enabled || !generate) {
-          return fail('error', 'text2cypher retrieval is not enabled');
+          return fail('bad_query', 'text2cypher retrieval is not enabled');
         }
         const t2c = await runText2Cypher(
           { runner: this.#runner, generate, settings: settings.text2cypher, log },
           req.query,
           access,
           traceId,
-          () => Math.min(remaining(), settings.phaseTimeoutMs),
+          phase,
         );
         deny('text2cypher_not_permitted', t2c.notPermitted);
         deny('text2cypher_unverifiable', t2c.unverifiable);
@@ -162,10 +168,13 @@ export class KnowledgeProvider {
       const budget = fitToBudget(checked.passed, req.max_tokens);
       for (const d of budget.denied) deny(d.reason, d.count);
       if (remaining() < 0)
-        throw new KnowledgeQueryError('timeout', 'the request ran past its deadline');
+        throw new KnowledgeQueryError(
+          'timeout',
+          `the request ran past its deadline of ${req.timeout_ms} ms`,
+        );
       return result(budget.items, budget.usedTokens);
     } catch (err) {
-      if (err instanceof RangeError) return fail('error', err.message);
+      if (err instanceof RangeError) return fail('bad_query', err.message);
       const failure = classify(err, 'retrieve');
       log.warn({ trace_id: traceId, err, kind: failure.kind }, 'knowledge retrieve failed');
       return fail(failure.kind, failure.message);
@@ -223,7 +232,7 @@ export class KnowledgeProvider {
   async #expand(
     candidates: ScoredHit[],
     acl: { partitions: string[]; groups: string[] },
-    opts: { timeoutMs: number; phase: string; traceId: string },
+    opts: ReadOptions,
     deny: (reason: DeniedReason, n: number) => void,
   ): Promise<Found[]> {
     const scoreOf = new Map(candidates.map((c) => [`Chunk:${c.hit.chunk_id}`, c.score]));
