@@ -3,6 +3,7 @@
 // paths; freshness; a final ACL re-check read from the graph; then the token budget. Every phase is
 // a read transaction with at most what is left of the request's deadline; running out is a
 // `timeout` failure, never a quietly shorter answer.
+import { LRUCache } from 'lru-cache';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
 import { accessOfGroups, canSee, resolveAccess } from './acl.ts';
@@ -41,6 +42,14 @@ export interface KnowledgeProviderDeps {
   clock?: () => number;
 }
 
+/**
+ * Graph group memberships the audience check reuses: a channel's members are checked on every
+ * knowledge answer there, so a 5,000-member channel would otherwise read 5,000 memberships per
+ * question. A membership change reaches the audience check within this time (the chat platforms'
+ * member lists are cached as long); retrieval for the asker always reads the graph.
+ */
+const AUDIENCE_GROUPS_TTL_MS = 60_000;
+
 /** Expanded hits score a fraction of what led to them: context, not primary evidence. */
 const DECAY = { claim: 0.7, neighbour: 0.5, entity: 0.4 } as const;
 
@@ -62,6 +71,10 @@ function invalidRequest(r: KnowledgeRequest): string | undefined {
 export class KnowledgeProvider {
   readonly #runner: ReadRunner;
   readonly #deps: KnowledgeProviderDeps;
+  readonly #memberGroups = new LRUCache<string, string[]>({
+    max: 200_000,
+    ttl: AUDIENCE_GROUPS_TTL_MS,
+  });
 
   constructor(deps: KnowledgeProviderDeps) {
     this.#deps = deps;
@@ -195,18 +208,21 @@ export class KnowledgeProvider {
     const { settings } = this.#deps;
     const unique = [...new Set(chunkIds)];
     if (unique.length === 0 || principalIds.length === 0) return new Set();
+    const cache = this.#memberGroups;
+    const unknown = principalIds.filter((id) => !cache.has(id));
     const { groupsOf, facts } = await this.#runner.read(
       async (q) => ({
-        groupsOf: await graphGroupsOfMany(q, principalIds),
+        groupsOf: unknown.length > 0 ? await graphGroupsOfMany(q, unknown) : new Map(),
         facts: await aclFactsOf(q, unique),
       }),
       { timeoutMs: settings.phaseTimeoutMs, phase: 'audience', ...(traceId ? { traceId } : {}) },
     );
+    for (const id of unknown) cache.set(id, groupsOf.get(id) ?? []);
     const byGroups = new Map<string, ReadonlySet<string>>();
     for (const id of principalIds) {
       const groups = new Set([
         ...(settings.principalGroups[id] ?? []),
-        ...(groupsOf.get(id) ?? []),
+        ...(groupsOf.get(id) ?? cache.get(id) ?? []),
       ]);
       byGroups.set([...groups].sort().join('\u0000'), groups);
     }
