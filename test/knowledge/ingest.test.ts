@@ -167,3 +167,35 @@ test('the kg-ingest CLI reads the writer account from the environment', async ()
   assert.match(ok.stdout, /11 documents, \d+ chunks, \d+ claims/);
   assert.match(ok.stderr, /no-meta\.md: no front matter/);
 });
+
+test('unknown front-matter and sidecar keys are warnings naming the file and line; the document is still ingested', async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-kg-warn-'));
+  try {
+    const group = `warn-${kg.corpus.tag}`;
+    writeFileSync(
+      path.join(dir, 'policy.md'),
+      `---\ngroups: [${group}]\ntitle: Policy\ndeny: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
+    );
+    const warned: string[] = [];
+    const report = await ingestDirectory({
+      driver: kg.writer,
+      root: dir,
+      uriPrefix: `kb-warn-${kg.corpus.tag}://`,
+      onWarning: (file, line, message) => warned.push(`${file}:${line}: ${message}`),
+    });
+    assert.equal(report.documents, 1);
+    assert.deepEqual(
+      report.warnings.map((w) => [w.file, w.line, w.message.split(' is ')[0]]),
+      [
+        ['policy.md', 4, 'unknown key "deny"'],
+        ['policy.md', 5, 'unknown key "grops"'],
+      ],
+    );
+    assert.equal(warned.length, 2);
+    assert.match(warned[0] ?? '', /^policy\.md:4: unknown key "deny" is ignored \(known: groups,/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
