@@ -60,7 +60,8 @@ async function load(driver: Driver, tag: string): Promise<number> {
       tx.run(
         `UNWIND $docs AS doc
          CREATE (:Document {source_uri: doc.uri, title: doc.uri, valid_from: doc.valid_from,
-           updated_at: doc.valid_from, allowed_groups: [doc.partition], acl_partition: doc.partition})`,
+           updated_at: doc.valid_from, allowed_groups: [doc.partition], acl_partition: doc.partition,
+           acl_partitions: [doc.partition]})`,
         { docs },
       ),
     );
@@ -80,7 +81,8 @@ async function load(driver: Driver, tag: string): Promise<number> {
         tx.run(
           `UNWIND $rows AS r
            MATCH (d:Document {source_uri: r.uri})
-           CREATE (c:Chunk {chunk_id: r.id, seq: r.seq, text: r.text, acl_partition: r.partition})-[:PART_OF]->(d)`,
+           CREATE (c:Chunk {chunk_id: r.id, seq: r.seq, text: r.text, acl_partition: r.partition,
+             acl_partitions: [r.partition]})-[:PART_OF]->(d)`,
           { rows },
         ),
       );

@@ -60,6 +60,15 @@ export const COMMANDS = [
             .setDescription('Channel messages a top-level mention reads')
             .setMinValue(0)
             .setMaxValue(MAX_CHANNEL_CONTEXT),
+        )
+        .addStringOption((o) =>
+          o
+            .setName('knowledge_audience')
+            .setDescription('Whose access knowledge answers respect here')
+            .addChoices(
+              { name: 'everyone in the channel (else a private answer)', value: 'audience' },
+              { name: 'the asker (restricted channels)', value: 'asker' },
+            ),
         ),
     ),
 ].map((c) => c.toJSON());

@@ -8,7 +8,11 @@ import {
   MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
-import type { ReplyMode, SettingsPatch } from '../../src/core/channel-settings.ts';
+import type {
+  KnowledgeAudience,
+  ReplyMode,
+  SettingsPatch,
+} from '../../src/core/channel-settings.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';
@@ -68,6 +72,8 @@ export class DiscordCommands {
       model: model === null ? undefined : model === 'default' ? '' : model,
       tools: { files: tool('files'), images: tool('images'), knowledge: tool('knowledge') },
       channelContext: o.getInteger('context') ?? undefined,
+      knowledgeAudience:
+        (o.getString('knowledge_audience') as KnowledgeAudience | null) ?? undefined,
     };
     const mayChange =
       this.o.admins.includes(i.user.id) ||

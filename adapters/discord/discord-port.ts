@@ -1,9 +1,11 @@
 // The platform port on Discord's REST API. A session is a channel id (a thread, or a DM), so every
 // reply goes to `ref.sessionId`; a deferred interaction's first reply edits its original response.
 import { type APIMessage, type Attachment, type REST, Routes } from 'discord.js';
+import { LRUCache } from 'lru-cache';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { FileRef } from '../../src/model/incoming.ts';
 import type {
+  Audience,
   Destination,
   PlatformPort,
   Reaction,
@@ -12,6 +14,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import { channelReaders } from './discord-audience.ts';
 import { discordFormat } from './discord-format.ts';
 
 export const DISCORD_LIMIT = 2000;
@@ -20,6 +23,11 @@ const TYPING_RENEW_MS = 8000;
 /** An interaction token is valid for 15 minutes. */
 const INTERACTION_TTL_MS = 15 * 60_000;
 const NO_PINGS = { parse: [] as never[] };
+/**
+ * A channel's readers are cached this long (a knowledge answer checks them each time): someone
+ * given access within the minute is missed by the check, someone who lost it is still counted.
+ */
+const READERS_TTL_MS = 60_000;
 const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
 
 export interface DiscordPortOptions {
@@ -44,8 +52,38 @@ export class DiscordPort implements PlatformPort {
   /** Original interaction responses: only the interaction's webhook may edit them. */
   private readonly webhookMessages = new Map<string, string>();
 
+  private readonly readers = new LRUCache<string, Promise<string[]>>({
+    max: 2000,
+    ttl: READERS_TTL_MS,
+  });
+
   constructor(o: DiscordPortOptions) {
     this.o = o;
+  }
+
+  /** A DM is one person; a guild channel (and its threads) the members who can view the channel. */
+  async audience(to: Destination): Promise<Audience> {
+    const { projectId: guild, channelId } = to.ref;
+    if (guild.startsWith('dm:')) return { kind: 'dm' };
+    const key = `${guild}:${channelId}`;
+    let readers = this.readers.get(key);
+    if (!readers) {
+      readers = channelReaders(this.o.rest, guild, channelId);
+      this.readers.set(key, readers);
+      readers.catch(() => this.readers.delete(key));
+    }
+    const self = this.o.selfId();
+    return { kind: 'channel', members: (await readers).filter((m) => m !== self) };
+  }
+
+  /** A direct message to the person (Discord has ephemeral replies only for interactions). */
+  async postPrivate(_to: Destination, userId: string, text: RenderedText): Promise<void> {
+    const dm = (await this.o.rest.post(Routes.userChannels(), {
+      body: { recipient_id: userId },
+    })) as { id: string };
+    await this.o.rest.post(Routes.channelMessages(dm.id), {
+      body: { content: text.text, allowed_mentions: NO_PINGS },
+    });
   }
 
   /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */

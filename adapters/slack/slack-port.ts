@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
+  Audience,
   Destination,
   NativeStream,
   PlatformPort,
@@ -73,6 +74,20 @@ export function tsBefore(a: string, b: string): boolean {
   return af.padEnd(6, '0') < bf.padEnd(6, '0');
 }
 
+/**
+ * Channel member lists are cached this long: a knowledge answer checks them every time, and a
+ * 5,000-member channel is five conversations.members pages. A person who joined within the minute
+ * is missed by the check (the answer may show them evidence they were not checked against), one
+ * who left is still counted (a safe error).
+ */
+const MEMBERS_TTL_MS = 60_000;
+const MEMBERS_PAGE = 1000;
+
+interface MembersPage {
+  members?: string[];
+  response_metadata?: { next_cursor?: string };
+}
+
 /** Display names are cached this long: a rename shows up within the hour, and reads cost no call. */
 const NAME_TTL_MS = 60 * 60_000;
 
@@ -87,8 +102,53 @@ export class SlackPort implements PlatformPort {
   /** The workspace each person was last seen in, so a name is looked up with that workspace's token. */
   private readonly userProjects = new LRUCache<string, string>({ max: 20_000 });
 
+  private readonly members = new LRUCache<string, Promise<string[]>>({
+    max: 2000,
+    ttl: MEMBERS_TTL_MS,
+  });
+
   constructor(o: SlackPortOptions) {
     this.o = o;
+  }
+
+  /** A DM is its one person; any other conversation its members (conversations.members, cached). */
+  async audience(to: Destination): Promise<Audience> {
+    const channel = to.ref.channelId;
+    if (to.context.isDirect === true || channel.startsWith('D')) return { kind: 'dm' };
+    let members = this.members.get(channel);
+    if (!members) {
+      members = this.fetchMembers(channel);
+      this.members.set(channel, members);
+      // A failed read is not cached: the next question asks again.
+      members.catch(() => this.members.delete(channel));
+    }
+    const self = this.self.userId;
+    return { kind: 'channel', members: (await members).filter((m) => m !== self) };
+  }
+
+  private async fetchMembers(channel: string): Promise<string[]> {
+    const out: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await this.client.conversations.members({
+        channel,
+        limit: MEMBERS_PAGE,
+        ...(cursor ? { cursor } : {}),
+      })) as MembersPage;
+      out.push(...(page.members ?? []));
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return out;
+  }
+
+  /** An ephemeral message in the thread: only `userId` sees it. */
+  async postPrivate(to: Destination, userId: string, text: RenderedText): Promise<void> {
+    await this.client.chat.postEphemeral({
+      channel: to.ref.channelId,
+      user: userId,
+      thread_ts: to.ref.sessionId,
+      text: text.text,
+    });
   }
 
   private get client(): WebClient {

@@ -3,6 +3,8 @@
 import type { WebClient } from '@slack/web-api';
 import {
   type ChannelSettings,
+  KNOWLEDGE_AUDIENCES,
+  type KnowledgeAudience,
   MAX_CHANNEL_CONTEXT,
   MAX_INSTRUCTIONS_CHARS,
   REPLY_MODES,
@@ -18,6 +20,11 @@ const MODE_LABELS: Record<string, string> = {
   mention: 'Only when mentioned',
   thread: 'Follow-ups in its threads (default)',
   all: 'Every message (support channels)',
+};
+
+const AUDIENCE_LABELS: Record<KnowledgeAudience, string> = {
+  audience: 'Everyone in the channel may read it, else a private answer (default)',
+  asker: 'The asker may read it (a restricted channel)',
 };
 
 type Option = { text: { type: 'plain_text'; text: string }; value: string };
@@ -114,6 +121,17 @@ export function settingsView(s: ChannelSettings, models: string[], place: FormPl
           initial_value: String(s.channelContext),
         },
       },
+      {
+        type: 'input',
+        block_id: 'knowledge_audience',
+        label: { type: 'plain_text', text: 'Knowledge answers show what' },
+        element: {
+          type: 'static_select',
+          action_id: 'value',
+          options: KNOWLEDGE_AUDIENCES.map((a) => option(a, AUDIENCE_LABELS[a])),
+          initial_option: option(s.knowledgeAudience, AUDIENCE_LABELS[s.knowledgeAudience]),
+        },
+      },
     ],
   };
 }
@@ -132,7 +150,9 @@ export function patchFromState(values: StateValues): SettingsPatch {
   const model = v('model')?.selected_option?.value;
   const picked = new Set((v('tools')?.selected_options ?? []).map((o) => o.value));
   const context = v('channel_context')?.value;
+  const audience = v('knowledge_audience')?.selected_option?.value;
   return {
+    ...(audience ? { knowledgeAudience: audience as KnowledgeAudience } : {}),
     ...(mode ? { replyMode: mode as ChannelSettings['replyMode'] } : {}),
     instructions: (v('instructions')?.value ?? '').trim(),
     ...(model ? { model: model === DEFAULT_MODEL ? '' : model } : {}),

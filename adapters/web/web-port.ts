@@ -3,6 +3,7 @@
 // the one local project.
 import type { FileRef } from '../../src/model/incoming.ts';
 import type {
+  Audience,
   Destination,
   NativeStream,
   PlatformPort,
@@ -55,6 +56,15 @@ export class WebPort implements PlatformPort {
 
   async post(to: Destination, text: RenderedText): Promise<string> {
     return (await this.transcript.addBotMessage(to.ref.sessionId, text.text)).id;
+  }
+
+  /** The web chat is one person's: whoever reads it is the asker. */
+  async audience(): Promise<Audience> {
+    return { kind: 'dm' };
+  }
+
+  async postPrivate(to: Destination, _userId: string, text: RenderedText): Promise<void> {
+    await this.post(to, text);
   }
 
   async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {

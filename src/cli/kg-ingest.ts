@@ -47,6 +47,8 @@ async function main(args: string[]): Promise<number> {
       ...(conn.database ? { database: conn.database } : {}),
       ...(prefix ? { uriPrefix: prefix } : {}),
       onFile: (file, outcome) => process.stdout.write(`${file}: ${outcome}\n`),
+      onWarning: (file, line, message) =>
+        process.stderr.write(`warning: ${file}:${line}: ${message}\n`),
     });
     process.stdout.write(
       `${report.documents} documents, ${report.chunks} chunks, ${report.claims} claims ` +

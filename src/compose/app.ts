@@ -178,6 +178,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
         })
       : undefined,
     lockWaitMs: config.agent.turnTimeoutMs,
+    evidenceAccess: knowledge?.evidenceAccess,
   });
   const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();

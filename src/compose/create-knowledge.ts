@@ -4,7 +4,8 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
-import { knowledgeSearchTool } from '../knowledge/knowledge-tool.ts';
+import type { EvidenceAccess } from '../core/audience.ts';
+import { knowledgeSearchTool, principalIdOf } from '../knowledge/knowledge-tool.ts';
 import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -42,9 +43,17 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
     log: log.child({ component: 'knowledge' }),
     ...(settings.text2cypher.enabled ? { generateCypher: cypherGenerator(llm) } : {}),
   });
+  const evidenceAccess: EvidenceAccess = {
+    unreadable: (ref, userIds, evidence) =>
+      provider.unreadableBy(
+        userIds.map((u) => principalIdOf(ref, u)),
+        evidence.map((e) => e.chunk_id),
+      ),
+  };
   return {
     driver,
     provider,
+    evidenceAccess,
     tool: knowledgeSearchTool({ provider, settings, log }),
     check: async () => {
       await driver.verifyConnectivity();

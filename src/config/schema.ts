@@ -14,6 +14,7 @@ const channelSettings = z
     model: z.string(),
     tools: z.object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean() }).strict(),
     channelContext: z.number().int().min(0).max(50),
+    knowledgeAudience: z.enum(['audience', 'asker']),
   })
   .strict();
 

@@ -21,6 +21,14 @@ export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
   knowledge_search: 'knowledge',
 };
 
+/**
+ * Whose access knowledge evidence must respect in this channel. `audience` (default): everyone
+ * who can read the channel; evidence some of them may not read sends the answer privately to the
+ * asker. `asker`: only the asker's, for channels the admins mark as restricted.
+ */
+export type KnowledgeAudience = 'audience' | 'asker';
+export const KNOWLEDGE_AUDIENCES: readonly KnowledgeAudience[] = ['audience', 'asker'];
+
 export interface ChannelSettings {
   replyMode: ReplyMode;
   /** Extra instructions or a persona for this channel's system prompt. */
@@ -30,6 +38,7 @@ export interface ChannelSettings {
   tools: Record<ToolGroup, boolean>;
   /** Top-level messages a mention at the channel's top level reads as context (0: none). */
   channelContext: number;
+  knowledgeAudience: KnowledgeAudience;
 }
 
 /** Fields to change; absent (or undefined) ones keep their value. */
@@ -39,6 +48,7 @@ export interface SettingsPatch {
   model?: string | undefined;
   tools?: Partial<Record<ToolGroup, boolean | undefined>> | undefined;
   channelContext?: number | undefined;
+  knowledgeAudience?: KnowledgeAudience | undefined;
 }
 
 export type SettingField = keyof ChannelSettings;
@@ -48,6 +58,7 @@ const FIELDS: readonly SettingField[] = [
   'model',
   'tools',
   'channelContext',
+  'knowledgeAudience',
 ];
 
 export type SettingSource = 'default' | 'config' | 'chat';
@@ -148,6 +159,11 @@ export class ChannelSettingsService {
       return `Reply mode must be one of ${REPLY_MODES.join(', ')}.`;
     if (patch.instructions !== undefined && patch.instructions.length > MAX_INSTRUCTIONS_CHARS)
       return `Instructions can be at most ${MAX_INSTRUCTIONS_CHARS} characters (these have ${patch.instructions.length}).`;
+    if (
+      patch.knowledgeAudience !== undefined &&
+      !KNOWLEDGE_AUDIENCES.includes(patch.knowledgeAudience)
+    )
+      return `Knowledge audience must be one of ${KNOWLEDGE_AUDIENCES.join(', ')}.`;
     if (
       patch.channelContext !== undefined &&
       (!Number.isInteger(patch.channelContext) ||

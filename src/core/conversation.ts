@@ -19,6 +19,7 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import { AnswerAudience, type EvidenceAccess } from './audience.ts';
 import type {
   Actor,
   ChannelSettingsService,
@@ -51,6 +52,8 @@ export interface ConversationOptions {
   threadContext?: ThreadContext | undefined;
   /** How long an edit or deletion waits for a running turn of its thread. */
   lockWaitMs: number;
+  /** Checks knowledge evidence against a channel's members (absent: no knowledge, or none to check). */
+  evidenceAccess?: EvidenceAccess | undefined;
 }
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
@@ -256,6 +259,14 @@ export class Conversation {
     const input = {
       askerName,
       settings: channel.settings,
+      audience: new AnswerAudience({
+        port,
+        to,
+        asker: m.principal,
+        mode: channel.settings.knowledgeAudience,
+        access: this.o.evidenceAccess,
+        log,
+      }),
       // At the top level the context is the channel (read where the message was, `m.to`); it is
       // remembered for the session the answer opens.
       ...(reader

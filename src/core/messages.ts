@@ -14,6 +14,7 @@ const FIELD_NAMES: Record<SettingField, string> = {
   model: 'model',
   tools: 'tools',
   channelContext: 'channel context',
+  knowledgeAudience: 'knowledge audience',
 };
 
 function utc(at: number): string {
@@ -33,6 +34,7 @@ function describePatch(p: SettingsPatch): string {
   for (const [group, on] of Object.entries(p.tools ?? {}))
     parts.push(`${group} ${on ? 'on' : 'off'}`);
   if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
+  if (p.knowledgeAudience !== undefined) parts.push(`knowledge audience → ${p.knowledgeAudience}`);
   return parts.join(', ') || 'no change';
 }
 
@@ -54,6 +56,17 @@ export const messages = {
   answerFailed(userMessage: string): string {
     return `\n\n${WARN} ${userMessage}`;
   },
+  /** The channel's note when the answer went to the asker alone (audience-aware knowledge). */
+  answeredPrivately: `${INFO} I sent my answer privately to the person who asked: it draws on knowledge-base documents that not everyone in this channel may read.`,
+  /** The channel's note when the answer could not be sent privately either. */
+  privateUnavailable: `${WARN} My answer draws on knowledge-base documents that not everyone in this channel may read, and I cannot send private messages here. Ask me in a direct message instead.`,
+  /** Heads the private copy, so the asker knows why it came this way. */
+  privateAnswer(answer: string): string {
+    return `${INFO} _Only you can see this answer: it draws on documents not everyone in the channel may read._\n\n${answer}`;
+  },
+  /** What thread history keeps of an answer sent privately: never its content. */
+  privateAnswerRecord:
+    '[An answer was sent privately to the person who asked, because it drew on knowledge-base documents not everyone here may read. Its content is not kept in this thread; search again if it is needed.]',
   emptyAnswer: '_The model returned an empty answer. Please rephrase your question._',
   truncated: '\n\n_(The answer was cut off at the reply length limit. Ask me to continue.)_',
   continued: '_(continued)_\n',
@@ -117,6 +130,7 @@ export const messages = {
       `• Model: ${s.model ? `\`${s.model}\`` : 'the default'}${from('model')}`,
       `• Tools: ${tools}${from('tools')}`,
       `• Channel context: ${s.channelContext} messages${from('channelContext')}`,
+      `• Knowledge audience: \`${s.knowledgeAudience}\`${from('knowledgeAudience')}`,
     ];
     if (e.changedBy)
       lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);

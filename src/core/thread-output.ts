@@ -90,6 +90,15 @@ export class ThreadOutput {
     }
   }
 
+  /** Markdown only `userId` sees, split at the limit; false where the platform cannot do it. */
+  async postPrivate(userId: string, markdown: string): Promise<boolean> {
+    const { port, to } = this.o;
+    if (!port.postPrivate) return false;
+    for (const part of RenderedText.render(port.format, markdown, 'message', port.limits.message))
+      await port.postPrivate(to, userId, part);
+    return true;
+  }
+
   reportError(userMessage: string): Promise<void> {
     return this.post(messages.error(userMessage));
   }

@@ -1,4 +1,4 @@
-import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type AgentGraph, buildAgentGraph } from '../agent/agent-graph.ts';
 import { systemPrompt } from '../agent/prompts.ts';
@@ -20,6 +20,7 @@ import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { AnswerWriter } from './answer-writer.ts';
+import type { AnswerAudience } from './audience.ts';
 import { type ChannelSettings, TOOL_GROUP_OF } from './channel-settings.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
@@ -38,7 +39,7 @@ export function recentHistory(history: BaseMessage[], max: number): BaseMessage[
 }
 
 export type TurnOutcome =
-  | { status: 'answered'; text: string }
+  | { status: 'answered'; text: string; private?: boolean }
   | { status: 'failed'; code: string; userMessage: string }
   | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' };
 
@@ -85,6 +86,8 @@ export interface TurnInput {
   speculate?: boolean | undefined;
   /** The asker's name when known before the thread is read (the read also tells it). */
   askerName?: string | undefined;
+  /** Decides whether knowledge evidence keeps the answer where everyone reads it. */
+  audience?: AnswerAudience | undefined;
 }
 
 interface Admitted {
@@ -307,6 +310,23 @@ export class TurnRunner {
     return g;
   }
 
+  /**
+   * The answer to the asker alone; the thread keeps what it already showed (written before any
+   * evidence) and a note saying where the answer went.
+   */
+  private async deliverPrivately(
+    out: ThreadOutput,
+    asker: string,
+    text: string,
+    shown: string,
+    answer: AnswerWriter | undefined,
+  ): Promise<void> {
+    const sent = await out.postPrivate(asker, messages.privateAnswer(text));
+    const note = sent ? messages.answeredPrivately : messages.privateUnavailable;
+    if (answer) await answer.finish(`${shown.trimEnd()}\n\n${note}`);
+    else await out.post(note);
+  }
+
   private async answer({ msg, out, key, log, lock, input }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
     let answer: AnswerWriter | undefined;
@@ -360,13 +380,19 @@ export class TurnRunner {
         now: (this.d.now ?? (() => new Date()))(),
         ...(sections.length > 0 ? { sections } : {}),
       });
+      const audience = input.audience;
       const scope = {
         ref: msg.ref,
         principal: msg.principal,
         owners,
         images: context.images,
         traceId: msg.traceId,
+        onEvidence: audience
+          ? (e: Parameters<AnswerAudience['admit']>[0]) => audience.admit(e)
+          : undefined,
       };
+      // What reached the thread before the answer went private (written before any evidence).
+      let shown = '';
       let history = stored;
       let result: AgentRunResult | undefined;
       // A server that still finds the request too long gets one retry after a forced compression.
@@ -397,8 +423,11 @@ export class TurnRunner {
         const restart = new AbortController();
         let held: string[] | undefined;
         const emit = (delta: string) => {
+          // Once evidence made the answer private, nothing more goes where everyone reads it.
+          if (audience?.isPrivate) return;
           answer ??= out.beginAnswer();
           answer.append(delta);
+          shown += delta;
         };
         if (!caught) {
           held = [];
@@ -465,16 +494,21 @@ export class TurnRunner {
       }
       watchdog.pauseIdle();
       let text = result.text.trim() || messages.emptyAnswer;
-      answer ??= out.beginAnswer();
-      if (result.truncated) {
-        // Nothing silent: say so when the reply budget cut the answer short.
-        answer.append(messages.truncated);
-        text += messages.truncated;
+      // Nothing silent: say so when the reply budget cut the answer short.
+      if (result.truncated) text += messages.truncated;
+      const isPrivate = audience?.isPrivate === true;
+      if (isPrivate) {
+        await this.deliverPrivately(out, msg.principal, text, shown, answer);
+      } else {
+        answer ??= out.beginAnswer();
+        if (result.truncated) answer.append(messages.truncated);
+        await answer.finish(text);
       }
-      await answer.finish(text);
       // Only the lock's holder writes the thread's memory.
       lock.signal.throwIfAborted();
-      await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
+      // A private answer's words stay out of the thread's memory: a later asker may not read them.
+      const added = isPrivate ? [new AIMessage(messages.privateAnswerRecord)] : result.added;
+      await this.d.history.save(key, this.d.memory.settle(history, human, added));
       await (caught ?? NOTHING_NEW).commit();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
@@ -486,7 +520,7 @@ export class TurnRunner {
         { ms: Math.round(performance.now() - started), usage: result.usage, chars: text.length },
         'turn answered',
       );
-      return { status: 'answered', text };
+      return { status: 'answered', text, ...(isPrivate ? { private: true } : {}) };
     } catch (err) {
       const reason = signal.aborted ? signal.reason : undefined;
       const coded = asCodedError(ThreadmindError.isInstance(reason) ? reason : err);

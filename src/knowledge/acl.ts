@@ -1,7 +1,8 @@
 // Who may see what. A principal's groups come from config and from the graph
 // (`(:Principal)-[:MEMBER_OF]->(:Group)`); each group searches the partition of its own name plus
-// any partitions config maps to it; `allowed_scopes` can only narrow that set. A chunk is visible
-// when its partition and its document's partition are permitted AND the document's
+// any partitions config maps to it; `allowed_scopes` can only narrow that set. A document (and its
+// chunks) is searched in its `partition`, or else in the partition of each of its groups. A chunk is
+// visible when one of its partitions and one of its document's are permitted AND the document's
 // `allowed_groups` names one of the caller's groups: partitions bound the search space, the
 // document ACL is still checked on every path and again before output.
 
@@ -26,6 +27,16 @@ export function resolveAccess(
   config: AclConfig,
 ): Access {
   const groups = new Set<string>([...(config.principalGroups[principalId] ?? []), ...graphGroups]);
+  return accessOfGroups(principalId, groups, allowedScopes, config);
+}
+
+/** Access from a principal's complete set of groups. */
+export function accessOfGroups(
+  principalId: string,
+  groups: ReadonlySet<string>,
+  allowedScopes: readonly string[],
+  config: Pick<AclConfig, 'groupPartitions'>,
+): Access {
   const own = new Set<string>();
   for (const g of groups) {
     own.add(g);
@@ -47,23 +58,39 @@ export interface AclFacts {
   allowedGroups: unknown;
 }
 
+/** A node's partitions (a list; a lone string from graphs written before lists) permit the caller. */
+function permitted(access: Access, partitions: unknown): boolean {
+  const list = typeof partitions === 'string' ? [partitions] : partitions;
+  return (
+    Array.isArray(list) && list.some((p) => typeof p === 'string' && access.partitions.includes(p))
+  );
+}
+
 /** The application-side twin of `visibleCypher`: used on expansion results and before output. */
 export function canSee(access: Access, facts: AclFacts): boolean {
   const { chunkPartition, documentPartition, allowedGroups } = facts;
   return (
-    typeof chunkPartition === 'string' &&
-    typeof documentPartition === 'string' &&
-    access.partitions.includes(chunkPartition) &&
-    access.partitions.includes(documentPartition) &&
+    permitted(access, chunkPartition) &&
+    permitted(access, documentPartition) &&
     Array.isArray(allowedGroups) &&
     allowedGroups.some((g) => typeof g === 'string' && access.groups.includes(g))
   );
 }
 
+/** A node's partitions in Cypher: the list, or the single partition of graphs written before it. */
+export function partitionsCypher(n: string): string {
+  return `coalesce(${n}.acl_partitions, [${n}.acl_partition])`;
+}
+
+/** Cypher predicate for "node `n` is in a permitted partition" with $partitions. */
+export function inPartitionCypher(n: string): string {
+  return `any(p IN ${partitionsCypher(n)} WHERE p IN $partitions)`;
+}
+
 /** Cypher predicate for "chunk `c` of document `d` is visible" with $partitions and $groups. */
 export function visibleCypher(c: string, d: string): string {
   return (
-    `(${c}.acl_partition IN $partitions AND ${d}.acl_partition IN $partitions ` +
+    `(${inPartitionCypher(c)} AND ${inPartitionCypher(d)} ` +
     `AND any(g IN coalesce(${d}.allowed_groups, []) WHERE g IN $groups))`
   );
 }

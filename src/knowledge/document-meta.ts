@@ -19,7 +19,7 @@ const oneOrMany = z
 export const documentMetaSchema = z
   .object({
     groups: oneOrMany.refine((g) => g.length > 0, 'must name at least one group'),
-    /** The search partition; default: the first group. */
+    /** The one search partition; default: the partition of each group (all of them). */
     partition: z.string().min(1).optional(),
     title: z.string().optional(),
     version: z.union([z.string(), z.number()]).transform(String).optional(),
@@ -36,6 +36,33 @@ export const documentMetaSchema = z
 
 export type DocumentMeta = z.infer<typeof documentMetaSchema>;
 
+const KNOWN_KEYS = new Set(Object.keys(documentMetaSchema.shape));
+
+/** A key the metadata does not know: ignored, and reported with where it is. */
+export interface MetaWarning {
+  /** 1-based line in the file (front matter) or the sidecar. */
+  line: number;
+  message: string;
+}
+
+/**
+ * Top-level keys of `raw` that mean nothing to ingest (a misspelt `grops:`, an unsupported
+ * `deny:`), with the line each is on; `firstLine` is the line the YAML starts at in its file.
+ */
+export function unknownKeys(raw: unknown, yamlText: string, firstLine: number): MetaWarning[] {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return [];
+  const lines = yamlText.split('\n');
+  return Object.keys(raw)
+    .filter((k) => !KNOWN_KEYS.has(k))
+    .map((key) => {
+      const at = lines.findIndex((l) => l.startsWith(`${key}:`) || l.startsWith(`"${key}":`));
+      return {
+        line: firstLine + Math.max(0, at),
+        message: `unknown key "${key}" is ignored (known: ${[...KNOWN_KEYS].join(', ')})`,
+      };
+    });
+}
+
 export class MetaError extends Error {
   constructor(message: string) {
     super(message);
@@ -43,7 +70,11 @@ export class MetaError extends Error {
   }
 }
 
-export function parseMeta(yamlText: string, where: string): DocumentMeta {
+export function parseMeta(
+  yamlText: string,
+  where: string,
+  warnings?: { firstLine: number; out: MetaWarning[] },
+): DocumentMeta {
   let raw: unknown;
   try {
     raw = parseYaml(yamlText);
@@ -55,6 +86,7 @@ export function parseMeta(yamlText: string, where: string): DocumentMeta {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'meta'}: ${i.message}`);
     throw new MetaError(`${where}: ${problems.join('; ')}`);
   }
+  warnings?.out.push(...unknownKeys(raw, yamlText, warnings.firstLine));
   return parsed.data;
 }
 

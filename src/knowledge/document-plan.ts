@@ -29,7 +29,10 @@ export interface DocumentPlan {
   valid_from: string | null;
   valid_to: string | null;
   allowed_groups: string[];
+  /** The first of `acl_partitions`, kept for the partition indexes and older readers. */
   acl_partition: string;
+  /** Partitions the document is searched in: `partition` when given, else every group's. */
+  acl_partitions: string[];
   supersedes: string[];
   chunks: PlannedChunk[];
   claims: PlannedClaim[];
@@ -128,6 +131,7 @@ export function planDocument(input: PlanInput): DocumentPlan {
     valid_to: meta.valid_to ?? null,
     allowed_groups: [...new Set(meta.groups)],
     acl_partition: meta.partition ?? (meta.groups[0] as string),
+    acl_partitions: meta.partition ? [meta.partition] : [...new Set(meta.groups)],
     supersedes: input.supersedes,
     chunks,
     claims,

@@ -40,8 +40,16 @@ export function freshnessInstant(requiredAt: string | null | undefined, now: num
 
 const RANK: Record<Freshness, number> = { current: 0, unknown: 1, stale: 2 };
 
-/** Current first, then unknown, then stale (demoted, never dropped); by score within each. */
-export function byFreshnessThenScore(a: KnowledgeItem, b: KnowledgeItem): number {
+/**
+ * Relevance first: an outdated passage that answers the question outranks a current one that
+ * does not (it is marked outdated, never dropped for it). Freshness only breaks ties.
+ */
+export function byRelevance(a: KnowledgeItem, b: KnowledgeItem): number {
+  return bestScore(b) - bestScore(a) || RANK[a.freshness] - RANK[b.freshness];
+}
+
+/** Among evidence for one claim: current first, then unknown, then stale; by score within each. */
+export function preferCurrent(a: KnowledgeItem, b: KnowledgeItem): number {
   return RANK[a.freshness] - RANK[b.freshness] || bestScore(b) - bestScore(a);
 }
 

@@ -3,7 +3,7 @@
 // out of the top k (a WHERE after LIMIT, or a retriever's result hook, would be a post-filter).
 // Expansion queries compute visibility per path and return only counts for hidden ones.
 import { int } from 'neo4j-driver';
-import { visibleCypher } from './acl.ts';
+import { inPartitionCypher, partitionsCypher, visibleCypher } from './acl.ts';
 import type { Query, Row } from './read-runner.ts';
 
 export const FULLTEXT_INDEX = 'chunk_text';
@@ -46,7 +46,7 @@ const CLAIMS = `[(cl:Claim)-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]->(c) |
 export function candidateCypher(aclFilter: boolean): string {
   return `
 CALL db.index.fulltext.queryNodes($index, $lucene) YIELD node AS c, score
-${aclFilter ? 'WHERE c.acl_partition IN $partitions' : ''}
+${aclFilter ? `WHERE ${inPartitionCypher('c')}` : ''}
 MATCH (c)-[:PART_OF]->(d:Document)
 ${aclFilter ? `WHERE ${visibleCypher('c', 'd')}` : ''}
 WITH c, d, score LIMIT $limit
@@ -163,7 +163,8 @@ export async function aclFactsOf(query: Query, chunkIds: string[]): Promise<Row[
   return query(
     `UNWIND $chunkIds AS cid
 OPTIONAL MATCH (c:Chunk {chunk_id: cid})-[:PART_OF]->(d:Document)
-RETURN cid AS chunk_id, c.acl_partition AS chunk_partition, d.acl_partition AS document_partition,
+RETURN cid AS chunk_id, ${partitionsCypher('c')} AS chunk_partition,
+  ${partitionsCypher('d')} AS document_partition,
   d.allowed_groups AS allowed_groups, d.source_uri AS source_uri`,
     { chunkIds },
   );
@@ -177,4 +178,26 @@ RETURN collect(DISTINCT g.name) AS groups`,
   );
   const groups = rows[0]?.groups;
   return Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [];
+}
+
+/** Graph groups of many principals at once (a channel's members), by principal id. */
+export async function graphGroupsOfMany(
+  query: Query,
+  principalIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const rows = await query(
+    `UNWIND $ids AS id
+MATCH (:Principal {principal_id: id})-[:MEMBER_OF]->(g:Group)
+RETURN id, collect(DISTINCT g.name) AS groups`,
+    { ids: principalIds },
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    if (typeof r.id === 'string' && Array.isArray(r.groups))
+      out.set(
+        r.id,
+        r.groups.filter((g): g is string => typeof g === 'string'),
+      );
+  }
+  return out;
 }

@@ -29,7 +29,8 @@ export async function writeDocument(
         `MERGE (d:Document {source_uri: $uri})
          SET d.title = $title, d.updated_at = $updated_at, d.ingested_at = $ingested_at,
              d.source_version = $source_version, d.valid_from = $valid_from, d.valid_to = $valid_to,
-             d.allowed_groups = $allowed_groups, d.acl_partition = $acl_partition`,
+             d.allowed_groups = $allowed_groups, d.acl_partition = $acl_partition,
+             d.acl_partitions = $acl_partitions`,
         { ...plan, uri, ingested_at: ingestedAt },
       );
       const removedChunks = await count(
@@ -46,11 +47,12 @@ export async function writeDocument(
          UNWIND $chunks AS ch
          MERGE (c:Chunk {chunk_id: ch.chunk_id})
          SET c.text = ch.text, c.seq = ch.seq, c.heading = ch.heading, c.page = ch.page,
-             c.acl_partition = $partition
+             c.acl_partition = $partition, c.acl_partitions = $partitions
          MERGE (c)-[:PART_OF]->(d)`,
         {
           uri,
           partition: plan.acl_partition,
+          partitions: plan.acl_partitions,
           chunks: plan.chunks.map((c) => ({
             ...c,
             seq: int(c.seq),

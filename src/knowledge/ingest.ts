@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { extractDocument } from '../attachments/extract/index.ts';
 import { AttachmentError, type ExtractLimits } from '../attachments/types.ts';
-import { MetaError, parseMeta, splitFrontMatter } from './document-meta.ts';
+import { MetaError, type MetaWarning, parseMeta, splitFrontMatter } from './document-meta.ts';
 import { type DocumentPlan, planDocument } from './document-plan.ts';
 import { sweep, writeDocument } from './ingest-write.ts';
 import { syncPrincipals } from './principals.ts';
@@ -26,6 +26,8 @@ export interface IngestOptions {
   extractLimits?: ExtractLimits;
   clock?: () => number;
   onFile?: (file: string, outcome: string) => void;
+  /** Metadata ignored in `file` at `line` (unknown keys). */
+  onWarning?: (file: string, line: number, message: string) => void;
 }
 
 export interface IngestReport {
@@ -34,6 +36,8 @@ export interface IngestReport {
   claims: number;
   removedChunks: number;
   skipped: Array<{ file: string; reason: string }>;
+  /** Metadata that was ignored (unknown keys), with the file and line. */
+  warnings: Array<{ file: string; line: number; message: string }>;
   principals: number;
   orphanClaims: number;
   prunedDocuments: number;
@@ -78,11 +82,16 @@ function uriOf(root: string, file: string, prefix: string): string {
   return prefix + path.relative(root, file).split(path.sep).join('/');
 }
 
-async function planFile(file: string, o: Resolved): Promise<DocumentPlan> {
+async function planFile(
+  file: string,
+  o: Resolved,
+  warnings: MetaWarning[],
+): Promise<{ plan: DocumentPlan; metaFile: string }> {
   const bytes = await readFile(file);
   const kind = KIND_BY_EXT[path.extname(file).toLowerCase()];
   let meta: ReturnType<typeof parseMeta>;
   let body: Uint8Array;
+  let metaFile = file;
   if (kind) {
     const sidecar = `${file}.meta.yaml`;
     const yaml = await readFile(sidecar, 'utf8').catch(() => {
@@ -90,13 +99,15 @@ async function planFile(file: string, o: Resolved): Promise<DocumentPlan> {
         `${path.basename(file)}: no ${path.basename(sidecar)} (groups are required)`,
       );
     });
-    meta = parseMeta(yaml, path.basename(sidecar));
+    meta = parseMeta(yaml, path.basename(sidecar), { firstLine: 1, out: warnings });
+    metaFile = sidecar;
     body = bytes;
   } else {
     const { yaml, body: text } = splitFrontMatter(new TextDecoder().decode(bytes));
     if (yaml === undefined)
       throw new MetaError(`${path.basename(file)}: no front matter (groups are required)`);
-    meta = parseMeta(yaml, path.basename(file));
+    // The front matter starts on the line after the opening `---`.
+    meta = parseMeta(yaml, path.basename(file), { firstLine: 2, out: warnings });
     body = new TextEncoder().encode(text);
   }
   const extracted = await extractDocument(
@@ -109,7 +120,7 @@ async function planFile(file: string, o: Resolved): Promise<DocumentPlan> {
   const supersedes = (meta.supersedes ?? []).map((s) =>
     s.includes('://') ? s : uriOf(o.root, path.resolve(path.dirname(file), s), o.uriPrefix),
   );
-  return planDocument({
+  const plan = planDocument({
     sourceUri,
     meta,
     sections: extracted.sections,
@@ -117,6 +128,7 @@ async function planFile(file: string, o: Resolved): Promise<DocumentPlan> {
     modifiedAt: (await stat(file)).mtime.toISOString(),
     supersedes,
   });
+  return { plan, metaFile };
 }
 
 export async function ingestDirectory(options: IngestOptions): Promise<IngestReport> {
@@ -133,6 +145,7 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
     claims: 0,
     removedChunks: 0,
     skipped: [],
+    warnings: [],
     principals: 0,
     orphanClaims: 0,
     prunedDocuments: 0,
@@ -141,7 +154,12 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
   for (const file of await walk(root, [])) {
     const rel = path.relative(root, file);
     try {
-      const plan = await planFile(file, { ...o, root });
+      const warnings: MetaWarning[] = [];
+      const { plan, metaFile } = await planFile(file, { ...o, root }, warnings);
+      for (const w of warnings) {
+        report.warnings.push({ file: path.relative(root, metaFile), ...w });
+        o.onWarning?.(path.relative(root, metaFile), w.line, w.message);
+      }
       const written = await writeDocument(o.driver, o.database, plan, now());
       seen.push(plan.source_uri);
       report.documents++;

@@ -6,9 +6,9 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
-import { escapeData } from '../text/data-block.ts';
+import { renderEvidence } from './render.ts';
 import type { KnowledgeSettings } from './settings.ts';
-import type { KnowledgeItem, KnowledgeRequest, KnowledgeResult } from './types.ts';
+import type { KnowledgeRequest, KnowledgeResult } from './types.ts';
 
 export interface KnowledgeToolDeps {
   provider: { retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> };
@@ -21,42 +21,30 @@ export interface KnowledgeToolDeps {
   principalOf?: (scope: TurnScope) => string;
 }
 
-export const defaultPrincipalOf = (scope: TurnScope): string =>
-  `${scope.ref.platform}:${scope.principal}`;
-
-function header(item: KnowledgeItem, n: number): string {
-  const parts = [`chunk ${item.chunk_id}`];
-  if (item.document_version) parts.push(`version ${item.document_version}`);
-  if (item.claim_id) parts.push(`claim ${item.claim_id}`);
-  const mark =
-    item.freshness === 'stale'
-      ? ' (outdated)'
-      : item.freshness === 'unknown'
-        ? ' (date unknown)'
-        : '';
-  return `[${n}] ${item.source_uri}${mark} — ${parts.join(', ')}`;
+/** The principal id of a platform user: the one place the id's shape is decided. */
+export function principalIdOf(ref: Pick<TurnScope['ref'], 'platform'>, userId: string): string {
+  return `${ref.platform}:${userId}`;
 }
+
+export const defaultPrincipalOf = (scope: TurnScope): string =>
+  principalIdOf(scope.ref, scope.principal);
 
 /** What the model reads for a result. */
 export function renderKnowledgeResult(query: string, r: KnowledgeResult): string {
-  if (r.answerable) {
-    const blocks = r.items.map((item, i) => `${header(item, i + 1)}\n${escapeData(item.content)}`);
-    const stale = r.items.some((i) => i.freshness === 'stale');
-    return (
-      `<data source="knowledge_search">\n${blocks.join('\n\n')}\n</data>\n` +
-      'Cite the source (the kb:// address) of each fact you use.' +
-      (stale
-        ? ' Sources marked (outdated) were superseded or expired: prefer current ones, and say so if you rely on one.'
-        : '')
-    );
-  }
+  if (r.answerable) return renderEvidence(r.items);
   const base = `No usable evidence was found in the knowledge base for "${query}"`;
   const reasons = new Set(r.denied.map((d) => d.reason));
   switch (r.failure?.kind) {
     case 'timeout':
-      return `${base}: the search did not finish within ${r.limits.timeout_ms} ms. Answer without it and say the knowledge base timed out.`;
+      return `${base}: the search did not finish within its ${r.limits.timeout_ms} ms deadline (${r.failure.message}). Answer without it and say the knowledge base timed out.`;
+    case 'phase_timeout':
+      return `${base}: one step of the search ran past its time limit (${r.failure.message}). Answer without it and say the knowledge base was too slow.`;
     case 'unavailable':
       return `${base}: the knowledge base could not be reached. Answer without it and say so.`;
+    case 'unauthorized':
+      return `${base}: the knowledge base refused the bot's credentials (a configuration problem for the admins). Answer without it and say so.`;
+    case 'bad_query':
+      return `${base}: the search request was not valid (${r.failure.message}). Answer without it, or search again with plainer words.`;
     case 'error':
       return `${base}: the search failed (${r.failure.message}). Answer without it and say so.`;
     default:
@@ -96,6 +84,12 @@ export function knowledgeSearchTool(d: KnowledgeToolDeps) {
         },
         'knowledge_search',
       );
+      // Before the model sees the evidence: the turn may have to answer privately because of it.
+      if (result.answerable && scope.onEvidence) {
+        await scope.onEvidence(
+          result.items.map((i) => ({ chunk_id: i.chunk_id, source_uri: i.source_uri })),
+        );
+      }
       return renderKnowledgeResult(query, result);
     },
     {

@@ -3,21 +3,23 @@
 // paths; freshness; a final ACL re-check read from the graph; then the token budget. Every phase is
 // a read transaction with at most what is left of the request's deadline; running out is a
 // `timeout` failure, never a quietly shorter answer.
+import { LRUCache } from 'lru-cache';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
-import { resolveAccess } from './acl.ts';
+import { accessOfGroups, canSee, resolveAccess } from './acl.ts';
 import { freshnessInstant } from './freshness.ts';
 import {
   aclFactsOf,
   type ChunkHit,
   expandGraph,
   graphGroups,
+  graphGroupsOfMany,
   type ScoredHit,
   searchCandidates,
 } from './graph-queries.ts';
 import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
-import { classify, KnowledgeQueryError, ReadRunner } from './read-runner.ts';
+import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
 import { fitToBudget } from './token-budget.ts';
@@ -40,6 +42,14 @@ export interface KnowledgeProviderDeps {
   clock?: () => number;
 }
 
+/**
+ * Graph group memberships the audience check reuses: a channel's members are checked on every
+ * knowledge answer there, so a 5,000-member channel would otherwise read 5,000 memberships per
+ * question. A membership change reaches the audience check within this time (the chat platforms'
+ * member lists are cached as long); retrieval for the asker always reads the graph.
+ */
+const AUDIENCE_GROUPS_TTL_MS = 60_000;
+
 /** Expanded hits score a fraction of what led to them: context, not primary evidence. */
 const DECAY = { claim: 0.7, neighbour: 0.5, entity: 0.4 } as const;
 
@@ -61,6 +71,10 @@ function invalidRequest(r: KnowledgeRequest): string | undefined {
 export class KnowledgeProvider {
   readonly #runner: ReadRunner;
   readonly #deps: KnowledgeProviderDeps;
+  readonly #memberGroups = new LRUCache<string, string[]>({
+    max: 200_000,
+    ttl: AUDIENCE_GROUPS_TTL_MS,
+  });
 
   constructor(deps: KnowledgeProviderDeps) {
     this.#deps = deps;
@@ -98,14 +112,20 @@ export class KnowledgeProvider {
     const fail = (kind: FailureKind, message: string) => result([], 0, { kind, message });
 
     const invalid = invalidRequest(req);
-    if (invalid) return fail('error', `invalid request: ${invalid}`);
+    if (invalid) return fail('bad_query', `invalid request: ${invalid}`);
     const mode = req.retrieval_mode ?? settings.defaultMode;
     const traceId = req.trace_id;
-    const phase = (name: string) => ({
-      timeoutMs: Math.min(remaining(), settings.phaseTimeoutMs),
-      phase: name,
-      traceId,
-    });
+    // Each step gets the per-step ceiling or what is left of the request, and knows which it got.
+    const phase = (name: string): ReadOptions => {
+      const left = remaining();
+      const capped = settings.phaseTimeoutMs < left;
+      return {
+        timeoutMs: capped ? settings.phaseTimeoutMs : left,
+        limit: capped ? 'phase' : 'request',
+        phase: name,
+        traceId,
+      };
+    };
     try {
       const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
       const fromGraph = await this.#runner.read(
@@ -124,14 +144,14 @@ export class KnowledgeProvider {
       if (mode === 'text2cypher') {
         const generate = this.#deps.generateCypher;
         if (!settings.text2cypher.enabled || !generate) {
-          return fail('error', 'text2cypher retrieval is not enabled');
+          return fail('bad_query', 'text2cypher retrieval is not enabled');
         }
         const t2c = await runText2Cypher(
           { runner: this.#runner, generate, settings: settings.text2cypher, log },
           req.query,
           access,
           traceId,
-          () => Math.min(remaining(), settings.phaseTimeoutMs),
+          phase,
         );
         deny('text2cypher_not_permitted', t2c.notPermitted);
         deny('text2cypher_unverifiable', t2c.unverifiable);
@@ -161,20 +181,74 @@ export class KnowledgeProvider {
       const budget = fitToBudget(checked.passed, req.max_tokens);
       for (const d of budget.denied) deny(d.reason, d.count);
       if (remaining() < 0)
-        throw new KnowledgeQueryError('timeout', 'the request ran past its deadline');
+        throw new KnowledgeQueryError(
+          'timeout',
+          `the request ran past its deadline of ${req.timeout_ms} ms`,
+        );
       return result(budget.items, budget.usedTokens);
     } catch (err) {
-      if (err instanceof RangeError) return fail('error', err.message);
+      if (err instanceof RangeError) return fail('bad_query', err.message);
       const failure = classify(err, 'retrieve');
       log.warn({ trace_id: traceId, err, kind: failure.kind }, 'knowledge retrieve failed');
       return fail(failure.kind, failure.message);
     }
   }
 
+  /**
+   * The chunks among `chunkIds` that at least one of `principalIds` may not read (a chunk no longer
+   * in the graph counts as unreadable): the audience check of an answer posted in a channel. Uses
+   * the same groups, partitions, `allowedScopes` and ACL as retrieval. Principals with the same
+   * groups share one check, so a 5,000-member channel costs a few distinct checks.
+   */
+  async unreadableBy(
+    principalIds: readonly string[],
+    chunkIds: readonly string[],
+    traceId?: string,
+  ): Promise<Set<string>> {
+    const { settings } = this.#deps;
+    const unique = [...new Set(chunkIds)];
+    if (unique.length === 0 || principalIds.length === 0) return new Set();
+    const cache = this.#memberGroups;
+    const unknown = principalIds.filter((id) => !cache.has(id));
+    const { groupsOf, facts } = await this.#runner.read(
+      async (q) => ({
+        groupsOf: unknown.length > 0 ? await graphGroupsOfMany(q, unknown) : new Map(),
+        facts: await aclFactsOf(q, unique),
+      }),
+      { timeoutMs: settings.phaseTimeoutMs, phase: 'audience', ...(traceId ? { traceId } : {}) },
+    );
+    for (const id of unknown) cache.set(id, groupsOf.get(id) ?? []);
+    const byGroups = new Map<string, ReadonlySet<string>>();
+    for (const id of principalIds) {
+      const groups = new Set([
+        ...(settings.principalGroups[id] ?? []),
+        ...(groupsOf.get(id) ?? cache.get(id) ?? []),
+      ]);
+      byGroups.set([...groups].sort().join('\u0000'), groups);
+    }
+    const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
+    const hidden = new Set<string>();
+    for (const groups of byGroups.values()) {
+      const access = accessOfGroups('', groups, settings.allowedScopes, settings);
+      for (const id of unique) {
+        const f = factOf.get(id);
+        const readable =
+          f !== undefined &&
+          canSee(access, {
+            chunkPartition: f.chunk_partition,
+            documentPartition: f.document_partition,
+            allowedGroups: f.allowed_groups,
+          });
+        if (!readable) hidden.add(id);
+      }
+    }
+    return hidden;
+  }
+
   async #expand(
     candidates: ScoredHit[],
     acl: { partitions: string[]; groups: string[] },
-    opts: { timeoutMs: number; phase: string; traceId: string },
+    opts: ReadOptions,
     deny: (reason: DeniedReason, n: number) => void,
   ): Promise<Found[]> {
     const scoreOf = new Map(candidates.map((c) => [`Chunk:${c.hit.chunk_id}`, c.score]));

@@ -1,7 +1,9 @@
-// The provider's only way to the graph: READ sessions and executeRead, each transaction with a
-// server-side timeout and a client-side deadline (a stalled connection must not outlive the
-// request). Nothing here can write: there is no run(), no executeWrite, no WRITE session.
-import neo4j, { type Driver, isInt, type ManagedTransaction } from 'neo4j-driver';
+// The provider's only way to the graph: READ sessions and one read transaction per step, each with
+// a server-side timeout and a client-side deadline (a stalled connection must not outlive the
+// request). Nothing here can write: a READ session, no executeWrite, no auto-commit run(). The
+// transaction is not retried (executeRead would retry an unreachable server until the deadline
+// and report a timeout): each failure is reported as what it is.
+import neo4j, { type Driver, isInt } from 'neo4j-driver';
 import { withDeadline } from '../util/deadline.ts';
 import type { FailureKind } from './types.ts';
 
@@ -24,6 +26,19 @@ export interface ReadOptions {
   /** Names the step in errors and in the transaction metadata (visible in SHOW TRANSACTIONS). */
   phase: string;
   traceId?: string;
+  /** Which limit `timeoutMs` is: the per-step ceiling or what is left of the request (default). */
+  limit?: 'phase' | 'request';
+}
+
+/** The failure of running out of `timeoutMs`, naming which limit it was. */
+export function timeoutError(opts: ReadOptions, what = 'no answer'): KnowledgeQueryError {
+  const phaseLimit = opts.limit === 'phase';
+  return new KnowledgeQueryError(
+    phaseLimit ? 'phase_timeout' : 'timeout',
+    `${opts.phase}: ${what} within ${Math.max(0, Math.round(opts.timeoutMs))} ms (${
+      phaseLimit ? 'the per-step limit, knowledge.phaseTimeoutMs' : "the request's deadline"
+    })`,
+  );
 }
 
 /** How long past the server's own timeout the client waits before giving up on the connection. */
@@ -45,17 +60,32 @@ function codeOf(err: unknown): string {
   return `${typeof code === 'string' ? code : ''} ${typeof gqlStatus === 'string' ? gqlStatus : ''}`;
 }
 
-export function classify(err: unknown, phase: string): KnowledgeQueryError {
+export function classify(err: unknown, phase: string, opts?: ReadOptions): KnowledgeQueryError {
   if (err instanceof KnowledgeQueryError) return err;
   const code = codeOf(err);
   const message = err instanceof Error ? err.message : String(err);
   if (/TransactionTimedOut|TransactionTerminated|Transaction\.Terminated|25N05/i.test(code)) {
-    return new KnowledgeQueryError('timeout', `${phase}: the graph query timed out`, {
+    const failure = opts
+      ? timeoutError(opts, 'the graph query did not finish')
+      : new KnowledgeQueryError('timeout', `${phase}: the graph query timed out`);
+    return new KnowledgeQueryError(failure.kind, failure.message, { cause: err });
+  }
+  if (/Security\.(Unauthorized|AuthenticationRateLimit|Forbidden|CredentialsExpired)/i.test(code)) {
+    return new KnowledgeQueryError(
+      'unauthorized',
+      `${phase}: the knowledge graph refused the reader's credentials (NEO4J_USER / NEO4J_PASSWORD)`,
+      { cause: err },
+    );
+  }
+  if (
+    /Statement\.(SyntaxError|SemanticError|ParameterMissing|TypeError|ArgumentError)/i.test(code)
+  ) {
+    return new KnowledgeQueryError('bad_query', `${phase}: the query is not valid: ${message}`, {
       cause: err,
     });
   }
   if (
-    /ServiceUnavailable|SessionExpired|Security\.|ECONNREFUSED|ECONNRESET/i.test(code) ||
+    /ServiceUnavailable|SessionExpired|ECONNREFUSED|ECONNRESET/i.test(code) ||
     /ECONNREFUSED|ECONNRESET|Could not perform discovery|connection.*(closed|refused)/i.test(
       message,
     )
@@ -78,32 +108,41 @@ export class ReadRunner {
 
   /** Runs `work` in one read transaction; every query it issues shares that transaction's limits. */
   async read<T>(work: (query: Query) => Promise<T>, opts: ReadOptions): Promise<T> {
-    if (opts.timeoutMs < 1) {
-      throw new KnowledgeQueryError('timeout', `${opts.phase}: no time left before the deadline`);
-    }
+    if (opts.timeoutMs < 1)
+      throw new KnowledgeQueryError(
+        'timeout',
+        `${opts.phase}: no time left of the request's deadline`,
+      );
     const session = this.#driver.session({
       defaultAccessMode: neo4j.session.READ,
       database: this.#database,
     });
-    const txWork = (tx: ManagedTransaction) =>
-      work(async (cypher, params = {}) => {
-        const result = await tx.run(cypher, params);
-        return result.records.map((r) => plain(r.toObject()) as Row);
+    const inTransaction = async (): Promise<T> => {
+      const tx = session.beginTransaction({
+        // 0 would mean "no timeout" to the server: never send it.
+        timeout: Math.max(1, Math.ceil(opts.timeoutMs)),
+        metadata: { app: 'threadmind', phase: opts.phase, trace_id: opts.traceId ?? '' },
       });
+      try {
+        const out = await work(async (cypher, params = {}) => {
+          const result = await tx.run(cypher, params);
+          return result.records.map((r) => plain(r.toObject()) as Row);
+        });
+        await tx.commit();
+        return out;
+      } catch (err) {
+        await tx.rollback().catch(() => undefined);
+        throw err;
+      }
+    };
     let timedOut = false;
     try {
-      return await withDeadline(
-        session.executeRead(txWork, {
-          // 0 would mean "no timeout" to the server: never send it.
-          timeout: Math.max(1, Math.ceil(opts.timeoutMs)),
-          metadata: { app: 'threadmind', phase: opts.phase, trace_id: opts.traceId ?? '' },
-        }),
-        opts.timeoutMs + CLIENT_GRACE_MS,
-        () => new KnowledgeQueryError('timeout', `${opts.phase}: no answer before the deadline`),
+      return await withDeadline(inTransaction(), opts.timeoutMs + CLIENT_GRACE_MS, () =>
+        timeoutError(opts),
       );
     } catch (err) {
-      const failure = classify(err, opts.phase);
-      timedOut = failure.kind === 'timeout';
+      const failure = classify(err, opts.phase, opts);
+      timedOut = failure.kind === 'timeout' || failure.kind === 'phase_timeout';
       throw failure;
     } finally {
       // After a client-side timeout the session may still be busy; do not wait for it.

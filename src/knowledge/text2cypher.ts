@@ -7,7 +7,13 @@ import type { Logger } from '../log/logger.ts';
 import type { Access } from './acl.ts';
 import { guardCypher } from './cypher-guard.ts';
 import { fetchChunks, type ScoredHit } from './graph-queries.ts';
-import { KnowledgeQueryError, type ReadRunner, type Row } from './read-runner.ts';
+import {
+  KnowledgeQueryError,
+  type ReadOptions,
+  type ReadRunner,
+  type Row,
+  timeoutError,
+} from './read-runner.ts';
 import type { Text2CypherSettings } from './settings.ts';
 
 /** Writes Cypher for a question (an LLM call in production). */
@@ -57,19 +63,21 @@ export async function runText2Cypher(
   question: string,
   access: Access,
   traceId: string,
-  remainingMs: () => number,
+  step: (phase: string) => ReadOptions,
 ): Promise<Text2CypherOutcome> {
   let generated: string;
-  const signal = AbortSignal.timeout(Math.max(1, remainingMs()));
+  const generating = step('text2cypher-generate');
+  const signal = AbortSignal.timeout(Math.max(1, generating.timeoutMs));
   try {
     generated = await deps.generate(question, GRAPH_SCHEMA_HINT, signal);
   } catch (err) {
-    const timedOut = asCodedError(err, signal).code === 'model_timeout';
-    throw new KnowledgeQueryError(
-      timedOut ? 'timeout' : 'error',
-      `text2cypher: the query generator ${timedOut ? 'did not answer in time' : 'failed'}`,
-      { cause: err },
-    );
+    if (asCodedError(err, signal).code === 'model_timeout') {
+      const late = timeoutError(generating, 'the query generator did not answer');
+      throw new KnowledgeQueryError(late.kind, late.message, { cause: err });
+    }
+    throw new KnowledgeQueryError('error', 'text2cypher: the query generator failed', {
+      cause: err,
+    });
   }
   const verdict = guardCypher(generated, deps.settings);
   if (!verdict.ok) {
@@ -77,14 +85,10 @@ export async function runText2Cypher(
       { trace_id: traceId, cypher: generated, reason: verdict.reason },
       'text2cypher refused',
     );
-    throw new KnowledgeQueryError('error', `text2cypher query refused: ${verdict.reason}`);
+    throw new KnowledgeQueryError('bad_query', `text2cypher query refused: ${verdict.reason}`);
   }
   deps.log.info({ trace_id: traceId, cypher: verdict.cypher }, 'text2cypher query');
-  const rows = await deps.runner.read((q) => q(verdict.cypher), {
-    timeoutMs: remainingMs(),
-    phase: 'text2cypher',
-    traceId,
-  });
+  const rows = await deps.runner.read((q) => q(verdict.cypher), step('text2cypher'));
   const ids: string[] = [];
   let unverifiable = 0;
   for (const row of rows) {
@@ -95,7 +99,7 @@ export async function runText2Cypher(
   if (ids.length === 0) return { hits: [], notPermitted: 0, unverifiable };
   const fetched = await deps.runner.read(
     (q) => fetchChunks(q, { chunkIds: ids, partitions: access.partitions, groups: access.groups }),
-    { timeoutMs: remainingMs(), phase: 'text2cypher-acl', traceId },
+    step('text2cypher-acl'),
   );
   const rank = new Map(ids.map((id, i) => [id, i]));
   const hits = fetched.rows.map((hit) => ({

@@ -1,8 +1,10 @@
-// Fits items into max_tokens in the order the seed asks for: merge duplicate chunks, drop weaker
-// evidence for the same claim, and only then cut, trimming the last item's text rather than its
-// citation. used_tokens is the estimate of exactly what is returned, metadata included.
+// Fits items into max_tokens: merge duplicate chunks, drop weaker evidence for the same claim, and
+// only then cut in order of relevance (freshness is marked, never a reason to drop), trimming the
+// last item's text rather than its citation. used_tokens estimates exactly what the model reads:
+// each item as rendered (its citation line included) and the envelope around them.
 import { estimateTextTokens } from '../llm/token-estimate.ts';
-import { byFreshnessThenScore } from './freshness.ts';
+import { byRelevance, preferCurrent } from './freshness.ts';
+import { envelopeText, itemHeader, renderItem } from './render.ts';
 import type { DeniedEntry, DeniedReason, KnowledgeItem } from './types.ts';
 
 /** Below this many tokens of room, a trimmed passage says too little to be worth citing. */
@@ -15,20 +17,28 @@ export interface BudgetOutcome {
   denied: DeniedEntry[];
 }
 
-/** The citation line an item costs besides its content (what the tool prints around it). */
-export function metadataText(item: KnowledgeItem): string {
-  return [
-    item.claim_id ?? '',
-    item.source_uri,
-    item.chunk_id,
-    item.document_version ?? '',
-    item.freshness,
-    item.provenance_path.join(' > '),
-  ].join(' | ');
+/** The citation line an item costs besides its content, at position `index` (from 0). */
+export function metadataText(item: KnowledgeItem, index = 0): string {
+  return itemHeader(item, index);
 }
 
-export function itemTokens(item: KnowledgeItem): number {
-  return estimateTextTokens(item.content) + estimateTextTokens(metadataText(item));
+/** What item number `index` (from 0) costs as the model reads it, its separator included. */
+export function itemTokens(item: KnowledgeItem, index = 0): number {
+  return estimateTextTokens(renderItem(item, index)) + SEPARATOR_TOKENS;
+}
+
+const SEPARATOR_TOKENS = 1;
+
+/** The data block and instruction around the items. */
+export function envelopeTokens(anyStale: boolean): number {
+  return estimateTextTokens(envelopeText(anyStale));
+}
+
+/** Tokens of the whole evidence block for `items` in this order. */
+export function evidenceTokens(items: readonly KnowledgeItem[]): number {
+  if (items.length === 0) return 0;
+  const stale = items.some((i) => i.freshness === 'stale');
+  return envelopeTokens(stale) + items.reduce((sum, item, i) => sum + itemTokens(item, i), 0);
 }
 
 function normalised(text: string): string {
@@ -59,7 +69,7 @@ export function fitToBudget(
 ): BudgetOutcome {
   const counts = new Map<DeniedReason, number>();
   const drop = (reason: DeniedReason) => counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  const ranked = [...candidates].sort(byFreshnessThenScore);
+  const ranked = [...candidates].sort(byRelevance);
 
   // 1. One passage per chunk and per text; a claim already quoted by a kept passage adds nothing.
   const seenChunks = new Set<string>();
@@ -84,34 +94,41 @@ export function fitToBudget(
     deduped.push(item);
   }
 
-  // 2. The strongest evidence for each claim (ranked order: current before stale, then score).
+  // 2. The strongest evidence for each claim: current before stale, then the more relevant.
   const seenClaims = new Set<string>();
+  const best = new Map<string, KnowledgeItem>();
+  for (const item of [...deduped].sort(preferCurrent)) {
+    if (item.claim_id !== null && !best.has(item.claim_id)) best.set(item.claim_id, item);
+  }
   const strongest = deduped.filter((item) => {
-    if (item.claim_id === null) return true;
-    if (seenClaims.has(item.claim_id)) {
+    if (item.claim_id !== null && best.get(item.claim_id) !== item) {
       drop('weaker_evidence');
       return false;
     }
+    if (item.claim_id === null) return true;
     seenClaims.add(item.claim_id);
     return true;
   });
 
-  // 3. Cut in rank order; the first item that does not fit is trimmed if enough room is left.
+  // 3. Cut in rank order; the first item that does not fit is trimmed if enough room is left. The
+  // envelope is reserved at its largest (with the outdated note) and reported as it is.
   const kept: KnowledgeItem[] = [];
-  let used = 0;
+  let used = envelopeTokens(true);
   for (const [i, item] of strongest.entries()) {
-    const cost = itemTokens(item);
+    const n = kept.length;
+    const cost = itemTokens(item, n);
     if (used + cost <= maxTokens) {
       kept.push(item);
       used += cost;
       continue;
     }
-    const room = maxTokens - used - estimateTextTokens(metadataText(item));
+    const room =
+      maxTokens - used - estimateTextTokens(`${metadataText(item, n)}\n`) - SEPARATOR_TOKENS - 1;
     if (room >= MIN_TRIMMED_CONTENT) {
       const trimmed = { ...item, content: trimToTokens(item.content, room) };
-      if (trimmed.content !== '') {
+      if (trimmed.content !== '' && used + itemTokens(trimmed, n) <= maxTokens) {
         kept.push(trimmed);
-        used += itemTokens(trimmed);
+        used += itemTokens(trimmed, n);
         counts.set('token_budget', (counts.get('token_budget') ?? 0) + strongest.length - i - 1);
         break;
       }
@@ -120,5 +137,5 @@ export function fitToBudget(
     break;
   }
   const denied = [...counts].map(([reason, count]) => ({ reason, count }));
-  return { items: kept, usedTokens: used, denied };
+  return { items: kept, usedTokens: evidenceTokens(kept), denied };
 }

@@ -75,7 +75,19 @@ export interface KnowledgeLimits {
   timeout_ms: number;
 }
 
-export type FailureKind = 'timeout' | 'unavailable' | 'error';
+/**
+ * Why a result is not complete, each with its own message: `unavailable` the graph cannot be
+ * reached; `unauthorized` it refused the reader's credentials; `phase_timeout` one step ran past
+ * the per-step limit (`phaseTimeoutMs`); `timeout` the request ran past its own `timeout_ms`;
+ * `bad_query` the request or the generated query is not valid; `error` anything else.
+ */
+export type FailureKind =
+  | 'timeout'
+  | 'phase_timeout'
+  | 'unavailable'
+  | 'unauthorized'
+  | 'bad_query'
+  | 'error';
 
 export interface KnowledgeResult {
   answerable: boolean;

@@ -192,9 +192,12 @@ export class ContextManager {
     return next;
   }
 
-  /** After a turn: what to store, with bulky tool output replaced by one-line records. */
+  /**
+   * After a turn: what to store, with bulky tool output and all knowledge evidence replaced by
+   * one-line records (the whole history, so evidence stored before that rule goes too).
+   */
   settle(history: BaseMessage[], human: BaseMessage, added: BaseMessage[]): BaseMessage[] {
-    return [...history, human, ...cleanUpToolOutput(added, this.o.toolOutputMaxChars)];
+    return cleanUpToolOutput([...history, human, ...added], this.o.toolOutputMaxChars);
   }
 
   async remember(

@@ -11,6 +11,12 @@ function pageRange(pages: number[]): string {
   return first === last ? ` p. ${first}` : ` pp. ${first}–${last}`;
 }
 
+/**
+ * Knowledge evidence never stays in a thread's history, whatever its size: the next asker (or a
+ * summary) may be someone the evidence's documents do not admit. The record names no source.
+ */
+const ALWAYS_CLEARED = new Set(['knowledge_search']);
+
 /** "search_attachment: 5 hits in handbook.pdf pp. 41–44" and the like. */
 export function describeToolOutput(name: string, content: string): string {
   if (name === 'search_attachment') {
@@ -33,6 +39,12 @@ export function describeToolOutput(name: string, content: string): string {
     const file = /file="([^"]+)"/.exec(content)?.[1];
     return `analyze_image: looked at ${file ?? 'an image'} (${content.length} characters of description; the answer above used it)`;
   }
+  if (name === 'knowledge_search') {
+    const n = [...content.matchAll(/^\[\d+\] /gm)].length;
+    return n === 0
+      ? 'knowledge_search: no evidence found'
+      : `knowledge_search: ${n} passage${n === 1 ? '' : 's'} used for the answer above; not kept in the thread (search again to use them)`;
+  }
   const firstLine =
     content
       .split('\n')
@@ -42,12 +54,16 @@ export function describeToolOutput(name: string, content: string): string {
   return `${name}: ${content.length} characters of output, cleared after use${firstLine ? ` (began: ${firstLine})` : ''}`;
 }
 
-/** Replaces tool results over `maxChars` with their one-line record. Returns a new array. */
+/**
+ * Replaces tool results over `maxChars`, and every knowledge result, with their one-line record.
+ * Returns a new array.
+ */
 export function cleanUpToolOutput(messages: BaseMessage[], maxChars: number): BaseMessage[] {
   return messages.map((m) => {
     if (!ToolMessage.isInstance(m)) return m;
     const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
-    if (content.length <= maxChars || m.additional_kwargs?.cleaned === true) return m;
+    if (m.additional_kwargs?.cleaned === true) return m;
+    if (content.length <= maxChars && !ALWAYS_CLEARED.has(m.name ?? '')) return m;
     return new ToolMessage({
       content: `[${describeToolOutput(m.name ?? 'tool', content)}]`,
       tool_call_id: m.tool_call_id,

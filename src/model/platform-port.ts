@@ -33,6 +33,12 @@ export interface NativeStream {
 
 export type Reaction = 'ok' | 'warning';
 
+/**
+ * Who reads what is posted at a destination: one person (a DM), or a channel's members (user ids,
+ * the bot itself left out). The core checks knowledge evidence against it.
+ */
+export type Audience = { kind: 'dm' } | { kind: 'channel'; members: string[] };
+
 export interface PlatformPort {
   readonly platform: Platform;
   readonly limits: MessageLimits;
@@ -58,6 +64,10 @@ export interface PlatformPort {
   readChannel?(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]>;
   /** A person's display name, from the platform's cache where it keeps one. */
   displayName?(userId: string): Promise<string | undefined>;
+  /** Who can read the destination; absent: unknown, and the core treats every reader as unknown. */
+  audience?(to: Destination): Promise<Audience>;
+  /** Posts a message only `userId` sees (Slack ephemeral, a Discord DM); absent: not possible. */
+  postPrivate?(to: Destination, userId: string, text: RenderedText): Promise<void>;
   /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */
   isBefore(a: string, b: string): boolean;
   encodeThreadId(ref: ThreadRef): string;

@@ -9,6 +9,12 @@ export interface Owner {
   key: string;
 }
 
+/** A piece of knowledge evidence a tool is about to hand the model. */
+export interface EvidenceRef {
+  chunk_id: string;
+  source_uri: string;
+}
+
 export interface TurnScope {
   readonly ref: ThreadRef;
   readonly principal: string;
@@ -17,6 +23,11 @@ export interface TurnScope {
   /** Image attachments in reach of this turn, newest last (filled by the attachments feature). */
   readonly images: readonly string[];
   readonly traceId: string;
+  /**
+   * Told about knowledge evidence before the model sees it: the turn decides there whether its
+   * answer can still go where everyone reads it (ARCHITECTURE.md, "Audience").
+   */
+  readonly onEvidence?: ((evidence: readonly EvidenceRef[]) => Promise<void>) | undefined;
 }
 
 const storage = new AsyncLocalStorage<TurnScope>();

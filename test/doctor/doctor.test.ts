@@ -62,7 +62,7 @@ describe('faults, each reported with its fix', () => {
       const run = await runDoctor(s.env);
       const scopes = run.byName.get('slack.scopes');
       assert.equal(scopes?.status, 'fail');
-      assert.match(scopes?.summary ?? '', /lacks 9 scopes[^\n]*commands/);
+      assert.match(scopes?.summary ?? '', /lacks 10 scopes[^\n]*commands/);
       for (const missing of ['assistant:write', 'groups:history', 'im:history', 'users:read'])
         assert.match(scopes?.summary ?? '', new RegExp(missing));
       assert.match(scopes?.fix ?? '', /reinstall the app/);

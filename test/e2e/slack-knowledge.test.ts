@@ -1,6 +1,7 @@
 // "@threadmind what is the order API timeout?" through Bolt, the agent and the knowledge_search
 // tool against the real Neo4j: cited for someone allowed to see the runbook, no evidence for
-// someone who is not, and the outdated ADR marked as outdated.
+// someone who is not, and the outdated ADR marked as outdated. In a channel where not everyone may
+// read the evidence the answer goes to the asker alone, and nothing of it reaches a later asker.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
@@ -10,9 +11,12 @@ import { waitForReply } from '../support/slack-helpers.ts';
 
 type Req = { messages: { role: string; content: unknown }[] };
 
+const BOT_ONLY = 'KB-ANSWER';
+
 describe('knowledge in Slack', () => {
   let kg: KgHarness;
   let h: Harness;
+  const requests: string[] = [];
   before(async () => {
     kg = await startKg();
     const login = kg.server.reader ?? { user: kg.server.user, password: kg.server.password };
@@ -22,15 +26,19 @@ describe('knowledge in Slack', () => {
         knowledge: {
           principalGroups: {
             'slack:UENG1': [kg.corpus.groups.eng],
+            'slack:UENG2': [kg.corpus.groups.eng],
             'slack:USEC1': [kg.corpus.groups.sec],
           },
           groupPartitions: kg.settings.groupPartitions,
         },
+        channels: { overrides: { 'slack:T0EMU00001:C74': { knowledgeAudience: 'asker' } } },
       },
     });
     h.llm.setResponder((req: Req): ScriptedReply => {
+      requests.push(JSON.stringify(req.messages));
       const last = req.messages.at(-1);
-      if (last?.role === 'tool') return { content: `TOOL RESULT: ${String(last.content)}` };
+      if (last?.role === 'tool')
+        return { content: `${BOT_ONLY} TOOL RESULT: ${String(last.content)}` };
       return {
         toolCalls: [{ name: 'knowledge_search', arguments: { query: 'order API timeout' } }],
       };
@@ -71,6 +79,66 @@ describe('knowledge in Slack', () => {
       .join('\n');
     assert.match(text, /No usable evidence was found/);
     assert.ok(!text.includes(kg.corpus.uriPrefix), 'no source of the knowledge base is named');
+  });
+
+  const ask = async (channel: string, user: string, thread_ts?: string) => {
+    const { ts } = await h.slack.postUserMessage({
+      channel,
+      user,
+      text: `<@${h.slack.botUserId}> what is the order API timeout?`,
+      ...(thread_ts ? { thread_ts } : {}),
+    });
+    // A mention arrives as `message` and `app_mention`: one of the two is the turn.
+    const done = (await h.handled(ts, 2, 20_000)).find((e) => e.handled.status === 'turn');
+    return { ts, done };
+  };
+  const ephemeralsIn = (channel: string) =>
+    h.slack.ephemeralMessages().filter((e) => e.channel === channel);
+  const channelText = (channel: string, ts: string) =>
+    h.slack
+      .messages(channel, ts)
+      .map((m) => m.text)
+      .join('\n');
+
+  test('evidence not everyone in the channel may read: the asker alone gets the answer; a later asker gets none of it', async () => {
+    h.slack.setChannelMembers('C72', ['UENG1', 'UOUT9', h.slack.botUserId]);
+    const { ts, done } = await ask('C72', 'UENG1');
+    assert.ok(done?.handled.status === 'turn' && done.handled.outcome.status === 'answered');
+    assert.equal(done.handled.outcome.private, true);
+    const [privately, ...more] = ephemeralsIn('C72');
+    assert.equal(more.length, 0);
+    assert.equal(privately?.user, 'UENG1');
+    assert.equal(privately?.thread_ts, ts);
+    assert.ok(privately?.text.includes(kg.corpus.uri('eng/runbook-order-api.md')), privately?.text);
+    const shown = channelText('C72', ts);
+    assert.match(shown, /sent my answer privately/);
+    assert.ok(!shown.includes(kg.corpus.uriPrefix), shown);
+    assert.ok(!shown.includes(BOT_ONLY), shown);
+
+    // The other member follows up in the same thread: no request to the model carries the
+    // earlier evidence or the private answer.
+    requests.length = 0;
+    await ask('C72', 'UOUT9', ts);
+    assert.ok(requests.length >= 2, 'the follow-up reached the model');
+    for (const r of requests) {
+      assert.ok(!r.includes(kg.corpus.uriPrefix), `a source reached the follow-up: ${r}`);
+      assert.ok(!/3 seconds/.test(r), `evidence reached the follow-up: ${r}`);
+    }
+    assert.equal(ephemeralsIn('C72').length, 1, 'nothing more was private');
+  });
+
+  test('evidence every member may read: answered in the channel', async () => {
+    h.slack.setChannelMembers('C73', ['UENG1', 'UENG2', h.slack.botUserId]);
+    const { ts } = await ask('C73', 'UENG2');
+    assert.ok(channelText('C73', ts).includes(kg.corpus.uri('eng/runbook-order-api.md')));
+    assert.equal(ephemeralsIn('C73').length, 0);
+  });
+
+  test('a channel set to the asker’s access answers in the channel', async () => {
+    h.slack.setChannelMembers('C74', ['UENG1', 'UOUT9', h.slack.botUserId]);
+    const { ts } = await ask('C74', 'UENG1');
+    assert.ok(channelText('C74', ts).includes(kg.corpus.uri('eng/runbook-order-api.md')));
+    assert.equal(ephemeralsIn('C74').length, 0);
   });
 
   test('/readyz includes the graph', async () => {

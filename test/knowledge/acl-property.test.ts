@@ -99,7 +99,7 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
           `outside groups: ${where}`,
         );
         assert.ok(
-          partitions.includes(corpus.partitions[item.source_uri] ?? '?'),
+          (corpus.partitions[item.source_uri] ?? []).some((p) => partitions.includes(p)),
           `outside partitions: ${where}`,
         );
         assert.ok(item.chunk_id && item.provenance_path.length > 0, `no provenance: ${where}`);

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshnessInstant, freshnessOf } from '../../src/knowledge/freshness.ts';
-import { fitToBudget, itemTokens, trimToTokens } from '../../src/knowledge/token-budget.ts';
+import {
+  envelopeTokens,
+  evidenceTokens,
+  fitToBudget,
+  itemTokens,
+  trimToTokens,
+} from '../../src/knowledge/token-budget.ts';
 import type { KnowledgeItem } from '../../src/knowledge/types.ts';
 import { estimateTextTokens } from '../../src/llm/token-estimate.ts';
 
@@ -38,7 +44,7 @@ function item(over: Partial<KnowledgeItem>): KnowledgeItem {
   };
 }
 
-test('duplicate chunks merge, the weaker evidence for a claim goes, stale sorts last', () => {
+test('duplicate chunks merge, the weaker evidence for a claim goes, stale only breaks ties', () => {
   const items = [
     item({ chunk_id: 'c1', retrieval_scores: { fulltext: 2 } }),
     item({ chunk_id: 'c1', retrieval_scores: { graph: 1 } }),
@@ -68,9 +74,24 @@ test('duplicate chunks merge, the weaker evidence for a claim goes, stale sorts 
     duplicate_chunk: 2,
     weaker_evidence: 1,
   });
-  assert.equal(
-    out.usedTokens,
-    out.items.map(itemTokens).reduce((a, b) => a + b, 0),
+  assert.equal(out.usedTokens, evidenceTokens(out.items));
+});
+
+test('relevance first: a more relevant outdated passage outranks current ones and survives the cut', () => {
+  const items = [
+    item({ chunk_id: 'cur1', content: 'A current passage that matches weakly.' }),
+    item({ chunk_id: 'cur2', content: 'Another current passage, weakly matching.' }),
+    item({
+      chunk_id: 'old',
+      content: 'The order API timeout was 10 seconds.',
+      freshness: 'stale',
+      retrieval_scores: { fulltext: 5 },
+    }),
+  ];
+  const out = fitToBudget(items, envelopeTokens(true) + itemTokens(items[2] as KnowledgeItem) + 2);
+  assert.deepEqual(
+    out.items.map((i) => [i.chunk_id, i.freshness]),
+    [['old', 'stale']],
   );
 });
 
@@ -96,7 +117,7 @@ test('cutting keeps rank order, trims the first item that does not fit, never it
       retrieval_scores: { fulltext: 1 },
     }),
   ];
-  const first = itemTokens(items[0] as KnowledgeItem);
+  const first = envelopeTokens(true) + itemTokens(items[0] as KnowledgeItem);
   const out = fitToBudget(items, first + 120);
   assert.deepEqual(
     out.items.map((i) => i.chunk_id),

@@ -46,7 +46,7 @@ const ingestAgain = (prune = false) =>
   });
 
 test('Markdown, PDF and DOCX are ingested with their metadata; a file without groups is skipped', async () => {
-  assert.equal(kg.report.documents, 11);
+  assert.equal(kg.report.documents, 12);
   assert.deepEqual(
     kg.report.skipped.map((s) => s.file),
     [path.join('eng', 'no-meta.md')],
@@ -164,6 +164,38 @@ test('the kg-ingest CLI reads the writer account from the environment', async ()
     NEO4J_WRITER_PASSWORD: kg.server.password,
   });
   assert.equal(ok.code, 3, ok.stderr); // 3: done, but a file was skipped
-  assert.match(ok.stdout, /10 documents, \d+ chunks, \d+ claims/);
+  assert.match(ok.stdout, /11 documents, \d+ chunks, \d+ claims/);
   assert.match(ok.stderr, /no-meta\.md: no front matter/);
+});
+
+test('unknown front-matter and sidecar keys are warnings naming the file and line; the document is still ingested', async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-kg-warn-'));
+  try {
+    const group = `warn-${kg.corpus.tag}`;
+    writeFileSync(
+      path.join(dir, 'policy.md'),
+      `---\ngroups: [${group}]\ntitle: Policy\ndeny: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
+    );
+    const warned: string[] = [];
+    const report = await ingestDirectory({
+      driver: kg.writer,
+      root: dir,
+      uriPrefix: `kb-warn-${kg.corpus.tag}://`,
+      onWarning: (file, line, message) => warned.push(`${file}:${line}: ${message}`),
+    });
+    assert.equal(report.documents, 1);
+    assert.deepEqual(
+      report.warnings.map((w) => [w.file, w.line, w.message.split(' is ')[0]]),
+      [
+        ['policy.md', 4, 'unknown key "deny"'],
+        ['policy.md', 5, 'unknown key "grops"'],
+      ],
+    );
+    assert.equal(warned.length, 2);
+    assert.match(warned[0] ?? '', /^policy\.md:4: unknown key "deny" is ignored \(known: groups,/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -85,15 +85,23 @@ test('items render as cited data; stale sources are marked and text cannot close
 
 test('no usable evidence is one plain sentence that says why', () => {
   const say = (over: Partial<KnowledgeResult>) => renderKnowledgeResult('order', result(over));
-  assert.match(
-    say({ failure: { kind: 'timeout', message: 'x' } }),
-    /did not finish within 2500 ms/,
-  );
-  assert.match(say({ failure: { kind: 'unavailable', message: 'x' } }), /could not be reached/);
-  assert.match(
-    say({ failure: { kind: 'error', message: 'text2cypher query refused: x' } }),
-    /refused/,
-  );
+  // Each failure names its own cause.
+  const said = new Set<string>();
+  const expect = {
+    timeout: /did not finish within its 2500 ms deadline/,
+    phase_timeout: /one step of the search ran past its time limit \(candidates: x\)/,
+    unavailable: /could not be reached/,
+    unauthorized: /refused the bot's credentials/,
+    bad_query: /request was not valid \(text2cypher query refused: x\)/,
+    error: /the search failed/,
+  } as const;
+  for (const [kind, pattern] of Object.entries(expect)) {
+    const message = kind === 'phase_timeout' ? 'candidates: x' : 'text2cypher query refused: x';
+    const text = say({ failure: { kind: kind as keyof typeof expect, message } });
+    assert.match(text, pattern, kind);
+    said.add(text.replace(/\(.*\)/, ''));
+  }
+  assert.equal(said.size, Object.keys(expect).length, 'six different messages');
   assert.match(say({ denied: [{ reason: 'no_permitted_partition', count: 1 }] }), /no access/);
   assert.match(say({}), /permitted to see\. Do not answer from memory/);
   for (const s of [say({}), say({ failure: { kind: 'timeout', message: 'x' } })]) {

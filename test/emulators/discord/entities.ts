@@ -73,7 +73,8 @@ export class Renderer {
   }
 
   memberRoles(g: GuildRec, userId: string): RoleRec[] {
-    return g.roles.filter((r) => r.botId === userId);
+    const given = g.memberRoleIds?.get(userId) ?? [];
+    return g.roles.filter((r) => r.botId === userId || given.includes(r.id));
   }
 
   /** Guild-level permissions of a member: @everyone plus their roles (owners get all). */

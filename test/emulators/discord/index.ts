@@ -232,6 +232,21 @@ export async function startDiscordEmulator(
       c.permissionOverwrites = structuredClone(overwrites);
       emitChannelUpdate(ctx, c);
     },
+    addRole: (guildId, name, permissions) => {
+      const g = world.guilds.get(guildId);
+      if (g === undefined) throw new Error(`Discord emulator: no guild ${guildId}`);
+      const id = snowflake();
+      g.roles.push({ id, name, permissions, position: g.roles.length, managed: false });
+      return id;
+    },
+    addMember: (guildId, userId, roleIds = []) => {
+      const g = world.guilds.get(guildId);
+      if (g === undefined) throw new Error(`Discord emulator: no guild ${guildId}`);
+      world.user(userId);
+      if (!g.memberIds.includes(userId)) g.memberIds.push(userId);
+      g.memberRoleIds ??= new Map();
+      g.memberRoleIds.set(userId, [...roleIds]);
+    },
     redispatchMessageCreate: (channelId, messageId) => {
       const m = world.message(channelId, messageId);
       if (m === undefined)

@@ -88,6 +88,22 @@ export function appRoutes(ctx: EmuCtx): Route[] {
       },
     },
     {
+      // Needs the GUILD_MEMBERS intent on the real API; paginated by user id (`after`, `limit` ≤ 1000).
+      method: 'GET',
+      path: '/guilds/:guild/members',
+      handle: (r) => {
+        const g = guild(r);
+        if (g === undefined) return Errors.unknownGuild();
+        const limit = Math.min(Math.max(Number(r.query.get('limit') ?? 1) || 1, 1), 1000);
+        const after = BigInt(r.query.get('after') ?? '0');
+        const ids = [...new Set(g.memberIds)]
+          .filter((id) => BigInt(id) > after)
+          .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
+          .slice(0, limit);
+        return ok(ids.map((id) => ctx.render.member(g, id)));
+      },
+    },
+    {
       method: 'GET',
       path: '/guilds/:guild/members/:user',
       handle: (r) => {

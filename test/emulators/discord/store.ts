@@ -27,6 +27,8 @@ export interface GuildRec {
   ownerId: string;
   roles: RoleRec[];
   memberIds: string[];
+  /** Roles given to members (addMember); the bot's managed role is found by `botId`. */
+  memberRoleIds?: Map<string, string[]>;
   joinedAt: number;
 }
 

@@ -258,6 +258,10 @@ export interface DiscordEmulator {
   deleteUserMessage(channelId: string, messageId: string): Promise<void>;
   /** Replaces a guild channel's permission_overwrites and dispatches CHANNEL_UPDATE. */
   setPermissionOverwrites(channelId: string, overwrites: PermissionOverwrite[]): void;
+  /** A role in the guild with these permission bits; returns its id. */
+  addRole(guildId: string, name: string, permissions: bigint): string;
+  /** Makes the user a member of the guild holding exactly `roleIds` (besides @everyone). */
+  addMember(guildId: string, userId: string, roleIds?: readonly string[]): void;
   /**
    * Dispatches a stored message's MESSAGE_CREATE again, under a new sequence number: the repeat a
    * bot meets when events are replayed to it (a RESUME from an older sequence, a second session

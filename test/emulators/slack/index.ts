@@ -99,6 +99,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     dmUsers: new Map(),
     users: new Map(),
     channelCreators: new Map(),
+    channelMembers: new Map(),
     interactivity: new Interactivity(),
     apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
@@ -264,6 +265,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     },
     setChannelCreator: (channel, userId) => {
       ctx.channelCreators.set(channel, userId);
+    },
+    setChannelMembers: (channel, userIds) => {
+      ctx.channelMembers.set(channel, [...userIds]);
     },
     slashCommand: (c) => slashCommand(interactionDeps, c),
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),

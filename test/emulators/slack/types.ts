@@ -437,6 +437,8 @@ export interface SlackEmulator {
   setUser(id: string, fields: SlackUserFields): void;
   /** conversations.info's `creator`; default DEFAULT_CHANNEL_CREATOR ('U0EMUOWNER'). */
   setChannelCreator(channel: string, userId: string): void;
+  /** conversations.members of a channel; default: the bot alone. */
+  setChannelMembers(channel: string, userIds: readonly string[]): void;
   /** A person runs a slash command; resolves with the app's ack. */
   slashCommand(c: SlashCommandInput): Promise<SlashCommandResult>;
   /** Posts the app made to response_urls, in order. */

@@ -22,6 +22,7 @@ const BOT_SCOPES = [
   'im:history',
   'im:write',
   'mpim:history',
+  'mpim:read',
   'reactions:write',
   'users:read',
 ].join(',');

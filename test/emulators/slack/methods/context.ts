@@ -33,6 +33,8 @@ export interface ApiContext {
   users: Map<string, Record<string, unknown>>;
   /** conversations.info's `creator` by channel; others get DEFAULT_CHANNEL_CREATOR. */
   channelCreators: Map<string, string>;
+  /** conversations.members by channel (setChannelMembers); others have just the bot. */
+  channelMembers: Map<string, string[]>;
   /** Trigger ids, modals, response_url posts and ephemeral messages. */
   interactivity: Interactivity;
   /** Every Web API answer waits this long (a slow Slack, for benchmarks). */

@@ -183,9 +183,28 @@ function fileInfo(args: ApiArgs, ctx: ApiContext): ApiResult {
   return { ok: true, file, comments: [], response_metadata: { next_cursor: '' } };
 }
 
+/** conversations.members: paginated like Slack (limit up to 1000, an opaque next_cursor). */
+function members(args: ApiArgs, ctx: ApiContext): ApiResult {
+  const id = present(args, 'channel');
+  if (id === undefined || !/^[CDG][A-Z0-9]+$/.test(id)) return fail('channel_not_found');
+  const all = ctx.channelMembers.get(id) ?? [ctx.ids.botUserId];
+  const limit = Math.min(Math.max(Number(str(args, 'limit') ?? 100) || 100, 1), 1000);
+  const cursor = present(args, 'cursor');
+  const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64').toString()) || 0;
+  const more = start + limit < all.length;
+  return {
+    ok: true,
+    members: all.slice(start, start + limit),
+    response_metadata: {
+      next_cursor: more ? Buffer.from(String(start + limit)).toString('base64') : '',
+    },
+  };
+}
+
 export const lookupMethods: Record<string, MethodSpec> = {
   'conversations.replies': { token: 'bot', handle: replies },
   'conversations.info': { token: 'bot', handle: conversationInfo },
+  'conversations.members': { token: 'bot', handle: members },
   'users.info': { token: 'bot', handle: userInfo },
   'files.info': { token: 'bot', handle: fileInfo },
 };

@@ -1,0 +1,85 @@
+// Who can read a Discord channel: the guild's members whose permissions, after the channel's
+// overwrites, include View Channel. Discord's own order: @everyone and role permissions (owner and
+// Administrator see everything), then the @everyone overwrite, the member's roles' overwrites
+// together, and the member's own overwrite.
+import { type APIGuildMember, type APIRole, type REST, Routes } from 'discord.js';
+
+const VIEW_CHANNEL = 1n << 10n;
+const ADMINISTRATOR = 1n << 3n;
+const MEMBERS_PAGE = 1000;
+
+export interface Overwrite {
+  id: string;
+  type: number;
+  allow: string;
+  deny: string;
+}
+
+export interface ChannelFacts {
+  guildId: string;
+  ownerId: string;
+  roles: readonly Pick<APIRole, 'id' | 'permissions'>[];
+  overwrites: readonly Overwrite[];
+}
+
+export function canViewChannel(
+  facts: ChannelFacts,
+  member: { userId: string; roleIds: readonly string[] },
+): boolean {
+  if (member.userId === facts.ownerId) return true;
+  const perm = new Map(facts.roles.map((r) => [r.id, BigInt(r.permissions)]));
+  let p = perm.get(facts.guildId) ?? 0n;
+  for (const id of member.roleIds) p |= perm.get(id) ?? 0n;
+  if (p & ADMINISTRATOR) return true;
+  const apply = (o: { allow: bigint; deny: bigint } | undefined) => {
+    if (o) p = (p & ~o.deny) | o.allow;
+  };
+  const bits = (o: Overwrite) => ({ allow: BigInt(o.allow), deny: BigInt(o.deny) });
+  const everyone = facts.overwrites.find((o) => o.id === facts.guildId);
+  apply(everyone ? bits(everyone) : undefined);
+  let allow = 0n;
+  let deny = 0n;
+  for (const o of facts.overwrites) {
+    if (o.type === 0 && o.id !== facts.guildId && member.roleIds.includes(o.id)) {
+      allow |= BigInt(o.allow);
+      deny |= BigInt(o.deny);
+    }
+  }
+  apply({ allow, deny });
+  const own = facts.overwrites.find((o) => o.type === 1 && o.id === member.userId);
+  apply(own ? bits(own) : undefined);
+  return (p & VIEW_CHANNEL) !== 0n;
+}
+
+/** The user ids of a guild channel's readers (REST; listing members needs the Server Members intent). */
+export async function channelReaders(
+  rest: REST,
+  guildId: string,
+  channelId: string,
+): Promise<string[]> {
+  const [guild, roles, channel] = await Promise.all([
+    rest.get(Routes.guild(guildId)) as Promise<{ owner_id: string }>,
+    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+    rest.get(Routes.channel(channelId)) as Promise<{ permission_overwrites?: Overwrite[] }>,
+  ]);
+  const facts: ChannelFacts = {
+    guildId,
+    ownerId: guild.owner_id,
+    roles,
+    overwrites: channel.permission_overwrites ?? [],
+  };
+  const readers: string[] = [];
+  let after = '0';
+  for (;;) {
+    const page = (await rest.get(Routes.guildMembers(guildId), {
+      query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
+    })) as APIGuildMember[];
+    for (const m of page) {
+      const userId = m.user?.id;
+      if (userId && canViewChannel(facts, { userId, roleIds: m.roles })) readers.push(userId);
+    }
+    const last = page.at(-1)?.user?.id;
+    if (page.length < MEMBERS_PAGE || !last) return readers;
+    after = last;
+  }
+}
