@@ -89,8 +89,14 @@ export async function benchAudience(): Promise<string[]> {
       log,
       streaming: 'off',
       assistantStatus: false,
+      credentials: {
+        forProject: async () => ({
+          token: slack.botToken,
+          botUserId: slack.botUserId,
+          botId: undefined,
+        }),
+      },
     });
-    port.setIdentity(slack.botUserId, undefined);
     const provider = new KnowledgeProvider({ driver, settings: KNOWLEDGE_DEFAULTS, log });
     const access: EvidenceAccess = {
       unreadable: (r, ids, evidence) =>

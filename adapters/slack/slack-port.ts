@@ -115,22 +115,24 @@ export class SlackPort implements PlatformPort {
   async audience(to: Destination): Promise<Audience> {
     const channel = to.ref.channelId;
     if (to.context.isDirect === true || channel.startsWith('D')) return { kind: 'dm' };
-    let members = this.members.get(channel);
+    const self = await this.creds(to.ref.projectId);
+    const key = `${to.ref.projectId}:${channel}`;
+    let members = this.members.get(key);
     if (!members) {
-      members = this.fetchMembers(channel);
-      this.members.set(channel, members);
+      members = this.fetchMembers(channel, self.token);
+      this.members.set(key, members);
       // A failed read is not cached: the next question asks again.
-      members.catch(() => this.members.delete(channel));
+      members.catch(() => this.members.delete(key));
     }
-    const self = this.self.userId;
-    return { kind: 'channel', members: (await members).filter((m) => m !== self) };
+    return { kind: 'channel', members: (await members).filter((m) => m !== self.botUserId) };
   }
 
-  private async fetchMembers(channel: string): Promise<string[]> {
+  private async fetchMembers(channel: string, token: string): Promise<string[]> {
     const out: string[] = [];
     let cursor: string | undefined;
     do {
       const page = (await this.client.conversations.members({
+        token,
         channel,
         limit: MEMBERS_PAGE,
         ...(cursor ? { cursor } : {}),
@@ -143,7 +145,9 @@ export class SlackPort implements PlatformPort {
 
   /** An ephemeral message in the thread: only `userId` sees it. */
   async postPrivate(to: Destination, userId: string, text: RenderedText): Promise<void> {
+    const { token } = await this.creds(to.ref.projectId);
     await this.client.chat.postEphemeral({
+      token,
       channel: to.ref.channelId,
       user: userId,
       thread_ts: to.ref.sessionId,
