@@ -14,32 +14,17 @@ import {
   type Bot,
   bareStreamCpu,
   type Emulators,
+  ENOUGH_SLOTS,
   idleCpu,
   type Measurement,
   measure,
+  PROFILES,
   REPLY,
+  series,
   startBot,
   startEmulators,
 } from './slack-rig.ts';
 import { fmt, summary } from './stats.ts';
-
-/**
- * How fast the emulated model streams: "vLLM-like" is ~33 tokens/s per stream, what a mid-size
- * model gives each of many concurrent requests; "burst" is 200 tokens/s per stream, far beyond a
- * real server, to show the bot's own limit. `measured` is how many turns are measured per batch.
- */
-const PROFILES = [
-  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, measured: { 1: 40, 50: 300 } },
-  { name: 'burst 200 tok/s', chunkDelayMs: 5, measured: { 1: 100, 50: 300 } },
-] as const;
-
-/** Slots for the run at 50 in flight that no turn waits for. */
-const ENOUGH_SLOTS = 64;
-
-function series(name: string, values: number[], target = ''): string {
-  const s = summary(values);
-  return `${name}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)} (n=${s.n}${target})`;
-}
 
 function pct(x: number): string {
   return `${Math.round(100 * x)}%`;

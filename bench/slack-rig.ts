@@ -14,8 +14,28 @@ import { silentLogger } from '../src/log/logger.ts';
 import type { ThreadRef } from '../src/model/thread-ref.ts';
 import type { LoopResult, LoopSpec } from './emulator-process.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
+import { fmt, summary } from './stats.ts';
 
 export const REPLY = Array.from({ length: 20 }, (_, i) => `token${i}`).join(' ');
+
+/**
+ * How fast the emulated model streams: "vLLM-like" is ~33 tokens/s per stream, what a mid-size
+ * model gives each of many concurrent requests; "burst" is 200 tokens/s per stream, far beyond a
+ * real server, to show the bot's own limit. `measured` is how many turns are measured per batch.
+ */
+export const PROFILES = [
+  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, measured: { 1: 40, 50: 300 } },
+  { name: 'burst 200 tok/s', chunkDelayMs: 5, measured: { 1: 100, 50: 300 } },
+] as const;
+
+/** Slots for the run at 50 in flight that no turn waits for. */
+export const ENOUGH_SLOTS = 64;
+
+/** One measured series as a line: median, p99 and count (plus a target, if any). */
+export function series(name: string, values: number[], target = ''): string {
+  const s = summary(values);
+  return `${name}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)} (n=${s.n}${target})`;
+}
 
 interface Ready {
   llmBaseURL: string;

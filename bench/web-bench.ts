@@ -13,26 +13,17 @@ import path from 'node:path';
 import { WebChatClient } from '../test/support/web-client.ts';
 import {
   type Emulators,
+  ENOUGH_SLOTS,
   idleCpu,
   type Measurement,
   measure,
+  PROFILES,
   REPLY,
+  series,
   startBot,
   startEmulators,
 } from './slack-rig.ts';
 import { fmt, summary } from './stats.ts';
-
-const PROFILES = [
-  { name: 'vLLM-like 33 tok/s', chunkDelayMs: 30, measured: { 1: 40, 50: 200 } },
-  { name: 'burst 200 tok/s', chunkDelayMs: 5, measured: { 1: 100, 50: 200 } },
-] as const;
-
-const ENOUGH_SLOTS = 64;
-
-function series(name: string, values: number[]): string {
-  const s = summary(values);
-  return `${name}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)} (n=${s.n})`;
-}
 
 function report(profile: string, m: Measurement): string[] {
   const held =
