@@ -55,6 +55,7 @@ export class SlackAdapter {
   private readonly files: SlackFiles;
   private botUserId: string | undefined;
   private stopping = false;
+  private listening = false;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -156,7 +157,8 @@ export class SlackAdapter {
     return this.app.client;
   }
 
-  async start(): Promise<void> {
+  /** `listen: false`: post only (a worker); events reach another process. */
+  async start(opts: { listen?: boolean } = {}): Promise<void> {
     const auth = await this.client.auth.test().catch((err: unknown) => {
       throw new Error(
         `Slack refused SLACK_BOT_TOKEN (${slackErrorCode(err) ?? (err instanceof Error ? err.message : String(err))}); check the Bot User OAuth Token and SLACK_API_URL`,
@@ -169,12 +171,14 @@ export class SlackAdapter {
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
     );
-    if (this.socketReceiver) await this.socketReceiver.start();
+    this.listening = opts.listen !== false;
+    if (this.socketReceiver && this.listening) await this.socketReceiver.start();
   }
 
   async stop(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
-    if (this.socketReceiver) await this.socketReceiver.stop();
+    if (this.socketReceiver && this.listening) await this.socketReceiver.stop();
   }
 
   private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {

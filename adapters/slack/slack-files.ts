@@ -2,7 +2,7 @@
 import type { WebClient } from '@slack/web-api';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { FileRef } from '../../src/model/incoming.ts';
+import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 
 export interface SlackFileRef {
   id: string;
@@ -51,6 +51,11 @@ export class SlackFiles {
       },
       file?.url_private_download ?? file?.url_private,
     );
+  }
+
+  /** A file of a message queued by another process, downloaded with this process's token. */
+  fromQueued(f: QueuedFile): FileRef {
+    return remoteFile(this.o.source, f, f.url);
   }
 
   private async lookUp(id: string): Promise<SlackFileRef | undefined> {

@@ -3,6 +3,7 @@
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
+import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 import type {
   Destination,
   NativeStream,
@@ -220,6 +221,19 @@ export class SlackPort implements PlatformPort {
       return null;
     }
     this.caps.streaming = true;
+    return this.streamOf(channel, ts);
+  }
+
+  resumeStream(to: Destination, messageId: string): NativeStream {
+    return this.streamOf(to.ref.channelId, messageId);
+  }
+
+  rehydrate(queued: { files?: QueuedFile[] }): { files?: FileRef[] } {
+    return queued.files ? { files: queued.files.map((f) => this.o.files.fromQueued(f)) } : {};
+  }
+
+  private streamOf(channel: string, ts: string): NativeStream {
+    const { client } = this;
     return {
       messageId: ts,
       append: async (text) => {

@@ -18,6 +18,8 @@ import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
 import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { GatewayLease } from '../queue/gateway-lease.ts';
+import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
@@ -45,6 +47,10 @@ export interface RunningApp {
   web: WebAdapter | undefined;
   /** The web chat's address, when it is served. */
   webUrl: string | undefined;
+  /** Split roles: the shared turn queue, this worker, this gateway's lease. */
+  queue?: TurnQueue | undefined;
+  worker?: TurnWorker | undefined;
+  gatewayLease?: GatewayLease | undefined;
   stop(): Promise<void>;
 }
 
@@ -142,6 +148,15 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     },
   );
 
+  // Split roles (ARCHITECTURE.md, "Scaling out"): everything shared goes through Redis.
+  const role = config.scale.role;
+  const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
+  const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
+  const enqueues = role === 'ingress' || role === 'gateway';
+  const worker =
+    redis && role === 'worker'
+      ? new TurnWorker(redis, config.scale.queue, { metrics, log })
+      : undefined;
   const core = new Conversation({
     botName: config.agent.name,
     runner,
@@ -166,19 +181,36 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
         })
       : undefined,
     lockWaitMs: config.agent.turnTimeoutMs,
+    handoff:
+      queue && enqueues
+        ? async (m, opened) => {
+            await queue.enqueue(m, opened);
+          }
+        : undefined,
+    wrapPort: worker?.wrap,
   });
   const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
-  if (config.slackTransport) {
+  if (config.slackTransport && role !== 'gateway') {
     slack = new SlackAdapter(adapterDeps);
     const events = slack.eventsRoute;
-    if (events) routes.set('/slack/events', events);
+    if (events && role !== 'worker') routes.set('/slack/events', events);
   }
   let discord: DiscordAdapter | undefined;
-  if (config.discordApplicationId) {
+  if (config.discordApplicationId && role !== 'ingress') {
     discord = new DiscordAdapter(adapterDeps);
   }
+  const gatewayLease =
+    discord && role === 'gateway'
+      ? new GatewayLease(
+          store,
+          { key: `gateway-lease:discord:${config.discordApplicationId}`, ...config.scale.gateway },
+          log.child({ component: 'gateway' }),
+        )
+      : undefined;
+  let draining = false;
+  const runsTurns = role === 'all' || role === 'worker';
   let startupChecks: StartupChecks | undefined;
   const web = config.webChat ? new WebAdapter({ ...adapterDeps, store: store.kv }) : undefined;
   const http = new HttpServer({
@@ -191,24 +223,63 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     ...(web ? { fallback: web.handle } : {}),
     checks: [
       { name: 'store', check: () => store.ping() },
-      { name: 'llm_text', check: () => llm.check() },
-      // Without the vision model only image questions fail (with a clear tool result).
-      { name: 'llm_vision', check: () => attachments.vision.check(), optional: true },
-      ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
+      ...(runsTurns
+        ? [
+            { name: 'llm_text', check: () => llm.check() },
+            // Without the vision model only image questions fail (with a clear tool result).
+            { name: 'llm_vision', check: () => attachments.vision.check(), optional: true },
+            ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
+          ]
+        : []),
+      ...(redis
+        ? [
+            {
+              name: 'queue',
+              check: async () => {
+                // Unready first on SIGTERM, so the load balancer stops sending before we stop.
+                if (draining) throw new Error('shutting down');
+                await redis.ping();
+              },
+            },
+          ]
+        : []),
     ],
   });
 
   try {
-    await slack?.start();
-    await discord?.start();
+    await slack?.start({ listen: role !== 'worker' });
+    if (role === 'all') await discord?.start();
+    else if (role === 'worker') await discord?.startRest();
   } catch (err) {
     await slack?.stop().catch(() => undefined);
     await discord?.stop().catch(() => undefined);
+    await queue?.close().catch(() => undefined);
+    redis?.disconnect();
     await store.close();
     await knowledge?.close();
     throw err;
   }
   const port = await http.listen();
+  worker?.start(core);
+  if (gatewayLease && discord) {
+    const gateway = discord;
+    gatewayLease.start({
+      acquired: async () => {
+        await gateway.start();
+        metrics.gatewayActive.set(1);
+      },
+      lost: async () => {
+        metrics.gatewayActive.set(0);
+        await gateway.stop();
+      },
+    });
+  }
+  const refresh = queue
+    ? setInterval(() => {
+        queue.refreshMetrics(metrics).catch((err: unknown) => log.warn({ err }, 'queue metrics'));
+      }, 5000)
+    : undefined;
+  refresh?.unref();
   // In the background: start-up never waits on them; each logs one line when it is done.
   startupChecks = startStartupChecks(config, { log, store });
 
@@ -223,13 +294,23 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     startupChecks,
     web,
     webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
+    queue,
+    worker,
+    gatewayLease,
     async stop() {
+      draining = true;
+      clearInterval(refresh);
       await startupChecks?.stop();
       await slack?.stop();
+      await gatewayLease?.stop();
+      if (worker && !(await worker.drain(config.server.shutdownGraceMs)))
+        log.warn('handing queued messages still running back to the queue');
       const drained = await runner.drain(config.server.shutdownGraceMs);
       if (!drained) log.warn('shutting down with turns still running');
       // Turns in flight post over REST; the gateway can go once they are done.
       await discord?.stop();
+      await queue?.close();
+      redis?.disconnect();
       await web?.stop();
       await http.close();
       await knowledge?.close();

@@ -51,7 +51,19 @@ export interface ConversationOptions {
   threadContext?: ThreadContext | undefined;
   /** How long an edit or deletion waits for a running turn of its thread. */
   lockWaitMs: number;
+  /**
+   * Split roles (ingress, gateway): a new, addressed message goes here, to the queue, instead of
+   * being run in this process; a worker runs it with `runQueued`.
+   */
+  handoff?: Handoff | undefined;
+  /** Wraps every attached port (a worker records what each job posted, for a durable turn). */
+  wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
 }
+
+/** The thread a message opened before it was queued (Discord: the thread started from a mention). */
+export type OpenedThread = { ref: ThreadRef; to: Destination };
+
+export type Handoff = (m: InboundMessage, opened: OpenedThread | undefined) => Promise<void>;
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
 export interface ChangedEvent {
@@ -85,6 +97,7 @@ export type Handled =
         | 'forgotten'
         | 'refused'
         | 'listed'
+        | 'queued'
         | 'failed';
     }
   | { status: 'turn'; outcome: TurnOutcome };
@@ -141,7 +154,7 @@ export class Conversation {
   }
 
   attach(port: PlatformPort, settings: PlatformSettings): void {
-    this.ports.set(port.platform, { port, settings });
+    this.ports.set(port.platform, { port: this.o.wrapPort?.(port) ?? port, settings });
   }
 
   private platform(name: string): { port: PlatformPort; settings: PlatformSettings } {
@@ -188,7 +201,8 @@ export class Conversation {
       return done({ status: 'duplicate' });
     }
     try {
-      return done(await this.route(m, channel));
+      const { handoff } = this.o;
+      return done(handoff ? await this.handOff(m, handoff) : await this.route(m, channel));
     } catch (err) {
       // Opening the thread, reading it or a store call failed: say so where the person asked.
       const log = this.logFor(m).child({ message_id: m.messageId });
@@ -199,6 +213,38 @@ export class Conversation {
         .catch((postErr: unknown) => log.error({ err: postErr }, 'could not say so either'));
       return done({ status: 'failed' });
     }
+  }
+
+  /** Opens the answer's thread where the message asks for one, then queues the message. */
+  private async handOff(m: InboundMessage, handoff: Handoff): Promise<Handled> {
+    const intent = intentOf(m);
+    const opened =
+      m.openThread && (intent === 'ask' || intent === 'summarize')
+        ? await m.openThread()
+        : undefined;
+    await handoff(m, opened);
+    return { status: 'queued' };
+  }
+
+  /**
+   * A message another process claimed and queued (already known new and addressed). Rejects when
+   * handling fails outside a turn, so the queue retries it; a turn's own failures are answers.
+   */
+  async runQueued(m: InboundMessage): Promise<Handled> {
+    this.platform(m.ref.platform);
+    this.noteLive(m);
+    const channel = await this.o.settings.effective(m.ref);
+    return this.emit(m.ref.platform, m.messageId, await this.route(m, channel));
+  }
+
+  /** The port attached for a platform (a worker posts a failed job's message through it). */
+  portOf(platform: string): PlatformPort {
+    return this.platform(platform).port;
+  }
+
+  /** A reply writer for `to`, for messages outside a turn (a job that failed for good). */
+  outputFor(to: Destination, log: Logger): ThreadOutput {
+    return this.output(to, log);
   }
 
   private noteLive(m: InboundMessage): void {

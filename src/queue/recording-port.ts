@@ -1,0 +1,201 @@
+// A worker's ports record, per job, the messages a reply has put in the thread and their latest
+// text. When the worker dies mid-answer, the job's next run finds them: the message that was cut
+// off is told it continues (a stream is finished), and the answer is written again in full.
+import type { Redis } from 'ioredis';
+import type {
+  Destination,
+  NativeStream,
+  PlatformPort,
+  Reaction,
+  StatusKind,
+  StatusShown,
+  ThreadMessage,
+} from '../model/platform-port.ts';
+import { RenderedText } from '../model/rendered-text.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
+import { JOB_CONTEXT } from './wire.ts';
+
+export interface PostedRecord {
+  /** The platform text the message holds (a stream: all appended so far). */
+  text: string;
+  stream: boolean;
+  /** Order of posting. */
+  at: number;
+}
+
+/** Records kept a day: far longer than any retry, short enough to clean themselves up. */
+const RECORD_TTL_S = 86_400;
+
+export class PostRecords {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+
+  constructor(redis: Redis, prefix: string) {
+    this.redis = redis;
+    this.prefix = prefix;
+  }
+
+  private key(jobId: string): string {
+    return `${this.prefix}:posted:${jobId}`;
+  }
+
+  async put(jobId: string, messageId: string, r: PostedRecord): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis
+      .multi()
+      .hset(key, messageId, JSON.stringify(r))
+      .expire(key, RECORD_TTL_S)
+      .exec();
+  }
+
+  async drop(jobId: string, messageId: string): Promise<void> {
+    await this.redis.hdel(this.key(jobId), messageId);
+  }
+
+  /** What an earlier run of the job posted, oldest first. */
+  async list(jobId: string): Promise<Array<{ messageId: string } & PostedRecord>> {
+    const all = await this.redis.hgetall(this.key(jobId));
+    return Object.entries(all)
+      .map(([messageId, v]) => ({ messageId, ...(JSON.parse(v) as PostedRecord) }))
+      .sort((a, b) => a.at - b.at);
+  }
+
+  async clear(jobId: string): Promise<void> {
+    await this.redis.del(this.key(jobId));
+  }
+}
+
+function jobOf(to: Destination): string | undefined {
+  const v = to.context[JOB_CONTEXT];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The port, with every message a queued job's reply posts recorded under the job. */
+export class RecordingPort implements PlatformPort {
+  private readonly inner: PlatformPort;
+  private readonly records: PostRecords;
+  private seq = 0;
+  readChannel?: NonNullable<PlatformPort['readChannel']>;
+  displayName?: NonNullable<PlatformPort['displayName']>;
+  rehydrate?: NonNullable<PlatformPort['rehydrate']>;
+  resumeStream?: NonNullable<PlatformPort['resumeStream']>;
+
+  constructor(inner: PlatformPort, records: PostRecords) {
+    this.inner = inner;
+    this.records = records;
+    if (inner.readChannel) this.readChannel = inner.readChannel.bind(inner);
+    if (inner.displayName) this.displayName = inner.displayName.bind(inner);
+    if (inner.rehydrate) this.rehydrate = inner.rehydrate.bind(inner);
+    if (inner.resumeStream) this.resumeStream = inner.resumeStream.bind(inner);
+  }
+
+  get platform() {
+    return this.inner.platform;
+  }
+  get limits() {
+    return this.inner.limits;
+  }
+  get format() {
+    return this.inner.format;
+  }
+  get statusRenewMs() {
+    return this.inner.statusRenewMs;
+  }
+
+  private at(): number {
+    return Date.now() * 1000 + (this.seq++ % 1000);
+  }
+
+  async post(to: Destination, text: RenderedText): Promise<string> {
+    const id = await this.inner.post(to, text);
+    const job = jobOf(to);
+    if (job) await this.records.put(job, id, { text: text.text, stream: false, at: this.at() });
+    return id;
+  }
+
+  async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
+    await this.inner.edit(to, messageId, text);
+    const job = jobOf(to);
+    if (job)
+      await this.records.put(job, messageId, { text: text.text, stream: false, at: this.at() });
+  }
+
+  async delete(to: Destination, messageId: string): Promise<void> {
+    await this.inner.delete(to, messageId);
+    const job = jobOf(to);
+    if (job) await this.records.drop(job, messageId);
+  }
+
+  showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown> {
+    return this.inner.showStatus(to, kind, text);
+  }
+
+  react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    return this.inner.react(to, messageId, reaction);
+  }
+
+  async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
+    const stream = this.inner.startStream ? await this.inner.startStream(to, first) : null;
+    const job = jobOf(to);
+    if (!stream || !job) return stream;
+    const at = this.at();
+    let text = first.text;
+    await this.records.put(job, stream.messageId, { text, stream: true, at });
+    return {
+      messageId: stream.messageId,
+      append: async (more) => {
+        const ok = await stream.append(more);
+        if (ok) {
+          text += more.text;
+          await this.records.put(job, stream.messageId, { text, stream: true, at });
+        }
+        return ok;
+      },
+      stop: async () => {
+        await stream.stop();
+        await this.records.put(job, stream.messageId, { text, stream: false, at });
+      },
+    };
+  }
+
+  readThread(
+    to: Destination,
+    opts?: { after?: string; limit?: number },
+  ): AsyncIterable<ThreadMessage> {
+    return this.inner.readThread(to, opts);
+  }
+
+  isBefore(a: string, b: string): boolean {
+    return this.inner.isBefore(a, b);
+  }
+  encodeThreadId(ref: ThreadRef): string {
+    return this.inner.encodeThreadId(ref);
+  }
+  decodeThreadId(id: string): ThreadRef {
+    return this.inner.decodeThreadId(id);
+  }
+
+  /**
+   * Tells the thread that an earlier, interrupted run's last message is cut off and the answer
+   * continues below: an open stream gets the note and is finished, a message is edited.
+   */
+  async markInterrupted(to: Destination, jobId: string, note: string): Promise<number> {
+    const left = await this.records.list(jobId);
+    const last = left.at(-1);
+    if (last) {
+      if (last.stream && this.inner.resumeStream) {
+        const stream = this.inner.resumeStream(to, last.messageId);
+        const [text] = RenderedText.render(this.format, `\n\n${note}`, 'stream');
+        if (text) await stream.append(text);
+        await stream.stop();
+      } else {
+        // The recorded text is already the platform's; rendering it again is harmless for the
+        // neutralising step and keeps every post a RenderedText.
+        const [text] = RenderedText.render(this.format, `${last.text}\n\n${note}`, 'message');
+        if (text) await this.inner.edit(to, last.messageId, text);
+      }
+    }
+    await this.records.clear(jobId);
+    return left.length;
+  }
+}
