@@ -131,7 +131,7 @@ export class DiscordAdapter {
    */
   async startRest(): Promise<void> {
     this.client.rest.setToken(this.d.config.secrets.discordToken ?? '');
-    const me = (await this.client.rest.get(Routes.user('@me')).catch((err: unknown) => {
+    const me = (await this.client.rest.get(Routes.user()).catch((err: unknown) => {
       throw new Error(
         `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
         { cause: err },

@@ -21,6 +21,8 @@ interface Attempt {
 
 export class Deliverer {
   eventsUrl: string | undefined;
+  /** Several receivers (replicas behind a load balancer): each delivery goes to one at random. */
+  eventsUrls: string[] = [];
   readonly #ids: EnvelopeIdentity;
   readonly #signingSecret: string;
   readonly #socket: SocketModeServer;
@@ -113,7 +115,7 @@ export class Deliverer {
         'Slack emulator: nowhere to deliver the interaction; call setEventsUrl() or connect a Socket Mode client first',
       );
     }
-    return postSignedBody(this.eventsUrl, form, 'application/x-www-form-urlencoded', {
+    return postSignedBody(this.#target(this.eventsUrl), form, 'application/x-www-form-urlencoded', {
       signingSecret: this.#signingSecret,
       timeoutMs,
     });
@@ -146,7 +148,12 @@ export class Deliverer {
         'Slack emulator: nowhere to deliver the event; call setEventsUrl() or connect a Socket Mode client first',
       );
     }
-    return postSigned(this.eventsUrl, envelope, { signingSecret: this.#signingSecret, ...attempt });
+    return postSigned(this.#target(this.eventsUrl), envelope, { signingSecret: this.#signingSecret, ...attempt });
+  }
+
+  #target(single: string): string {
+    if (this.eventsUrls.length === 0) return single;
+    return this.eventsUrls[Math.floor(Math.random() * this.eventsUrls.length)] ?? single;
   }
 
   #retryReason(r: DeliveryResult): string {
