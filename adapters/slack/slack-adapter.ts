@@ -85,6 +85,9 @@ export class SlackAdapter {
         // The bot's own server listens; this receiver only verifies and dispatches.
         port: 0,
         unhandledRequestTimeoutMillis: 3001,
+        // Split roles: acknowledged once queued (a few ms), so a message acknowledged before the
+        // next one arrives is also numbered before it.
+        processBeforeResponse: config.scale.role !== 'all',
       });
     }
     this.app = new App({
@@ -229,9 +232,9 @@ export class SlackAdapter {
       core.skipped('slack', event.ts);
       return;
     }
-    // Not awaited: the turn can take minutes, and the core owns it (it never rejects for the user's
-    // sake; anything unexpected is logged here).
-    void core
+    // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
+    // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
+    const handled = core
       .receiveMessage({
         ref: c.ref,
         to: { ref: c.ref, context: slackContext(c.teamId, c.principal, c.isDirect) },
@@ -252,6 +255,7 @@ export class SlackAdapter {
         files,
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
+    if (this.d.config.scale.role !== 'all') await handled;
   }
 
   /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */

@@ -25,6 +25,7 @@ import type {
   EffectiveSettings,
   SettingsPatch,
 } from './channel-settings.ts';
+import { KeyedQueue } from '../util/keyed-queue.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
@@ -148,6 +149,8 @@ export class Conversation {
    * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
    */
   readonly events = new EventEmitter();
+  /** Handoff mode: a session's deliveries are taken one at a time, in arrival order. */
+  private readonly arrivals = new KeyedQueue();
 
   constructor(o: ConversationOptions) {
     this.o = o;
@@ -188,6 +191,12 @@ export class Conversation {
    * rejects for the user's sake: failures end as a message in the thread.
    */
   async receiveMessage(m: InboundMessage): Promise<Handled> {
+    // Queued messages take their session's next number in the order they arrived here.
+    if (this.o.handoff) return this.arrivals.run(sessionKey(m.ref), () => this.receive(m));
+    return this.receive(m);
+  }
+
+  private async receive(m: InboundMessage): Promise<Handled> {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
     this.platform(m.ref.platform);
     this.noteLive(m);

@@ -25,6 +25,8 @@ export interface PostedRecord {
 
 /** Records kept a day: far longer than any retry, short enough to clean themselves up. */
 const RECORD_TTL_S = 86_400;
+/** The field counting posts begun and not yet recorded (message ids are never this). */
+const PENDING = '_pending';
 
 export class PostRecords {
   private readonly redis: Redis;
@@ -52,12 +54,26 @@ export class PostRecords {
     await this.redis.hdel(this.key(jobId), messageId);
   }
 
-  /** What an earlier run of the job posted, oldest first. */
-  async list(jobId: string): Promise<Array<{ messageId: string } & PostedRecord>> {
+  /** A post is about to be made: if the process dies before it is recorded, `list` says so. */
+  async begin(jobId: string): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis.multi().hincrby(key, PENDING, 1).expire(key, RECORD_TTL_S).exec();
+  }
+
+  async end(jobId: string): Promise<void> {
+    await this.redis.hincrby(this.key(jobId), PENDING, -1);
+  }
+
+  /** What an earlier run of the job posted, oldest first, and whether a post was cut short. */
+  async list(
+    jobId: string,
+  ): Promise<{ posted: Array<{ messageId: string } & PostedRecord>; unrecorded: boolean }> {
     const all = await this.redis.hgetall(this.key(jobId));
-    return Object.entries(all)
+    const { [PENDING]: pending, ...rest } = all;
+    const posted = Object.entries(rest)
       .map(([messageId, v]) => ({ messageId, ...(JSON.parse(v) as PostedRecord) }))
       .sort((a, b) => a.at - b.at);
+    return { posted, unrecorded: Number(pending ?? 0) > 0 };
   }
 
   async clear(jobId: string): Promise<void> {
@@ -107,9 +123,12 @@ export class RecordingPort implements PlatformPort {
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {
-    const id = await this.inner.post(to, text);
     const job = jobOf(to);
-    if (job) await this.records.put(job, id, { text: text.text, stream: false, at: this.at() });
+    if (!job) return this.inner.post(to, text);
+    await this.records.begin(job);
+    const id = await this.inner.post(to, text);
+    await this.records.put(job, id, { text: text.text, stream: false, at: this.at() });
+    await this.records.end(job);
     return id;
   }
 
@@ -135,12 +154,19 @@ export class RecordingPort implements PlatformPort {
   }
 
   async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
-    const stream = this.inner.startStream ? await this.inner.startStream(to, first) : null;
+    if (!this.inner.startStream) return null;
     const job = jobOf(to);
-    if (!stream || !job) return stream;
+    if (!job) return this.inner.startStream(to, first);
+    await this.records.begin(job);
+    const stream = await this.inner.startStream(to, first);
+    if (!stream) {
+      await this.records.end(job);
+      return null;
+    }
     const at = this.at();
     let text = first.text;
     await this.records.put(job, stream.messageId, { text, stream: true, at });
+    await this.records.end(job);
     return {
       messageId: stream.messageId,
       append: async (more) => {
@@ -176,24 +202,42 @@ export class RecordingPort implements PlatformPort {
   }
 
   /**
-   * Tells the thread that an earlier, interrupted run's last message is cut off and the answer
-   * continues below: an open stream gets the note and is finished, a message is edited.
+   * Tells the thread that an earlier, interrupted run of the job was cut off and the answer
+   * continues below: its last message gets the note (an open stream is finished with it, a message
+   * is edited). A post the dead process made but could not record is found by reading the thread
+   * after the question (`after`): the bot's messages there that no record names.
    */
-  async markInterrupted(to: Destination, jobId: string, note: string): Promise<number> {
-    const left = await this.records.list(jobId);
-    const last = left.at(-1);
-    if (last) {
-      if (last.stream && this.inner.resumeStream) {
-        const stream = this.inner.resumeStream(to, last.messageId);
-        const [text] = RenderedText.render(this.format, `\n\n${note}`, 'stream');
-        if (text) await stream.append(text);
-        await stream.stop();
-      } else {
-        // The recorded text is already the platform's; rendering it again is harmless for the
-        // neutralising step and keeps every post a RenderedText.
-        const [text] = RenderedText.render(this.format, `${last.text}\n\n${note}`, 'message');
-        if (text) await this.inner.edit(to, last.messageId, text);
+  async markInterrupted(
+    to: Destination,
+    jobId: string,
+    note: string,
+    after: string,
+  ): Promise<number> {
+    const { posted, unrecorded } = await this.records.list(jobId);
+    const left: Array<{ messageId: string; text: string; stream: boolean }> = [...posted];
+    if (unrecorded) {
+      const known = new Set(posted.map((p) => p.messageId));
+      for await (const m of this.inner.readThread(to, { after })) {
+        if (m.fromSelf && !known.has(m.id)) left.push({ messageId: m.id, text: m.text, stream: true });
       }
+      left.sort((a, b) => (this.inner.isBefore(a.messageId, b.messageId) ? -1 : 1));
+    }
+    const last = left.at(-1);
+    for (const m of left) {
+      const tail = m === last ? `\n\n${note}` : '';
+      if (m.stream && this.inner.resumeStream) {
+        const stream = this.inner.resumeStream(to, m.messageId);
+        const [text] = tail ? RenderedText.render(this.format, tail, 'stream') : [];
+        // false: the platform had closed it already; then it is edited like a message.
+        const open = text ? await stream.append(text) : true;
+        await stream.stop();
+        if (open) continue;
+      }
+      if (!tail) continue;
+      // The recorded text is already the platform's; rendering it again is harmless for the
+      // neutralising step and keeps every post a RenderedText.
+      const [text] = RenderedText.render(this.format, `${m.text}${tail}`, 'message');
+      if (text) await this.inner.edit(to, m.messageId, text);
     }
     await this.records.clear(jobId);
     return left.length;

@@ -200,7 +200,12 @@ export class TurnWorker {
     }
     const msgLog = log.child({ trace_id: data.msg.traceId, job: jobId });
     const replyTo = data.msg.opened?.to ?? data.msg.to;
-    const cut = await port.markInterrupted(replyTo, jobId, messages.answerContinues);
+    const cut = await port.markInterrupted(
+      replyTo,
+      jobId,
+      messages.answerContinues,
+      data.msg.messageId,
+    );
     if (cut > 0) {
       metrics.turnsResumed.inc();
       msgLog.warn({ messages: cut }, 'a worker stopped mid-answer; answering again in full');
