@@ -19,13 +19,13 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import { KeyedQueue } from '../util/keyed-queue.ts';
 import type {
   Actor,
   ChannelSettingsService,
   EffectiveSettings,
   SettingsPatch,
 } from './channel-settings.ts';
-import { KeyedQueue } from '../util/keyed-queue.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';

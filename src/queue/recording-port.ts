@@ -218,7 +218,8 @@ export class RecordingPort implements PlatformPort {
     if (unrecorded) {
       const known = new Set(posted.map((p) => p.messageId));
       for await (const m of this.inner.readThread(to, { after })) {
-        if (m.fromSelf && !known.has(m.id)) left.push({ messageId: m.id, text: m.text, stream: true });
+        if (m.fromSelf && !known.has(m.id))
+          left.push({ messageId: m.id, text: m.text, stream: true });
       }
       left.sort((a, b) => (this.inner.isBefore(a.messageId, b.messageId) ? -1 : 1));
     }

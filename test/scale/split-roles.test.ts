@@ -98,11 +98,13 @@ async function queueState(): Promise<string> {
   try {
     const base = `threadmind:cluster-${process.pid}`;
     const parts: string[] = [];
-    for (const list of ['wait', 'active']) parts.push(`${list}=${await client.llen(`${base}:${list}`)}`);
+    for (const list of ['wait', 'active'])
+      parts.push(`${list}=${await client.llen(`${base}:${list}`)}`);
     for (const set of ['delayed', 'failed', 'completed'])
       parts.push(`${set}=${await client.zcard(`${base}:${set}`)}`);
     const failed = await client.zrange(`${base}:failed`, 0, 5);
-    for (const id of failed) parts.push(`failed ${id}: ${await client.hget(`${base}:${id}`, 'failedReason')}`);
+    for (const id of failed)
+      parts.push(`failed ${id}: ${await client.hget(`${base}:${id}`, 'failedReason')}`);
     return parts.join(' ');
   } finally {
     client.disconnect();
@@ -256,9 +258,9 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
 
   // Discord: each mention opened one thread holding exactly one complete answer.
   await discord.waitFor(() => {
-    const tags = discord.threads().flatMap((th) =>
-      completeTags(discord.messages(th.id).map((m) => m.content)),
-    );
+    const tags = discord
+      .threads()
+      .flatMap((th) => completeTags(discord.messages(th.id).map((m) => m.content)));
     return tags.length >= discordTags.length || undefined;
   }, 60_000);
   const byTag = new Map<string, number>();
@@ -274,7 +276,9 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
 
   // History was written once per question: each thread's model request carries each earlier
   // answer once.
-  const lastOfThread = llm.requests.filter((r) => lastQuestionTag(r.body) === threads[0]?.tags.at(-1));
+  const lastOfThread = llm.requests.filter(
+    (r) => lastQuestionTag(r.body) === threads[0]?.tags.at(-1),
+  );
   assert.ok(lastOfThread.length >= 1);
   const prompt = JSON.stringify(lastOfThread.at(-1)?.body.messages);
   for (const tag of threads[0]?.tags.slice(0, -1) ?? [])

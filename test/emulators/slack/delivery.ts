@@ -148,7 +148,10 @@ export class Deliverer {
         'Slack emulator: nowhere to deliver the event; call setEventsUrl() or connect a Socket Mode client first',
       );
     }
-    return postSigned(this.#target(this.eventsUrl), envelope, { signingSecret: this.#signingSecret, ...attempt });
+    return postSigned(this.#target(this.eventsUrl), envelope, {
+      signingSecret: this.#signingSecret,
+      ...attempt,
+    });
   }
 
   #target(single: string): string {
