@@ -110,7 +110,9 @@ test('one Deployment per role, probes on /readyz and /healthz, config and secret
   assert.ok(target && workload(target.name), 'the HPA scales a Deployment');
   assert.match(JSON.stringify(hpa?.spec?.metrics), /threadmind_queue_jobs/);
   for (const pdb of byKind('PodDisruptionBudget')) {
-    const sel = (pdb.spec?.selector as { matchLabels: Record<string, string> }).matchLabels;
+    const sel =
+      (pdb.spec?.selector as { matchLabels: Record<string, string> } | undefined)?.matchLabels ??
+      {};
     assert.ok(
       deployments.some((d) => matches(sel, d.spec.template.metadata.labels)),
       `${pdb.metadata.name} selects pods`,
@@ -124,7 +126,8 @@ test('one Deployment per role, probes on /readyz and /healthz, config and secret
 
 test('compose.yaml: the roles with their replicas on one Redis, two vLLM servers splitting one GPU', () => {
   const file = path.resolve(DIR, '../../compose.yaml');
-  const compose = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as {
+  // Compose applies YAML merge keys (<<: *env).
+  const compose = parseAllDocuments(readFileSync(file, 'utf8'), { merge: true })[0]?.toJS() as {
     services: Record<
       string,
       { environment?: Record<string, string>; deploy?: { replicas?: number }; command?: string[] }
