@@ -15,6 +15,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
+  scale: async () => (await import('./scale-bench.ts')).benchScale(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
