@@ -19,16 +19,20 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
+import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordPort } from './discord-port.ts';
+import { sharedMakeRequest } from './discord-rest.ts';
 
 export interface DiscordAdapterDeps {
   config: Config;
   core: Conversation;
   log: Logger;
+  /** Split roles: REST rate limits shared with the other replicas. */
+  rateLimits?: SharedRateLimits | undefined;
 }
 
 export class DiscordAdapter {
@@ -51,7 +55,10 @@ export class DiscordAdapter {
       ],
       // Message: edits and deletions of messages sent before the bot started still arrive.
       partials: [Partials.Channel, Partials.Message],
-      rest: { api: config.discord.apiUrl },
+      rest: {
+        api: config.discord.apiUrl,
+        ...(d.rateLimits ? { makeRequest: sharedMakeRequest(d.rateLimits) } : {}),
+      },
       // Nothing the bot sends may ping anyone.
       allowedMentions: { parse: [] },
     });

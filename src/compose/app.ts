@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
 import { chainPromptCounter } from '../memory/prompt-counter.ts';
 import { GatewayLease } from '../queue/gateway-lease.ts';
+import { RedisRateLimits } from '../queue/shared-rate-limits.ts';
 import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
@@ -199,7 +200,12 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   }
   let discord: DiscordAdapter | undefined;
   if (config.discordApplicationId && role !== 'ingress') {
-    discord = new DiscordAdapter(adapterDeps);
+    discord = new DiscordAdapter({
+      ...adapterDeps,
+      rateLimits: redis
+        ? new RedisRateLimits(redis, `threadmind:discord-rest:${config.discordApplicationId}`)
+        : undefined,
+    });
   }
   const gatewayLease =
     discord && role === 'gateway'

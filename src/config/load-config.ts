@@ -275,9 +275,14 @@ function checkWeb(
 }
 
 /** The split roles share the queue and every state through Redis; the web chat is one process's. */
-function checkRole(s: Settings, webChat: Config['webChat'], problems: string[]): void {
+function checkRole(
+  s: Settings,
+  platforms: Pick<Config, 'webChat' | 'slackTransport' | 'discordApplicationId'>,
+  problems: string[],
+): void {
   const role = s.scale.role;
   if (role === 'all') return;
+  const { webChat } = platforms;
   if (!/^rediss?:\/\//.test(s.store.url))
     problems.push(
       `THREADMIND_ROLE=${role} needs a shared Redis store: set STORE_URL=redis://host:6379 (only THREADMIND_ROLE=all runs on SQLite)`,
@@ -285,6 +290,14 @@ function checkRole(s: Settings, webChat: Config['webChat'], problems: string[]):
   if (webChat)
     problems.push(
       `the web chat runs only with THREADMIND_ROLE=all; set WEB_ENABLED=false for THREADMIND_ROLE=${role}`,
+    );
+  if (role === 'gateway' && !platforms.discordApplicationId)
+    problems.push(
+      'THREADMIND_ROLE=gateway holds the Discord gateway: set DISCORD_TOKEN and DISCORD_APPLICATION_ID',
+    );
+  if (role === 'ingress' && !platforms.slackTransport)
+    problems.push(
+      'THREADMIND_ROLE=ingress receives Slack events: set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN)',
     );
 }
 
@@ -355,7 +368,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     secrets,
     problems,
   );
-  if (parsed.success) checkRole(parsed.data, webChat, problems);
+  if (parsed.success)
+    checkRole(parsed.data, { webChat, slackTransport, discordApplicationId }, problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 

@@ -225,9 +225,11 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
   // Slack: every question has exactly one complete answer, in its thread's order.
   await slack
     .waitFor(() => {
+      // Complete, and closed: the last words of a stream arrive before its stop.
       const done = threads.every((t) => {
-        const tags = completeTags(slackAnswers(t.channel, t.ts).map((a) => a.text));
-        return tags.length >= t.tags.length;
+        const answers = slackAnswers(t.channel, t.ts);
+        const tags = completeTags(answers.map((a) => a.text));
+        return tags.length >= t.tags.length && answers.every((a) => !a.streaming);
       });
       return done || undefined;
     }, 120_000)
