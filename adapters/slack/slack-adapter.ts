@@ -202,7 +202,9 @@ export class SlackAdapter {
     const { core } = this.d;
     if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
       const change = classifySlackChange(envelope, event as unknown as SlackChangeEvent, botUserId);
-      if (change) await core.receiveChange({ ...change, traceId });
+      // It waits for the thread's running turn (its lock); split roles acknowledge before that.
+      const applied = change ? core.receiveChange({ ...change, traceId }) : undefined;
+      if (this.d.config.scale.role === 'all') await applied;
       core.skipped('slack', event.ts);
       return;
     }
