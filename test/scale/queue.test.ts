@@ -161,3 +161,41 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
     assert.equal(replies[0]?.streaming, false, 'the stream was finished before the worker stopped');
   });
 });
+
+describe('turn queue with Slack Socket Mode (one connection feeding the queue)', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let worker: RunningApp;
+
+  before(async () => {
+    redis = await startPrivateRedis();
+    h = await startHarness({
+      socketMode: true,
+      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
+      overrides: { scale: { queue: { name: `${QUEUE}-socket` } } },
+    });
+    const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
+    worker = await startApp(config, {
+      log: createLogger(h.config.log.level, process.stderr as never),
+      host: '127.0.0.1',
+    });
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await h?.close();
+    await redis?.stop();
+  });
+
+  test('a mention over Socket Mode is queued by the ingress and answered by the worker', async () => {
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C9',
+      user: 'U1',
+      text: 'over the socket',
+      mention: true,
+    });
+    const events = await h.handled(ts, 2);
+    assert.ok(events.some((e) => e.handled.status === 'queued'));
+    await waitForReply(h.slack, 'C9', ts, 'over the socket');
+  });
+});
