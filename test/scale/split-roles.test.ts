@@ -288,14 +288,28 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
     'every Discord message answered exactly once',
   );
 
-  // History was written once per question: each thread's model request carries each earlier
-  // answer once.
-  const lastOfThread = llm.requests.filter(
-    (r) => lastQuestionTag(r.body) === threads[0]?.tags.at(-1),
+  // History was written once, in the thread whose turn was cut off too: one more question there,
+  // and its request carries each earlier answer exactly once.
+  const cutThread = threads.find((t) => t.channel === channel);
+  assert.ok(cutThread, 'the cut-off turn was in a Slack thread of this test');
+  const finalTag = `q-final-${cutThread.channel}`;
+  await slack.postUserMessage({
+    channel: cutThread.channel,
+    thread_ts: cutThread.ts,
+    user: 'U0',
+    text: `${finalTag} one more`,
+    mention: true,
+  });
+  await slack.waitFor(
+    () =>
+      completeTags(slackAnswers(cutThread.channel, cutThread.ts).map((a) => a.text)).includes(
+        finalTag,
+      ) || undefined,
+    30_000,
   );
-  assert.ok(lastOfThread.length >= 1);
-  const prompt = JSON.stringify(lastOfThread.at(-1)?.body.messages);
-  for (const tag of threads[0]?.tags.slice(0, -1) ?? [])
+  const finalRequest = llm.requests.find((r) => lastQuestionTag(r.body) === finalTag);
+  const prompt = JSON.stringify(finalRequest?.body.messages);
+  for (const tag of cutThread.tags)
     assert.equal(prompt.split(`END-${tag}`).length - 1, 1, `history holds ${tag}'s answer once`);
 
   // Graceful stop; then no lock is left in Redis.
