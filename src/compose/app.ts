@@ -33,6 +33,11 @@ export interface AppOptions {
   /** Extra tools (tests register probes here; features register theirs in `registerTools`). */
   tools?: ToolRegistry;
   host?: string;
+  /**
+   * The process cannot go on and should exit (after `stop`) so its supervisor starts it afresh: a
+   * gateway that lost its lease (discord.js cannot log in again once destroyed).
+   */
+  onFatal?: (reason: string) => void;
 }
 
 export interface RunningApp {
@@ -277,6 +282,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       lost: async () => {
         metrics.gatewayActive.set(0);
         await gateway.stop();
+        opts.onFatal?.('the Discord gateway lease was lost to another process');
       },
     });
   }

@@ -16,7 +16,11 @@ export interface LeaseOptions {
 export interface LeaseHandlers {
   /** This process holds the lease now: connect. */
   acquired(): Promise<void>;
-  /** It was lost (renewal found another holder, or the store was unreachable too long): disconnect. */
+  /**
+   * It was lost (renewal found another holder, or the store was unreachable too long): disconnect.
+   * The lease then stops competing; the process restarts (a destroyed discord.js client cannot
+   * log in again).
+   */
   lost(): Promise<void>;
 }
 
@@ -69,6 +73,7 @@ export class GatewayLease {
       if (ok) renewedAt = Date.now();
       if (ok !== false) return;
       this.holding = false;
+      this.stopped = true;
       this.log.error('gateway lease lost; disconnecting from Discord');
       await h.lost();
     };
