@@ -1,5 +1,6 @@
 // Composition root: builds every part from the config and wires them together. Adapters are
 // created here (and only here) so the core never imports a platform library.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
 import { WebAdapter } from '../../adapters/web/web-adapter.ts';
@@ -314,6 +315,9 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       clearInterval(refresh);
       await startupChecks?.stop();
       await slack?.stop();
+      // 503 to the load balancer (readiness) and to Slack (which retries elsewhere) for a while
+      // before the port closes.
+      if (role === 'ingress') await sleep(config.scale.ingressDrainMs);
       await gatewayLease?.stop();
       if (worker && !(await worker.drain(config.server.shutdownGraceMs)))
         log.warn('handing queued messages still running back to the queue');

@@ -186,6 +186,7 @@ export const settingsSchema = z
     scale: z
       .object({
         role: z.enum(['all', 'ingress', 'worker', 'gateway']),
+        ingressDrainMs: z.number().int().min(0),
         queue: z
           .object({
             name: z.string().regex(/^[A-Za-z0-9_-]+$/, {

@@ -38,6 +38,7 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
       env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
       overrides: {
         scale: {
+          ingressDrainMs: 1000,
           queue: { name: QUEUE, attempts: 2, backoffMs: 50, lockMs: 2000, orderPollMs: 20 },
         },
         server: { shutdownGraceMs: 10_000 },
@@ -160,6 +161,25 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
     assert.match(replies[0]?.text ?? '', /ten$/);
     assert.equal(replies[0]?.streaming, false, 'the stream was finished before the worker stopped');
   });
+
+  test('on stop an ingress answers 503 to readiness and to Slack, then closes', async () => {
+    const port = h.app.port;
+    const stopping = h.restart();
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`, {
+      headers: { connection: 'close' },
+    });
+    assert.equal(ready.status, 503);
+    assert.match(JSON.stringify(await ready.json()), /shutting down/);
+    const late = await h.slack.deliverEvent({
+      type: 'app_mention',
+      channel: 'C5',
+      user: 'U1',
+      text: `<@${h.slack.botUserId}> too late`,
+      ts: '1700000000.000100',
+    });
+    assert.equal(late.status, 503, 'Slack is told to deliver it again (to another replica)');
+    await stopping;
+  });
 });
 
 describe('turn queue with Slack Socket Mode (one connection feeding the queue)', () => {
@@ -172,7 +192,7 @@ describe('turn queue with Slack Socket Mode (one connection feeding the queue)',
     h = await startHarness({
       socketMode: true,
       env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
-      overrides: { scale: { queue: { name: `${QUEUE}-socket` } } },
+      overrides: { scale: { ingressDrainMs: 0, queue: { name: `${QUEUE}-socket` } } },
     });
     const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
     worker = await startApp(config, {

@@ -54,6 +54,7 @@ server: { shutdownGraceMs: 8000 }
 slack: { updateIntervalMs: 100, maxRetries: 2 }
 doctor: { onStart: 'off' }
 scale:
+  ingressDrainMs: 300
   queue: { name: cluster-${process.pid}, lockMs: 3000, orderPollMs: 50, backoffMs: 200, concurrency: 4 }
   gateway: { leaseMs: 3000, renewMs: 1000, pollMs: 500 }
 `,
