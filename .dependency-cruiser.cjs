@@ -12,6 +12,8 @@ const LAYERS = [
   { name: 'memory-attachments-knowledge', path: '^src/(memory|attachments|knowledge)/' },
   { name: 'agent', path: '^src/agent/' },
   { name: 'core', path: '^src/core/' },
+  // The BullMQ queue, the workers and the gateway lease of the split roles: they drive the core.
+  { name: 'queue', path: '^src/queue/' },
   // src/config reads src/knowledge/settings.ts, so it sits above knowledge (and the core).
   { name: 'config', path: '^src/config/' },
   // src/http has its own, narrower rule below; here it only sits where nothing but the composition

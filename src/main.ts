@@ -36,8 +36,13 @@ async function main(): Promise<void> {
   const { startApp } = await import('./compose/app.ts');
   const log = createLogger(config.log.level);
   let app: Awaited<ReturnType<typeof startApp>>;
+  // A fatal report stops the app and exits, for the supervisor to start it afresh.
+  let fatal: (reason: string) => void = (reason) => {
+    log.fatal({ reason }, 'threadmind must restart');
+    process.exit(1);
+  };
   try {
-    app = await startApp(config, { log });
+    app = await startApp(config, { log, onFatal: (reason) => fatal(reason) });
   } catch (err) {
     log.fatal({ err }, 'threadmind could not start');
     process.exit(1);
@@ -58,6 +63,12 @@ async function main(): Promise<void> {
         process.exit(1);
       },
     );
+  };
+  fatal = (reason) => {
+    log.fatal({ reason }, 'threadmind must restart');
+    if (stopping) return;
+    stopping = true;
+    app.stop().finally(() => process.exit(1));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

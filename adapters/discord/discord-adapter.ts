@@ -12,22 +12,27 @@ import {
   MessageReferenceType,
   type PartialMessage,
   Partials,
+  Routes,
 } from 'discord.js';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
-import type { Destination, ThreadMessage } from '../../src/model/platform-port.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordPort } from './discord-port.ts';
+import { sharedMakeRequest } from './discord-rest.ts';
 
 export interface DiscordAdapterDeps {
   config: Config;
   core: Conversation;
   log: Logger;
+  /** Split roles: REST rate limits shared with the other replicas. */
+  rateLimits?: SharedRateLimits | undefined;
 }
 
 export class DiscordAdapter {
@@ -35,6 +40,8 @@ export class DiscordAdapter {
   readonly port: DiscordPort;
   private readonly d: DiscordAdapterDeps;
   private readonly commands: DiscordCommands;
+  /** The bot's user id when this process posts over REST without a gateway (a worker). */
+  private restSelfId: string | undefined;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
@@ -48,14 +55,17 @@ export class DiscordAdapter {
       ],
       // Message: edits and deletions of messages sent before the bot started still arrive.
       partials: [Partials.Channel, Partials.Message],
-      rest: { api: config.discord.apiUrl },
+      rest: {
+        api: config.discord.apiUrl,
+        ...(d.rateLimits ? { makeRequest: sharedMakeRequest(d.rateLimits) } : {}),
+      },
       // Nothing the bot sends may ping anyone.
       allowedMentions: { parse: [] },
     });
     this.port = new DiscordPort({
       rest: this.client.rest,
       applicationId: config.discordApplicationId ?? '',
-      selfId: () => this.client.user?.id,
+      selfId: () => this.client.user?.id ?? this.restSelfId,
       files: {
         allowedHosts: [...config.discord.fileHosts, new URL(config.discord.apiUrl).host],
         maxBytes: config.attachments.maxFileBytes,
@@ -122,6 +132,22 @@ export class DiscordAdapter {
     );
   }
 
+  /**
+   * REST only, no gateway (a worker: it posts the answers, the gateway process receives). The
+   * bot's own id tells its messages apart when a thread is read.
+   */
+  async startRest(): Promise<void> {
+    this.client.rest.setToken(this.d.config.secrets.discordToken ?? '');
+    const me = (await this.client.rest.get(Routes.user()).catch((err: unknown) => {
+      throw new Error(
+        `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
+        { cause: err },
+      );
+    })) as { id: string };
+    this.restSelfId = me.id;
+    this.d.log.info({ user: me.id }, 'discord REST ready (no gateway in this process)');
+  }
+
   async stop(): Promise<void> {
     await this.client.destroy();
   }
@@ -174,7 +200,10 @@ export class DiscordAdapter {
       topLevel: !inConversation,
       mentionsOthers,
       ...(replyTo?.messageId && replyTo.type === MessageReferenceType.Default
-        ? { replyChain: () => this.replyChain(replyTo.channelId, replyTo.messageId ?? '') }
+        ? {
+            replyChain: () => this.port.replyChain(replyTo.channelId, replyTo.messageId ?? ''),
+            platformIds: { replyChannelId: replyTo.channelId, replyMessageId: replyTo.messageId },
+          }
         : {}),
       ...(inConversation
         ? {}
@@ -197,24 +226,6 @@ export class DiscordAdapter {
     await this.commands.handle(interaction);
   }
 
-  /** The messages a reply answers, oldest first, up to a few levels up. */
-  private async replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
-    const chain: ThreadMessage[] = [];
-    let next: { channelId: string; messageId: string } | undefined = { channelId, messageId };
-    while (next && chain.length < REPLY_CHAIN_DEPTH) {
-      const m = await this.port.fetchMessage(next.channelId, next.messageId);
-      if (!m) break;
-      chain.unshift(this.port.threadMessage(m));
-      const ref = m.message_reference;
-      next =
-        ref?.message_id &&
-        (ref.type ?? MessageReferenceType.Default) === MessageReferenceType.Default
-          ? { channelId: ref.channel_id ?? next.channelId, messageId: ref.message_id }
-          : undefined;
-    }
-    return chain;
-  }
-
   /** An edit (`text`) or a deletion of a person's message, for the conversation it belongs to. */
   private async onChange(
     m: Message | PartialMessage,
@@ -233,6 +244,3 @@ export class DiscordAdapter {
     });
   }
 }
-
-/** How far up a reply chain a mention reads. */
-const REPLY_CHAIN_DEPTH = 10;

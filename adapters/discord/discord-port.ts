@@ -1,9 +1,15 @@
 // The platform port on Discord's REST API. A session is a channel id (a thread, or a DM), so every
 // reply goes to `ref.sessionId`; a deferred interaction's first reply edits its original response.
-import { type APIMessage, type Attachment, type REST, Routes } from 'discord.js';
+import {
+  type APIMessage,
+  type Attachment,
+  MessageReferenceType,
+  type REST,
+  Routes,
+} from 'discord.js';
 import { LRUCache } from 'lru-cache';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
-import type { FileRef } from '../../src/model/incoming.ts';
+import type { FileRef, InboundMessage, QueuedFile } from '../../src/model/incoming.ts';
 import type {
   Audience,
   Destination,
@@ -225,6 +231,40 @@ export class DiscordPort implements PlatformPort {
   }
 
   /** One message by id, or undefined when it is gone or unreadable. */
+  /** The messages a reply answers, oldest first, up to a few levels up. */
+  async replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
+    const chain: ThreadMessage[] = [];
+    let next: { channelId: string; messageId: string } | undefined = { channelId, messageId };
+    while (next && chain.length < REPLY_CHAIN_DEPTH) {
+      const m = await this.fetchMessage(next.channelId, next.messageId);
+      if (!m) break;
+      chain.unshift(this.threadMessage(m));
+      const ref = m.message_reference;
+      next =
+        ref?.message_id &&
+        (ref.type ?? MessageReferenceType.Default) === MessageReferenceType.Default
+          ? { channelId: ref.channel_id ?? next.channelId, messageId: ref.message_id }
+          : undefined;
+    }
+    return chain;
+  }
+
+  rehydrate(
+    queued: Pick<InboundMessage, 'platformIds'> & { files?: QueuedFile[] },
+  ): Pick<InboundMessage, 'files' | 'replyChain'> {
+    const ids = queued.platformIds;
+    const channelId = ids?.replyChannelId;
+    const messageId = ids?.replyMessageId;
+    return {
+      ...(queued.files
+        ? { files: queued.files.map((f) => remoteFile(this.o.files, f, f.url)) }
+        : {}),
+      ...(channelId && messageId
+        ? { replyChain: () => this.replyChain(channelId, messageId) }
+        : {}),
+    };
+  }
+
   async fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
     return (await this.o.rest
       .get(Routes.channelMessage(channelId, messageId))
@@ -248,3 +288,6 @@ export function messageText(m: Pick<APIMessage, 'content' | 'message_snapshots'>
     .map((t) => `[forwarded message]\n${t}`);
   return [m.content, ...forwarded].filter((t) => t !== '').join('\n');
 }
+
+/** How far up a reply chain a mention reads. */
+const REPLY_CHAIN_DEPTH = 10;

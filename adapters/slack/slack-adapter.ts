@@ -91,6 +91,7 @@ export class SlackAdapter {
   readonly installations: SlackInstallations | undefined;
   private readonly fixed: FixedCredentials | undefined;
   private stopping = false;
+  private listening = false;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -170,6 +171,9 @@ export class SlackAdapter {
         // The bot's own server listens; this receiver only verifies and dispatches.
         port: 0,
         unhandledRequestTimeoutMillis: 3001,
+        // Split roles: acknowledged once queued (a few ms), so a message acknowledged before the
+        // next one arrives is also numbered before it.
+        processBeforeResponse: config.scale.role !== 'all',
       });
     }
     this.app = new App({
@@ -303,7 +307,9 @@ export class SlackAdapter {
     return this.app.client;
   }
 
-  async start(): Promise<void> {
+  /** `listen: false`: post only (a worker); events reach another process. */
+  async start(opts: { listen?: boolean } = {}): Promise<void> {
+    this.listening = opts.listen !== false;
     if (!this.fixed) {
       this.d.log.info({ mode: 'oauth' }, 'slack ready: workspaces install at /slack/install');
       return;
@@ -321,12 +327,13 @@ export class SlackAdapter {
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
     );
-    if (this.socketReceiver) await this.socketReceiver.start();
+    if (this.socketReceiver && this.listening) await this.socketReceiver.start();
   }
 
   async stop(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
-    if (this.socketReceiver) await this.socketReceiver.stop();
+    if (this.socketReceiver && this.listening) await this.socketReceiver.stop();
   }
 
   private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {
@@ -352,7 +359,9 @@ export class SlackAdapter {
     const { core } = this.d;
     if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
       const change = classifySlackChange(envelope, event as unknown as SlackChangeEvent, botUserId);
-      if (change) await core.receiveChange({ ...change, traceId });
+      // It waits for the thread's running turn (its lock); split roles acknowledge before that.
+      const applied = change ? core.receiveChange({ ...change, traceId }) : undefined;
+      if (this.d.config.scale.role === 'all') await applied;
       core.skipped('slack', event.ts);
       return;
     }
@@ -384,9 +393,9 @@ export class SlackAdapter {
       core.skipped('slack', event.ts);
       return;
     }
-    // Not awaited: the turn can take minutes, and the core owns it (it never rejects for the user's
-    // sake; anything unexpected is logged here).
-    void core
+    // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
+    // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
+    const handled = core
       .receiveMessage({
         ref: c.ref,
         to: { ref: c.ref, context: slackContext(c.teamId, c.principal, c.isDirect) },
@@ -407,6 +416,7 @@ export class SlackAdapter {
         files,
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
+    if (this.d.config.scale.role !== 'all') await handled;
   }
 
   /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */

@@ -2,7 +2,7 @@
 import type { WebClient } from '@slack/web-api';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { FileRef } from '../../src/model/incoming.ts';
+import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 
 export interface SlackFileRef {
   id: string;
@@ -52,6 +52,18 @@ export class SlackFiles {
       },
       file?.url_private_download ?? file?.url_private,
     );
+  }
+
+  /** A file of a message queued by another process, downloaded with its workspace's token. */
+  fromQueued(f: QueuedFile, token: () => Promise<string>): FileRef {
+    return {
+      id: f.id,
+      name: f.name,
+      ...(f.size !== undefined ? { size: f.size } : {}),
+      ...(f.url !== undefined ? { url: f.url } : {}),
+      download: async () =>
+        remoteFile({ ...this.o.source, bearerToken: await token() }, f, f.url).download(),
+    };
   }
 
   private async lookUp(id: string, token: string): Promise<SlackFileRef | undefined> {

@@ -3,6 +3,7 @@
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
+import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 import type {
   Audience,
   Destination,
@@ -321,9 +322,30 @@ export class SlackPort implements PlatformPort {
       return null;
     }
     this.caps.streaming = true;
+    return this.streamOf(channel, ts, async () => token);
+  }
+
+  resumeStream(to: Destination, messageId: string): NativeStream {
+    return this.streamOf(to.ref.channelId, messageId, this.tokenOf(to.ref.projectId));
+  }
+
+  rehydrate(queued: { ref: ThreadRef; files?: QueuedFile[] }): { files?: FileRef[] } {
+    if (!queued.files) return {};
+    const token = this.tokenOf(queued.ref.projectId);
+    return { files: queued.files.map((f) => this.o.files.fromQueued(f, token)) };
+  }
+
+  /** The workspace's bot token, looked up when first needed (a queued message carries none). */
+  private tokenOf(projectId: string): () => Promise<string> {
+    return async () => (await this.creds(projectId)).token;
+  }
+
+  private streamOf(channel: string, ts: string, tokenOf: () => Promise<string>): NativeStream {
+    const { client } = this;
     return {
       messageId: ts,
       append: async (text) => {
+        const token = await tokenOf();
         try {
           await client.chat.appendStream({ token, channel, ts, markdown_text: text.text });
           return true;
@@ -334,6 +356,7 @@ export class SlackPort implements PlatformPort {
         }
       },
       stop: async () => {
+        const token = await tokenOf();
         await client.chat.stopStream({ token, channel, ts }).catch((err: unknown) => {
           if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
         });

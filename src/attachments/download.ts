@@ -162,6 +162,7 @@ export function remoteFile(
     id: file.id,
     name: file.name,
     ...(file.size !== undefined ? { size: file.size } : {}),
+    ...(url ? { url } : {}),
     download: async () => {
       if (!url)
         throw new AttachmentError('no_access', file.name, 'the platform gave no download address');

@@ -1,5 +1,6 @@
 // Composition root: builds every part from the config and wires them together. Adapters are
 // created here (and only here) so the core never imports a platform library.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import { SlackAdapter } from '../../adapters/slack/slack-adapter.ts';
 import { WebAdapter } from '../../adapters/web/web-adapter.ts';
@@ -18,6 +19,9 @@ import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
 import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { GatewayLease } from '../queue/gateway-lease.ts';
+import { RedisRateLimits } from '../queue/shared-rate-limits.ts';
+import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
 import { StoreSealedRecords } from '../store/sealed-records.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
@@ -33,6 +37,11 @@ export interface AppOptions {
   /** Extra tools (tests register probes here; features register theirs in `registerTools`). */
   tools?: ToolRegistry;
   host?: string;
+  /**
+   * The process cannot go on and should exit (after `stop`) so its supervisor starts it afresh: a
+   * gateway that lost its lease (discord.js cannot log in again once destroyed).
+   */
+  onFatal?: (reason: string) => void;
 }
 
 export interface RunningApp {
@@ -48,6 +57,10 @@ export interface RunningApp {
   web: WebAdapter | undefined;
   /** The web chat's address, when it is served. */
   webUrl: string | undefined;
+  /** Split roles: the shared turn queue, this worker, this gateway's lease. */
+  queue?: TurnQueue | undefined;
+  worker?: TurnWorker | undefined;
+  gatewayLease?: GatewayLease | undefined;
   stop(): Promise<void>;
 }
 
@@ -154,6 +167,15 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     },
   );
 
+  // Split roles (ARCHITECTURE.md, "Scaling out"): everything shared goes through Redis.
+  const role = config.scale.role;
+  const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
+  const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
+  const enqueues = role === 'ingress' || role === 'gateway';
+  const worker =
+    redis && role === 'worker'
+      ? new TurnWorker(redis, config.scale.queue, { metrics, log })
+      : undefined;
   const core = new Conversation({
     botName: config.agent.name,
     runner,
@@ -179,11 +201,19 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       : undefined,
     lockWaitMs: config.agent.turnTimeoutMs,
     evidenceAccess: knowledge?.evidenceAccess,
+    handoff:
+      queue && enqueues
+        ? async (m, opened) => {
+            await queue.enqueue(m, opened);
+          }
+        : undefined,
+    wrapPort: worker?.wrap,
+    seesEveryMessage: role === 'all',
   });
   const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
-  if (config.slackTransport) {
+  if (config.slackTransport && role !== 'gateway') {
     const keys = config.secrets.encryptionKeys;
     slack = new SlackAdapter({
       ...adapterDeps,
@@ -193,13 +223,28 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
         : {}),
     });
     const events = slack.eventsRoute;
-    if (events) routes.set('/slack/events', events);
-    for (const [path, route] of slack.installRoutes) routes.set(path, route);
+    if (events && role !== 'worker') routes.set('/slack/events', events);
+    if (role !== 'worker') for (const [path, route] of slack.installRoutes) routes.set(path, route);
   }
   let discord: DiscordAdapter | undefined;
-  if (config.discordApplicationId) {
-    discord = new DiscordAdapter(adapterDeps);
+  if (config.discordApplicationId && role !== 'ingress') {
+    discord = new DiscordAdapter({
+      ...adapterDeps,
+      rateLimits: redis
+        ? new RedisRateLimits(redis, `threadmind:discord-rest:${config.discordApplicationId}`)
+        : undefined,
+    });
   }
+  const gatewayLease =
+    discord && role === 'gateway'
+      ? new GatewayLease(
+          store,
+          { key: `gateway-lease:discord:${config.discordApplicationId}`, ...config.scale.gateway },
+          log.child({ component: 'gateway' }),
+        )
+      : undefined;
+  let draining = false;
+  const runsTurns = role === 'all' || role === 'worker';
   let startupChecks: StartupChecks | undefined;
   const web = config.webChat ? new WebAdapter({ ...adapterDeps, store: store.kv }) : undefined;
   const vision = attachments.vision;
@@ -213,25 +258,67 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     ...(web ? { fallback: web.handle } : {}),
     checks: [
       { name: 'store', check: () => store.ping() },
-      { name: 'llm_text', check: () => llm.check() },
-      // Without the vision model only image questions fail (with a clear tool result).
-      ...(vision ? [{ name: 'llm_vision', check: () => vision.check(), optional: true }] : []),
-      ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
+      ...(runsTurns
+        ? [
+            { name: 'llm_text', check: () => llm.check() },
+            // Without the vision model only image questions fail (with a clear tool result).
+            ...(vision
+              ? [{ name: 'llm_vision', check: () => vision.check(), optional: true }]
+              : []),
+            ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
+          ]
+        : []),
+      ...(redis
+        ? [
+            {
+              name: 'queue',
+              check: async () => {
+                // Unready first on SIGTERM, so the load balancer stops sending before we stop.
+                if (draining) throw new Error('shutting down');
+                await redis.ping();
+              },
+            },
+          ]
+        : []),
     ],
   });
 
   try {
-    await slack?.start();
-    await discord?.start();
+    await slack?.start({ listen: role !== 'worker' });
+    if (role === 'all') await discord?.start();
+    else if (role === 'worker') await discord?.startRest();
   } catch (err) {
     await slack?.stop().catch(() => undefined);
     await discord?.stop().catch(() => undefined);
+    await queue?.close().catch(() => undefined);
+    redis?.disconnect();
     await store.close();
     await knowledge?.close();
     await text.embedded?.close();
     throw err;
   }
   const port = await http.listen();
+  worker?.start(core);
+  if (gatewayLease && discord) {
+    const gateway = discord;
+    gatewayLease.start({
+      acquired: async () => {
+        await gateway.start();
+        metrics.gatewayActive.set(1);
+      },
+      lost: async () => {
+        metrics.gatewayActive.set(0);
+        await gateway.stop();
+        opts.onFatal?.('the Discord gateway lease was lost to another process');
+      },
+    });
+  }
+  const refresh = queue
+    ? setInterval(() => {
+        queue.refreshMetrics(metrics).catch((err: unknown) => log.warn({ err }, 'queue metrics'));
+      }, 5000)
+    : undefined;
+  refresh?.unref();
   // In the background: start-up never waits on them; each logs one line when it is done.
   startupChecks = startStartupChecks(config, { log, store });
 
@@ -246,13 +333,26 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     startupChecks,
     web,
     webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
+    queue,
+    worker,
+    gatewayLease,
     async stop() {
+      draining = true;
+      clearInterval(refresh);
       await startupChecks?.stop();
       await slack?.stop();
+      // 503 to the load balancer (readiness) and to Slack (which retries elsewhere) for a while
+      // before the port closes.
+      if (role === 'ingress') await sleep(config.scale.ingressDrainMs);
+      await gatewayLease?.stop();
+      if (worker && !(await worker.drain(config.server.shutdownGraceMs)))
+        log.warn('handing queued messages still running back to the queue');
       const drained = await runner.drain(config.server.shutdownGraceMs);
       if (!drained) log.warn('shutting down with turns still running');
       // Turns in flight post over REST; the gateway can go once they are done.
       await discord?.stop();
+      await queue?.close();
+      redis?.disconnect();
       await web?.stop();
       await http.close();
       await knowledge?.close();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { parseEncryptionKeys } from '../util/secret-box.ts';
-import type { Config, ProxyEnv, Secrets } from './schema.ts';
+import type { Config, ProxyEnv, Secrets, Settings } from './schema.ts';
 import { EMBEDDED, settingsSchema } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -46,6 +46,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   DOCTOR_ON_START: { path: ['doctor', 'onStart'], type: 'string' },
   WEB_ENABLED: { path: ['web', 'enabled'], type: 'switch' },
   WEB_HOST: { path: ['web', 'host'], type: 'string' },
+  THREADMIND_ROLE: { path: ['scale', 'role'], type: 'string' },
 };
 
 /** Environment variables that hold secrets: their values are redacted from anything printed. */
@@ -328,6 +329,33 @@ function checkWeb(
   return { host: web.host, exposed };
 }
 
+/** The split roles share the queue and every state through Redis; the web chat is one process's. */
+function checkRole(
+  s: Settings,
+  platforms: Pick<Config, 'webChat' | 'slackTransport' | 'discordApplicationId'>,
+  problems: string[],
+): void {
+  const role = s.scale.role;
+  if (role === 'all') return;
+  const { webChat } = platforms;
+  if (!/^rediss?:\/\//.test(s.store.url))
+    problems.push(
+      `THREADMIND_ROLE=${role} needs a shared Redis store: set STORE_URL=redis://host:6379 (only THREADMIND_ROLE=all runs on SQLite)`,
+    );
+  if (webChat)
+    problems.push(
+      `the web chat runs only with THREADMIND_ROLE=all; set WEB_ENABLED=false for THREADMIND_ROLE=${role}`,
+    );
+  if (role === 'gateway' && !platforms.discordApplicationId)
+    problems.push(
+      'THREADMIND_ROLE=gateway holds the Discord gateway: set DISCORD_TOKEN and DISCORD_APPLICATION_ID',
+    );
+  if (role === 'ingress' && !platforms.slackTransport)
+    problems.push(
+      'THREADMIND_ROLE=ingress receives Slack events: set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN)',
+    );
+}
+
 export interface LoadOptions {
   env?: Env;
   /** Extra YAML merged over the defaults (tests); THREADMIND_CONFIG is read as well. */
@@ -405,6 +433,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     secrets,
     problems,
   );
+  if (parsed.success)
+    checkRole(parsed.data, { webChat, slackTransport, discordApplicationId }, problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 

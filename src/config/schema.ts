@@ -207,6 +207,31 @@ export const settingsSchema = z
         stepTimeoutMs: positiveInt,
       })
       .strict(),
+    scale: z
+      .object({
+        role: z.enum(['all', 'ingress', 'worker', 'gateway']),
+        ingressDrainMs: z.number().int().min(0),
+        queue: z
+          .object({
+            name: z.string().regex(/^[A-Za-z0-9_-]+$/, {
+              message: 'may hold only letters, digits, "-" and "_"',
+            }),
+            concurrency: positiveInt,
+            attempts: z.number().int().min(1).max(20),
+            backoffMs: positiveInt,
+            lockMs: z.number().int().min(1000),
+            orderPollMs: positiveInt,
+          })
+          .strict(),
+        gateway: z
+          .object({
+            leaseMs: z.number().int().min(1000),
+            renewMs: positiveInt,
+            pollMs: positiveInt,
+          })
+          .strict(),
+      })
+      .strict(),
   })
   .strict();
 

@@ -19,6 +19,7 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import { KeyedQueue } from '../util/keyed-queue.ts';
 import { AnswerAudience, type EvidenceAccess } from './audience.ts';
 import type {
   Actor,
@@ -54,7 +55,24 @@ export interface ConversationOptions {
   lockWaitMs: number;
   /** Checks knowledge evidence against a channel's members (absent: no knowledge, or none to check). */
   evidenceAccess?: EvidenceAccess | undefined;
+  /**
+   * Split roles (ingress, gateway): a new, addressed message goes here, to the queue, instead of
+   * being run in this process; a worker runs it with `runQueued`.
+   */
+  handoff?: Handoff | undefined;
+  /**
+   * False where this process does not receive every message (a worker gets only queued ones): the
+   * hint that lets a follow-up start beside its thread read needs to have seen them all.
+   */
+  seesEveryMessage?: boolean | undefined;
+  /** Wraps every attached port (a worker records what each job posted, for a durable turn). */
+  wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
 }
+
+/** The thread a message opened before it was queued (Discord: the thread started from a mention). */
+export type OpenedThread = { ref: ThreadRef; to: Destination };
+
+export type Handoff = (m: InboundMessage, opened: OpenedThread | undefined) => Promise<void>;
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
 export interface ChangedEvent {
@@ -88,6 +106,7 @@ export type Handled =
         | 'forgotten'
         | 'refused'
         | 'listed'
+        | 'queued'
         | 'failed';
     }
   | { status: 'turn'; outcome: TurnOutcome };
@@ -138,13 +157,15 @@ export class Conversation {
    * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
    */
   readonly events = new EventEmitter();
+  /** Handoff mode: a session's deliveries are taken one at a time, in arrival order. */
+  private readonly arrivals = new KeyedQueue();
 
   constructor(o: ConversationOptions) {
     this.o = o;
   }
 
   attach(port: PlatformPort, settings: PlatformSettings): void {
-    this.ports.set(port.platform, { port, settings });
+    this.ports.set(port.platform, { port: this.o.wrapPort?.(port) ?? port, settings });
   }
 
   private platform(name: string): { port: PlatformPort; settings: PlatformSettings } {
@@ -178,6 +199,12 @@ export class Conversation {
    * rejects for the user's sake: failures end as a message in the thread.
    */
   async receiveMessage(m: InboundMessage): Promise<Handled> {
+    // Queued messages take their session's next number in the order they arrived here.
+    if (this.o.handoff) return this.arrivals.run(sessionKey(m.ref), () => this.receive(m));
+    return this.receive(m);
+  }
+
+  private async receive(m: InboundMessage): Promise<Handled> {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
     this.platform(m.ref.platform);
     this.noteLive(m);
@@ -191,7 +218,8 @@ export class Conversation {
       return done({ status: 'duplicate' });
     }
     try {
-      return done(await this.route(m, channel));
+      const { handoff } = this.o;
+      return done(handoff ? await this.handOff(m, handoff) : await this.route(m, channel));
     } catch (err) {
       // Opening the thread, reading it or a store call failed: say so where the person asked.
       const log = this.logFor(m).child({ message_id: m.messageId });
@@ -202,6 +230,38 @@ export class Conversation {
         .catch((postErr: unknown) => log.error({ err: postErr }, 'could not say so either'));
       return done({ status: 'failed' });
     }
+  }
+
+  /** Opens the answer's thread where the message asks for one, then queues the message. */
+  private async handOff(m: InboundMessage, handoff: Handoff): Promise<Handled> {
+    const intent = intentOf(m);
+    const opened =
+      m.openThread && (intent === 'ask' || intent === 'summarize')
+        ? await m.openThread()
+        : undefined;
+    await handoff(m, opened);
+    return { status: 'queued' };
+  }
+
+  /**
+   * A message another process claimed and queued (already known new and addressed). Rejects when
+   * handling fails outside a turn, so the queue retries it; a turn's own failures are answers.
+   */
+  async runQueued(m: InboundMessage): Promise<Handled> {
+    this.platform(m.ref.platform);
+    this.noteLive(m);
+    const channel = await this.o.settings.effective(m.ref);
+    return this.emit(m.ref.platform, m.messageId, await this.route(m, channel));
+  }
+
+  /** The port attached for a platform (a worker posts a failed job's message through it). */
+  portOf(platform: string): PlatformPort {
+    return this.platform(platform).port;
+  }
+
+  /** A reply writer for `to`, for messages outside a turn (a job that failed for good). */
+  outputFor(to: Destination, log: Logger): ThreadOutput {
+    return this.output(to, log);
   }
 
   private noteLive(m: InboundMessage): void {
@@ -218,7 +278,7 @@ export class Conversation {
     m: InboundMessage,
     ref: ThreadRef,
   ) {
-    if (m.topLevel) return false;
+    if (m.topLevel || this.o.seesEveryMessage === false) return false;
     const cursor = await reader.cursor(ref);
     if (cursor === undefined) return false;
     const seen = this.live.get(sessionKey(ref)) ?? [];

@@ -112,6 +112,9 @@ export const messages = {
   handlingFailed:
     "Something went wrong while handling that message. The details are in the bot's log.",
   sessionBusy: 'I am still busy with this thread elsewhere. Please try again in a moment.',
+  answerContinues: '_(I was interrupted here; the whole answer follows below.)_',
+  queuedFailed:
+    "I could not handle this message, even after several tries. Please send it again; the details are in the bot's log.",
   settings(e: EffectiveSettings, audit: AuditEntry[]): string {
     const s = e.settings;
     const from = (f: SettingField) =>

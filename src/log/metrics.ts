@@ -85,6 +85,34 @@ export function createMetrics() {
       labelNames: ['platform'] as const,
       registers: [registry],
     }),
+    // Split roles (src/queue).
+    queueJobs: new Gauge({
+      name: 'threadmind_queue_jobs',
+      help: 'Jobs in the shared turn queue by state (waiting drives the workers autoscaler)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
+    queueJobsFailed: new Counter({
+      name: 'threadmind_queue_jobs_failed_total',
+      help: 'Queued messages that failed on every attempt and were told so in their thread',
+      registers: [registry],
+    }),
+    queuePickupSeconds: new Histogram({
+      name: 'threadmind_queue_pickup_seconds',
+      help: 'From enqueue (ingress or gateway) to a worker starting the message',
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    turnsResumed: new Counter({
+      name: 'threadmind_turns_resumed_total',
+      help: 'Queued messages run again after the worker running them stopped mid-answer',
+      registers: [registry],
+    }),
+    gatewayActive: new Gauge({
+      name: 'threadmind_gateway_active',
+      help: '1 while this process holds the Discord gateway lease',
+      registers: [registry],
+    }),
   };
 }
 

@@ -17,6 +17,16 @@ export interface FileRef {
   size?: number;
   /** Fetches the bytes (with the bot's credentials, from the platform's hosts only). */
   download(): Promise<Uint8Array>;
+  /** Where `download` fetches from: lets a queued message rebuild it in another process. */
+  url?: string;
+}
+
+/** A `FileRef` as a queued message carries it (plain data; `PlatformPort.rehydrate` rebuilds it). */
+export interface QueuedFile {
+  id: string;
+  name: string;
+  size?: number;
+  url?: string;
 }
 
 /**
@@ -70,6 +80,11 @@ export interface InboundMessage extends IncomingMessage {
   mentionsOthers?: boolean;
   /** The messages this one replies to, oldest first (Discord reply chains): its context instead of the channel's. */
   replyChain?: () => Promise<ThreadMessage[]>;
+  /**
+   * Platform ids from which `PlatformPort.rehydrate` rebuilds `replyChain` when the message is
+   * run by another process (Discord: the replied-to message's channel and id).
+   */
+  platformIds?: Readonly<Record<string, string>>;
 }
 
 /** One message of a thread or channel, as a port reads it. */

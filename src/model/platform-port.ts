@@ -1,7 +1,7 @@
 // The platform port: the few primitive operations the core needs from a chat platform. Each
 // adapter implements it; everything that must behave the same on every platform (streaming and
 // paging an answer, user-visible messages, neutralising mentions, session state) is in src/core.
-import type { Destination, ThreadMessage } from './incoming.ts';
+import type { Destination, InboundMessage, QueuedFile, ThreadMessage } from './incoming.ts';
 import type { PlatformFormat, RenderedText } from './rendered-text.ts';
 
 export type { Destination, PlatformFormat, ThreadMessage };
@@ -72,4 +72,13 @@ export interface PlatformPort {
   isBefore(a: string, b: string): boolean;
   encodeThreadId(ref: ThreadRef): string;
   decodeThreadId(id: string): ThreadRef;
+  /**
+   * For a message queued by another process: rebuilds what plain data cannot carry (file
+   * downloads with the bot's credentials, the reply chain) from the platform ids it kept.
+   */
+  rehydrate?(
+    queued: Pick<InboundMessage, 'platformIds' | 'ref'> & { files?: QueuedFile[] },
+  ): Pick<InboundMessage, 'files' | 'replyChain'>;
+  /** A native stream left open by a process that died, to finish it (Slack: by channel and ts). */
+  resumeStream?(to: Destination, messageId: string): NativeStream;
 }

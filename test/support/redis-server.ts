@@ -39,6 +39,11 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 export async function startTestRedis(): Promise<TestRedis> {
   const fromEnv = process.env.TEST_REDIS_URL;
   if (fromEnv) return { url: fromEnv, stop: async () => undefined };
+  return startPrivateRedis();
+}
+
+/** A redis-server of this test's own, even when a shared one is given (its keys are all ours). */
+export async function startPrivateRedis(): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-redis-'));
   const child = spawn(

@@ -33,6 +33,8 @@ export type InstallationLookup = (
 export class Deliverer {
   eventsUrl: string | undefined;
   installationFor: InstallationLookup = () => undefined;
+  /** Several receivers (replicas behind a load balancer): each delivery goes to one at random. */
+  eventsUrls: string[] = [];
   readonly #ids: EnvelopeIdentity;
   readonly #signingSecret: string;
   readonly #socket: SocketModeServer;
@@ -126,7 +128,7 @@ export class Deliverer {
         'Slack emulator: nowhere to deliver the interaction; call setEventsUrl() or connect a Socket Mode client first',
       );
     }
-    return postSignedBody(this.eventsUrl, form, 'application/x-www-form-urlencoded', {
+    return postSignedBody(this.#target(this.eventsUrl), form, 'application/x-www-form-urlencoded', {
       signingSecret: this.#signingSecret,
       timeoutMs,
     });
@@ -166,7 +168,15 @@ export class Deliverer {
         'Slack emulator: nowhere to deliver the event; call setEventsUrl() or connect a Socket Mode client first',
       );
     }
-    return postSigned(this.eventsUrl, envelope, { signingSecret: this.#signingSecret, ...attempt });
+    return postSigned(this.#target(this.eventsUrl), envelope, {
+      signingSecret: this.#signingSecret,
+      ...attempt,
+    });
+  }
+
+  #target(single: string): string {
+    if (this.eventsUrls.length === 0) return single;
+    return this.eventsUrls[Math.floor(Math.random() * this.eventsUrls.length)] ?? single;
   }
 
   #retryReason(r: DeliveryResult): string {

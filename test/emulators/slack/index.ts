@@ -211,6 +211,11 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     waitFor: (probe, timeoutMs = DEFAULT_WAIT_MS) => waitFor(probe, timeoutMs, describeState),
     setEventsUrl: (url) => {
       deliverer.eventsUrl = url;
+      deliverer.eventsUrls = [];
+    },
+    setEventsUrls: (urls) => {
+      deliverer.eventsUrl = urls[0];
+      deliverer.eventsUrls = [...urls];
     },
     postUserMessage: (m) => {
       const team = m.teamId ?? teamId;

@@ -391,6 +391,8 @@ export interface SlackEmulator {
   allMessages(): SlackMessage[];
   waitFor<T>(probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
   setEventsUrl(url: string): void;
+  /** Several ingress replicas: each event or interaction goes to one of them at random. */
+  setEventsUrls(urls: string[]): void;
   postUserMessage(m: UserMessageInput): Promise<{ ts: string; deliveries: DeliveryResult[] }>;
   deliverEvent(event: Record<string, unknown>, opts?: DeliverOptions): Promise<DeliveryResult>;
   deliverWithRetries(

@@ -1,0 +1,246 @@
+// A worker's ports record, per job, the messages a reply has put in the thread and their latest
+// text. When the worker dies mid-answer, the job's next run finds them: the message that was cut
+// off is told it continues (a stream is finished), and the answer is written again in full.
+import type { Redis } from 'ioredis';
+import type {
+  Destination,
+  NativeStream,
+  PlatformPort,
+  Reaction,
+  StatusKind,
+  StatusShown,
+  ThreadMessage,
+} from '../model/platform-port.ts';
+import { RenderedText } from '../model/rendered-text.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
+import { JOB_CONTEXT } from './wire.ts';
+
+export interface PostedRecord {
+  /** The platform text the message holds (a stream: all appended so far). */
+  text: string;
+  stream: boolean;
+  /** Order of posting. */
+  at: number;
+}
+
+/** Records kept a day: far longer than any retry, short enough to clean themselves up. */
+const RECORD_TTL_S = 86_400;
+/** The field counting posts begun and not yet recorded (message ids are never this). */
+const PENDING = '_pending';
+
+export class PostRecords {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+
+  constructor(redis: Redis, prefix: string) {
+    this.redis = redis;
+    this.prefix = prefix;
+  }
+
+  private key(jobId: string): string {
+    return `${this.prefix}:posted:${jobId}`;
+  }
+
+  async put(jobId: string, messageId: string, r: PostedRecord): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis
+      .multi()
+      .hset(key, messageId, JSON.stringify(r))
+      .expire(key, RECORD_TTL_S)
+      .exec();
+  }
+
+  async drop(jobId: string, messageId: string): Promise<void> {
+    await this.redis.hdel(this.key(jobId), messageId);
+  }
+
+  /** A post is about to be made: if the process dies before it is recorded, `list` says so. */
+  async begin(jobId: string): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis.multi().hincrby(key, PENDING, 1).expire(key, RECORD_TTL_S).exec();
+  }
+
+  async end(jobId: string): Promise<void> {
+    await this.redis.hincrby(this.key(jobId), PENDING, -1);
+  }
+
+  /** What an earlier run of the job posted, oldest first, and whether a post was cut short. */
+  async list(
+    jobId: string,
+  ): Promise<{ posted: Array<{ messageId: string } & PostedRecord>; unrecorded: boolean }> {
+    const all = await this.redis.hgetall(this.key(jobId));
+    const { [PENDING]: pending, ...rest } = all;
+    const posted = Object.entries(rest)
+      .map(([messageId, v]) => ({ messageId, ...(JSON.parse(v) as PostedRecord) }))
+      .sort((a, b) => a.at - b.at);
+    return { posted, unrecorded: Number(pending ?? 0) > 0 };
+  }
+
+  async clear(jobId: string): Promise<void> {
+    await this.redis.del(this.key(jobId));
+  }
+}
+
+function jobOf(to: Destination): string | undefined {
+  const v = to.context[JOB_CONTEXT];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The port, with every message a queued job's reply posts recorded under the job. */
+export class RecordingPort implements PlatformPort {
+  private readonly inner: PlatformPort;
+  private readonly records: PostRecords;
+  private seq = 0;
+  readChannel?: NonNullable<PlatformPort['readChannel']>;
+  displayName?: NonNullable<PlatformPort['displayName']>;
+  rehydrate?: NonNullable<PlatformPort['rehydrate']>;
+  resumeStream?: NonNullable<PlatformPort['resumeStream']>;
+
+  constructor(inner: PlatformPort, records: PostRecords) {
+    this.inner = inner;
+    this.records = records;
+    if (inner.readChannel) this.readChannel = inner.readChannel.bind(inner);
+    if (inner.displayName) this.displayName = inner.displayName.bind(inner);
+    if (inner.rehydrate) this.rehydrate = inner.rehydrate.bind(inner);
+    if (inner.resumeStream) this.resumeStream = inner.resumeStream.bind(inner);
+  }
+
+  get platform() {
+    return this.inner.platform;
+  }
+  get limits() {
+    return this.inner.limits;
+  }
+  get format() {
+    return this.inner.format;
+  }
+  get statusRenewMs() {
+    return this.inner.statusRenewMs;
+  }
+
+  private at(): number {
+    return Date.now() * 1000 + (this.seq++ % 1000);
+  }
+
+  async post(to: Destination, text: RenderedText): Promise<string> {
+    const job = jobOf(to);
+    if (!job) return this.inner.post(to, text);
+    await this.records.begin(job);
+    const id = await this.inner.post(to, text);
+    await this.records.put(job, id, { text: text.text, stream: false, at: this.at() });
+    await this.records.end(job);
+    return id;
+  }
+
+  async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
+    await this.inner.edit(to, messageId, text);
+    const job = jobOf(to);
+    if (job)
+      await this.records.put(job, messageId, { text: text.text, stream: false, at: this.at() });
+  }
+
+  async delete(to: Destination, messageId: string): Promise<void> {
+    await this.inner.delete(to, messageId);
+    const job = jobOf(to);
+    if (job) await this.records.drop(job, messageId);
+  }
+
+  showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown> {
+    return this.inner.showStatus(to, kind, text);
+  }
+
+  react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    return this.inner.react(to, messageId, reaction);
+  }
+
+  async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
+    if (!this.inner.startStream) return null;
+    const job = jobOf(to);
+    if (!job) return this.inner.startStream(to, first);
+    await this.records.begin(job);
+    const stream = await this.inner.startStream(to, first);
+    if (!stream) {
+      await this.records.end(job);
+      return null;
+    }
+    const at = this.at();
+    let text = first.text;
+    await this.records.put(job, stream.messageId, { text, stream: true, at });
+    await this.records.end(job);
+    return {
+      messageId: stream.messageId,
+      append: async (more) => {
+        const ok = await stream.append(more);
+        if (ok) {
+          text += more.text;
+          await this.records.put(job, stream.messageId, { text, stream: true, at });
+        }
+        return ok;
+      },
+      stop: async () => {
+        await stream.stop();
+        await this.records.put(job, stream.messageId, { text, stream: false, at });
+      },
+    };
+  }
+
+  readThread(
+    to: Destination,
+    opts?: { after?: string; limit?: number },
+  ): AsyncIterable<ThreadMessage> {
+    return this.inner.readThread(to, opts);
+  }
+
+  isBefore(a: string, b: string): boolean {
+    return this.inner.isBefore(a, b);
+  }
+  encodeThreadId(ref: ThreadRef): string {
+    return this.inner.encodeThreadId(ref);
+  }
+  decodeThreadId(id: string): ThreadRef {
+    return this.inner.decodeThreadId(id);
+  }
+
+  /**
+   * Tells the thread that an earlier, interrupted run of the job was cut off and the answer
+   * continues below: its last message gets the note (an open stream is finished with it, a message
+   * is edited). A post the dead process made but could not record is found by reading the thread
+   * after the question (`after`): the bot's messages there that no record names.
+   */
+  async markInterrupted(
+    to: Destination,
+    jobId: string,
+    note: string,
+    after: string,
+  ): Promise<number> {
+    const { posted, unrecorded } = await this.records.list(jobId);
+    const left: Array<{ messageId: string; text: string; stream: boolean }> = [...posted];
+    if (unrecorded) {
+      const known = new Set(posted.map((p) => p.messageId));
+      for await (const m of this.inner.readThread(to, { after })) {
+        if (m.fromSelf && !known.has(m.id))
+          left.push({ messageId: m.id, text: m.text, stream: true });
+      }
+      left.sort((a, b) => (this.inner.isBefore(a.messageId, b.messageId) ? -1 : 1));
+    }
+    const last = left.at(-1);
+    for (const m of left) {
+      const tail = m === last ? `\n\n${note}` : '';
+      if (m.stream && this.inner.resumeStream) {
+        const stream = this.inner.resumeStream(to, m.messageId);
+        const [text] = tail ? RenderedText.render(this.format, tail, 'stream') : [];
+        // false: the platform had closed it already; then it is edited like a message.
+        const open = text ? await stream.append(text) : true;
+        await stream.stop();
+        if (open) continue;
+      }
+      if (!tail) continue;
+      // The recorded text is already the platform's; rendering it again is harmless for the
+      // neutralising step and keeps every post a RenderedText.
+      const [text] = RenderedText.render(this.format, `${m.text}${tail}`, 'message');
+      if (text) await this.inner.edit(to, m.messageId, text);
+    }
+    await this.records.clear(jobId);
+    return left.length;
+  }
+}

@@ -1,0 +1,261 @@
+// The turn queue of the split roles, on BullMQ. Ingress and gateway add one job per message; a
+// worker runs it through the core. Per-session order across workers: every message takes the next
+// number of its session (`seq`, one HINCRBY), and a job runs only once its predecessor is done
+// (`done`); a job that comes early goes back to the delayed set for `orderPollMs`. The session lock
+// (in TurnRunner) still keeps two turns of one thread apart. See ARCHITECTURE.md, "Scaling out".
+import { createHash } from 'node:crypto';
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Conversation, OpenedThread } from '../core/conversation.ts';
+import { messages } from '../core/messages.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import type { InboundMessage } from '../model/incoming.ts';
+import type { PlatformPort } from '../model/platform-port.ts';
+import { sessionKey } from '../model/thread-ref.ts';
+import { settlesWithin } from '../util/deadline.ts';
+import { PostRecords, RecordingPort } from './recording-port.ts';
+import { fromQueued, isQueuedMessage, type QueuedMessage, toQueued } from './wire.ts';
+
+/** BullMQ's key prefix; the queue's own keys sit under it too. */
+const PREFIX = 'threadmind';
+/** A session's order record outlives any conversation pause that matters. */
+const ORDER_TTL_S = 7 * 86_400;
+/**
+ * A missing predecessor that is not done: not added yet (its ingress is between the number and
+ * the add) or never (that ingress died). After this long it is taken as never.
+ */
+const GAP_GRACE_MS = 5000;
+
+export interface TurnJobData {
+  session: string;
+  seq: number;
+  msg: QueuedMessage;
+  /** Epoch ms at enqueue. */
+  queuedAt: number;
+}
+
+export interface QueueSettings {
+  name: string;
+  attempts: number;
+  backoffMs: number;
+}
+
+export interface WorkerSettings extends QueueSettings {
+  concurrency: number;
+  lockMs: number;
+  orderPollMs: number;
+}
+
+/** A Redis connection as BullMQ wants it (blocking commands never give up). */
+export function queueRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null });
+}
+
+/** BullMQ job ids may not hold ':'; a digest keeps them short and distinct per session. */
+export function jobIdOf(session: string, seq: number): string {
+  return `${createHash('sha256').update(session).digest('hex').slice(0, 24)}-${seq}`;
+}
+
+function orderKey(name: string, session: string): string {
+  return `${PREFIX}:${name}:order:${session}`;
+}
+
+/** The producer side: ingress and gateway. */
+export class TurnQueue {
+  readonly queue: Queue<TurnJobData>;
+  private readonly redis: Redis;
+  private readonly o: QueueSettings;
+
+  constructor(redis: Redis, o: QueueSettings) {
+    this.redis = redis;
+    this.o = o;
+    this.queue = new Queue<TurnJobData>(o.name, { connection: redis, prefix: PREFIX });
+  }
+
+  /** Queues a new, addressed message (Conversation's handoff); resolves with the job id. */
+  async enqueue(m: InboundMessage, opened: OpenedThread | undefined): Promise<string> {
+    const session = sessionKey((opened ?? m).ref);
+    const key = orderKey(this.o.name, session);
+    const res = await this.redis.multi().hincrby(key, 'seq', 1).expire(key, ORDER_TTL_S).exec();
+    const seq = Number(res?.[0]?.[1]);
+    if (!Number.isInteger(seq)) throw new Error(`could not number a message of ${session}`);
+    const jobId = jobIdOf(session, seq);
+    await this.queue.add(
+      'turn',
+      { session, seq, msg: toQueued(m, opened), queuedAt: Date.now() },
+      {
+        jobId,
+        attempts: this.o.attempts,
+        backoff: { type: 'exponential', delay: this.o.backoffMs },
+        removeOnComplete: { age: 3600, count: 10_000 },
+        // Failed jobs stay a week: the failed set is where an operator looks.
+        removeOnFail: { age: 7 * 86_400 },
+      },
+    );
+    return jobId;
+  }
+
+  /** Job counts for the metrics (and the autoscaler). */
+  async refreshMetrics(metrics: Metrics): Promise<void> {
+    const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+    for (const [state, n] of Object.entries(counts)) metrics.queueJobs.set({ state }, n);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface TurnWorkerDeps {
+  metrics: Metrics;
+  log: Logger;
+}
+
+/** The consumer side: runs queued messages through the core, in each session's order. */
+export class TurnWorker {
+  private readonly redis: Redis;
+  private readonly o: WorkerSettings;
+  private readonly d: TurnWorkerDeps;
+  private readonly queue: Queue<TurnJobData>;
+  private readonly records: PostRecords;
+  private readonly ports = new Map<string, RecordingPort>();
+  private worker: Worker<TurnJobData> | undefined;
+  /** Set by `start`: the worker is made before the core, whose ports it wraps. */
+  private core: Conversation | undefined;
+
+  constructor(redis: Redis, o: WorkerSettings, d: TurnWorkerDeps) {
+    this.redis = redis;
+    this.o = o;
+    this.d = d;
+    this.queue = new Queue<TurnJobData>(o.name, { connection: redis, prefix: PREFIX });
+    this.records = new PostRecords(redis, `${PREFIX}:${o.name}`);
+  }
+
+  /** For `Conversation`'s `wrapPort`: replies of a job are recorded under it. */
+  readonly wrap = (port: PlatformPort): PlatformPort => {
+    const recording = new RecordingPort(port, this.records);
+    this.ports.set(port.platform, recording);
+    return recording;
+  };
+
+  /** Starts taking jobs. */
+  start(core: Conversation): void {
+    this.core = core;
+    this.worker = new Worker<TurnJobData>(this.o.name, (job, token) => this.process(job, token), {
+      connection: this.redis,
+      prefix: PREFIX,
+      concurrency: this.o.concurrency,
+      lockDuration: this.o.lockMs,
+      stalledInterval: Math.max(1000, Math.floor(this.o.lockMs / 2)),
+      // A job whose worker died is run again; one that keeps killing workers ends up failed.
+      maxStalledCount: 3,
+    });
+    this.worker.on('failed', (job, err) => {
+      this.d.log.warn(
+        { err, job: job?.id, attempts: job?.attemptsMade },
+        'queued message attempt failed',
+      );
+    });
+    this.worker.on('error', (err) => this.d.log.error({ err }, 'turn worker error'));
+  }
+
+  /**
+   * Stops taking jobs and waits up to `graceMs` for the running ones. Jobs still running then are
+   * handed back: their locks lapse and another worker takes them (and says the answer continues).
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    const w = this.worker;
+    if (!w) return true;
+    const closing = w.close();
+    const finished = await settlesWithin(closing, graceMs);
+    if (!finished) await w.close(true).catch(() => undefined);
+    await this.queue.close();
+    return finished;
+  }
+
+  private async process(job: Job<TurnJobData>, token: string | undefined): Promise<string> {
+    const data = job.data;
+    const { log, metrics } = this.d;
+    const core = this.core;
+    if (!core) throw new Error('the turn worker was not started');
+    if (!isQueuedMessage(data?.msg) || typeof data.session !== 'string' || !data.seq) {
+      metrics.queueJobsFailed.inc();
+      log.error({ job: job.id }, 'a queued job is not a message; it goes to the failed set');
+      throw new UnrecoverableError('the job is not a queued message');
+    }
+    const key = orderKey(this.o.name, data.session);
+    const done = Number((await this.redis.hget(key, 'done')) ?? 0);
+    if (done >= data.seq) return 'done before';
+    if (done < data.seq - 1 && !(await this.predecessorGone(data))) {
+      await job.moveToDelayed(Date.now() + this.o.orderPollMs, token);
+      throw new DelayedError();
+    }
+    metrics.queuePickupSeconds.observe(Math.max(0, Date.now() - data.queuedAt) / 1000);
+    const jobId = String(job.id);
+    const port = this.ports.get(data.msg.ref.platform);
+    if (!port) {
+      metrics.queueJobsFailed.inc();
+      throw new UnrecoverableError(`this worker has no ${data.msg.ref.platform} platform`);
+    }
+    const msgLog = log.child({ trace_id: data.msg.traceId, job: jobId });
+    const replyTo = data.msg.opened?.to ?? data.msg.to;
+    const cut = await port.markInterrupted(
+      replyTo,
+      jobId,
+      messages.answerContinues,
+      data.msg.messageId,
+    );
+    if (cut > 0) {
+      metrics.turnsResumed.inc();
+      msgLog.warn({ messages: cut }, 'a worker stopped mid-answer; answering again in full');
+    }
+    try {
+      await core.runQueued(fromQueued(data.msg, port, jobId));
+    } catch (err) {
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      msgLog.error({ err, attempt: job.attemptsMade + 1, last }, 'queued message failed');
+      if (last) await this.failForGood(job, core, msgLog);
+      throw err;
+    }
+    await this.markDone(key, data.seq);
+    await this.records.clear(jobId);
+    return 'answered';
+  }
+
+  /** Nothing will ever run the predecessor: it failed for good, ended, or was never added. */
+  private async predecessorGone(data: TurnJobData): Promise<boolean> {
+    const pred = await this.queue.getJob(jobIdOf(data.session, data.seq - 1));
+    if (pred) {
+      const state = await pred.getState();
+      return state === 'failed' || state === 'completed' || state === 'unknown';
+    }
+    return Date.now() - data.queuedAt > GAP_GRACE_MS;
+  }
+
+  private async markDone(key: string, seq: number): Promise<void> {
+    await this.redis.eval(
+      "local d = tonumber(redis.call('HGET', KEYS[1], 'done') or '0') if tonumber(ARGV[1]) > d then redis.call('HSET', KEYS[1], 'done', ARGV[1]) end redis.call('EXPIRE', KEYS[1], ARGV[2]) return 1",
+      1,
+      key,
+      String(seq),
+      String(ORDER_TTL_S),
+    );
+  }
+
+  /** The last attempt failed: the thread is told, the job lands in the failed set, the next runs. */
+  private async failForGood(job: Job<TurnJobData>, core: Conversation, log: Logger): Promise<void> {
+    const { metrics } = this.d;
+    metrics.queueJobsFailed.inc();
+    const data = job.data;
+    const to = data.msg.opened?.to ?? data.msg.to;
+    await this.records.clear(String(job.id)).catch(() => undefined);
+    await core
+      .outputFor(to, log)
+      .reportError(messages.queuedFailed)
+      .catch((err: unknown) => log.error({ err }, 'could not tell the thread either'));
+    await this.markDone(orderKey(this.o.name, data.session), data.seq).catch((err: unknown) =>
+      log.error({ err }, 'could not mark a failed message done'),
+    );
+  }
+}

@@ -1,0 +1,74 @@
+// The queued form of an InboundMessage: plain JSON. Closures (file downloads with the bot's
+// credentials, opening a thread, reading a reply chain) cannot travel, so the message keeps the
+// platform ids instead and the worker's port rebuilds them (`PlatformPort.rehydrate`).
+import type { OpenedThread } from '../core/conversation.ts';
+import type { InboundMessage, QueuedFile } from '../model/incoming.ts';
+import type { Destination, PlatformPort } from '../model/platform-port.ts';
+
+type Plain = Omit<InboundMessage, 'openThread' | 'files' | 'replyChain'>;
+
+export interface QueuedMessage extends Plain {
+  files?: QueuedFile[];
+  /** The thread the ingress or gateway opened for the answer (Discord: from a top-level mention). */
+  opened?: OpenedThread;
+}
+
+/** The destination context key that names the job a reply belongs to (see RecordingPort). */
+export const JOB_CONTEXT = 'queueJob';
+
+export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): QueuedMessage {
+  const { openThread: _open, files, replyChain: _chain, ...plain } = m;
+  return {
+    ...plain,
+    ...(files
+      ? {
+          files: files.map((f) => ({
+            id: f.id,
+            name: f.name,
+            ...(f.size !== undefined ? { size: f.size } : {}),
+            ...(f.url !== undefined ? { url: f.url } : {}),
+          })),
+        }
+      : {}),
+    ...(opened ? { opened } : {}),
+  };
+}
+
+function tagged(to: Destination, jobId: string): Destination {
+  return { ref: to.ref, context: { ...to.context, [JOB_CONTEXT]: jobId } };
+}
+
+/** Rebuilds the message on a worker; every reply it makes is tagged with the job's id. */
+export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string): InboundMessage {
+  const { opened, files, ...plain } = q;
+  const rebuilt = port.rehydrate?.({
+    ref: q.ref,
+    ...(files ? { files } : {}),
+    ...(q.platformIds ? { platformIds: q.platformIds } : {}),
+  });
+  const openedTagged = opened ? { ref: opened.ref, to: tagged(opened.to, jobId) } : undefined;
+  return {
+    ...plain,
+    to: tagged(q.to, jobId),
+    ...(rebuilt?.files ? { files: rebuilt.files } : {}),
+    ...(rebuilt?.replyChain ? { replyChain: rebuilt.replyChain } : {}),
+    ...(openedTagged ? { openThread: async () => openedTagged } : {}),
+  };
+}
+
+/** Checks the shape of a job's data before it is trusted (a bad job fails at once, clearly). */
+export function isQueuedMessage(v: unknown): v is QueuedMessage {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  const ref = m.ref as Record<string, unknown> | undefined;
+  const to = m.to as Record<string, unknown> | undefined;
+  return (
+    typeof ref?.platform === 'string' &&
+    typeof ref.sessionId === 'string' &&
+    typeof to?.ref === 'object' &&
+    typeof m.messageId === 'string' &&
+    typeof m.text === 'string' &&
+    typeof m.principal === 'string' &&
+    Array.isArray(m.dedupe)
+  );
+}

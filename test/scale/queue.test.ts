@@ -1,0 +1,221 @@
+// The turn queue between an ingress and a worker (in this process, on a Redis of the test's own):
+// a message that fails on every attempt is retried with backoff, then told in its thread, kept in
+// the failed set and counted, and its thread goes on; a job that is not a message fails clearly
+// and the worker carries on; a worker told to stop finishes the answer it is streaming.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Queue, QueueEvents } from 'bullmq';
+import { type RunningApp, startApp } from '../../src/compose/app.ts';
+import type { HandledEvent } from '../../src/core/conversation.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import { waitForReply } from '../support/slack-helpers.ts';
+
+const QUEUE = `queue-test-${process.pid}`;
+
+describe('turn queue (ingress → BullMQ → worker)', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let worker: RunningApp;
+  const seen: HandledEvent[] = [];
+  /** Resolves when the worker has handled the message with this id (before or after the call). */
+  const workerHandled = (messageId: string) =>
+    new Promise<HandledEvent>((resolve) => {
+      const hit = seen.find((e) => e.messageId === messageId);
+      if (hit) return resolve(hit);
+      const on = (e: HandledEvent) => {
+        if (e.messageId !== messageId) return;
+        worker.core.events.off('handled', on);
+        resolve(e);
+      };
+      worker.core.events.on('handled', on);
+    });
+
+  before(async () => {
+    redis = await startPrivateRedis();
+    h = await startHarness({
+      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
+      overrides: {
+        scale: {
+          ingressDrainMs: 1000,
+          queue: { name: QUEUE, attempts: 2, backoffMs: 50, lockMs: 2000, orderPollMs: 20 },
+        },
+        server: { shutdownGraceMs: 10_000 },
+      },
+    });
+    const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
+    worker = await startApp(config, {
+      log: createLogger(h.config.log.level, process.stderr as never),
+      host: '127.0.0.1',
+    });
+    worker.core.events.on('handled', (e: HandledEvent) => seen.push(e));
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await h?.close();
+    await redis?.stop();
+  });
+
+  test('the ingress queues the message and the worker answers it in the thread', async () => {
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C1',
+      user: 'U1',
+      text: 'what is a queue?',
+      mention: true,
+    });
+    // One mention arrives as two events (message and app_mention): one is queued.
+    const events = await h.handled(ts, 2);
+    assert.deepEqual(
+      events.map((e) => e.handled.status).filter((s) => s === 'queued'),
+      ['queued'],
+    );
+    await waitForReply(h.slack, 'C1', ts, 'what is a queue?');
+  });
+
+  test('failing on every attempt: retried, then told in the thread, failed set, metric; the thread goes on', async () => {
+    const root = await h.slack.postUserMessage({
+      channel: 'C2',
+      user: 'U1',
+      text: 'first question',
+      mention: true,
+    });
+    await waitForReply(h.slack, 'C2', root.ts, 'first question');
+    // "forget this thread" reads the thread's first message; Slack refuses that read every time.
+    h.slack.failNext('conversations.replies', { error: 'internal_error', times: 20 });
+    const forget = await h.slack.postUserMessage({
+      channel: 'C2',
+      thread_ts: root.ts,
+      user: 'U1',
+      text: 'forget this thread',
+      mention: true,
+    });
+    await waitForReply(h.slack, 'C2', root.ts, 'even after several tries');
+    const queue = new Queue(QUEUE, { connection: { url: redis.url }, prefix: 'threadmind' });
+    try {
+      const failed = await queue.getFailed();
+      const job = failed.find((j) => j.data.msg.messageId === forget.ts);
+      assert.ok(job, 'the job is in the failed set');
+      assert.equal(job.attemptsMade, 2, 'tried as often as configured');
+    } finally {
+      await queue.close();
+    }
+    const metrics = await worker.metrics.registry.getSingleMetricAsString(
+      'threadmind_queue_jobs_failed_total',
+    );
+    assert.match(metrics, /threadmind_queue_jobs_failed_total 1$/m);
+    // The next message of the same thread is not held behind the failed one.
+    const next = await h.slack.postUserMessage({
+      channel: 'C2',
+      thread_ts: root.ts,
+      user: 'U1',
+      text: 'still there?',
+      mention: true,
+    });
+    await waitForReply(h.slack, 'C2', root.ts, 'still there?');
+    const done = await workerHandled(next.ts);
+    assert.equal(done.handled.status, 'turn');
+  });
+
+  test('a job that is not a message fails at once with a clear reason; the worker carries on', async () => {
+    const opts = { connection: { url: redis.url }, prefix: 'threadmind' };
+    const queue = new Queue(QUEUE, opts);
+    const events = new QueueEvents(QUEUE, opts);
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add('turn', { session: 'x', seq: 1, msg: { text: 'no ref' } });
+      await assert.rejects(job.waitUntilFinished(events), /the job is not a queued message/);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C3',
+      user: 'U1',
+      text: 'after the bad job',
+      mention: true,
+    });
+    await waitForReply(h.slack, 'C3', ts, 'after the bad job');
+  });
+
+  test('on stop a worker takes no new job and finishes the answer it is streaming', async () => {
+    h.llm.enqueue({
+      content: 'one two three four five six seven eight nine ten',
+      chunkDelayMs: 60,
+    });
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C4',
+      user: 'U1',
+      text: 'a slow one',
+      mention: true,
+    });
+    await h.slack.waitFor(
+      () =>
+        h.slack.messages('C4', ts).some((m) => m.bot_id !== undefined && m.text.includes('two')) ||
+        undefined,
+    );
+    await worker.stop();
+    const replies = h.slack.messages('C4', ts).filter((m) => m.bot_id !== undefined);
+    assert.equal(replies.length, 1);
+    assert.match(replies[0]?.text ?? '', /ten$/);
+    assert.equal(replies[0]?.streaming, false, 'the stream was finished before the worker stopped');
+  });
+
+  test('on stop an ingress answers 503 to readiness and to Slack, then closes', async () => {
+    const port = h.app.port;
+    const stopping = h.restart();
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`, {
+      headers: { connection: 'close' },
+    });
+    assert.equal(ready.status, 503);
+    assert.match(JSON.stringify(await ready.json()), /shutting down/);
+    const late = await h.slack.deliverEvent({
+      type: 'app_mention',
+      channel: 'C5',
+      user: 'U1',
+      text: `<@${h.slack.botUserId}> too late`,
+      ts: '1700000000.000100',
+    });
+    assert.equal(late.status, 503, 'Slack is told to deliver it again (to another replica)');
+    await stopping;
+  });
+});
+
+describe('turn queue with Slack Socket Mode (one connection feeding the queue)', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let worker: RunningApp;
+
+  before(async () => {
+    redis = await startPrivateRedis();
+    h = await startHarness({
+      socketMode: true,
+      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
+      overrides: { scale: { ingressDrainMs: 0, queue: { name: `${QUEUE}-socket` } } },
+    });
+    const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
+    worker = await startApp(config, {
+      log: createLogger(h.config.log.level, process.stderr as never),
+      host: '127.0.0.1',
+    });
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await h?.close();
+    await redis?.stop();
+  });
+
+  test('a mention over Socket Mode is queued by the ingress and answered by the worker', async () => {
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C9',
+      user: 'U1',
+      text: 'over the socket',
+      mention: true,
+    });
+    const events = await h.handled(ts, 2);
+    assert.ok(events.some((e) => e.handled.status === 'queued'));
+    await waitForReply(h.slack, 'C9', ts, 'over the socket');
+  });
+});
