@@ -210,7 +210,9 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
       messages: [{ role: 'user', content: 'What does the handbook say about annual leave?' }],
       tools: [TIME_TOOL, SEARCH_TOOL],
       tool_choice: { type: 'function', function: { name: 'search_attachment' } },
-      max_tokens: 60,
+      // Greedy, so every run makes the same call; room for a long query argument.
+      temperature: 0,
+      max_tokens: 200,
     });
     const choice = reply.choices[0];
     assert.equal(choice?.finish_reason, 'tool_calls');
@@ -232,7 +234,8 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
       messages: [{ role: 'user', content: 'Hello there.' }],
       tools: [TIME_TOOL, SEARCH_TOOL],
       tool_choice: 'required',
-      max_tokens: 60,
+      temperature: 0,
+      max_tokens: 200,
     });
     assert.equal(required.choices[0]?.finish_reason, 'tool_calls');
     const names = (required.choices[0]?.message.tool_calls ?? []).map((c) =>
@@ -260,7 +263,8 @@ describe('the embedded endpoint (OpenAI-compatible, vLLM-shaped)', () => {
       tools: [SEARCH_TOOL],
       tool_choice: { type: 'function', function: { name: 'search_attachment' } },
       stream: true,
-      max_tokens: 60,
+      temperature: 0,
+      max_tokens: 200,
     });
     const deltas: OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
     let finish: string | null = null;
@@ -423,8 +427,11 @@ async function startForcingProxy(target: string) {
         const forcing =
           parsed.messages.at(-1)?.role === 'user' &&
           (parsed.tools ?? []).some((t) => t.function.name === 'search_attachment');
-        if (forcing)
+        if (forcing) {
           parsed.tool_choice = { type: 'function', function: { name: 'search_attachment' } };
+          // Greedy: the same call every run, whatever the bot's own temperature.
+          (parsed as { temperature?: number }).temperature = 0;
+        }
         requests.push(parsed);
         body = JSON.stringify(parsed);
       }
