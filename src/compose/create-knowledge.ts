@@ -6,6 +6,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
 import type { EvidenceAccess } from '../core/audience.ts';
 import { knowledgeSearchTool, principalIdOf } from '../knowledge/knowledge-tool.ts';
+import { LEGACY_PRINCIPAL_WARNING, legacyKeys } from '../knowledge/principal-id.ts';
 import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -37,6 +38,9 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
     userAgent: 'threadmind',
   });
   const settings = { ...config.knowledge, ...(conn.database ? { database: conn.database } : {}) };
+  const legacy = legacyKeys(settings.principalGroups);
+  if (legacy.length > 0)
+    log.warn({ keys: legacy }, `knowledge.principalGroups: ${LEGACY_PRINCIPAL_WARNING}`);
   const provider = new KnowledgeProvider({
     driver,
     settings,

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
-import { accessOfGroups, canSee, resolveAccess } from './acl.ts';
+import { accessOfGroups, aclParams, canSee, groupsOf, resolveAccess } from './acl.ts';
 import { freshnessInstant } from './freshness.ts';
 import {
   aclFactsOf,
@@ -40,6 +40,8 @@ export interface KnowledgeProviderDeps {
   generateCypher?: CypherGenerator;
   /** Wall clock for freshness (tests pin it). */
   clock?: () => number;
+  /** Groups the chat platforms report for a principal (Slack user groups, Discord roles). */
+  platformGroups?: (principalId: string) => readonly string[];
 }
 
 /**
@@ -132,13 +134,19 @@ export class KnowledgeProvider {
         (q) => graphGroups(q, req.principal_id),
         phase('principal'),
       );
-      const access = resolveAccess(req.principal_id, fromGraph, req.allowed_scopes, settings);
+      const fromPlatform = this.#deps.platformGroups?.(req.principal_id) ?? [];
+      const access = resolveAccess(
+        req.principal_id,
+        [...fromGraph, ...fromPlatform],
+        req.allowed_scopes,
+        settings,
+      );
       deny('scope_not_allowed', access.scopeDenied);
       if (access.partitions.length === 0) {
         deny('no_permitted_partition', 1);
         return result([], 0);
       }
-      const acl = { partitions: access.partitions, groups: access.groups };
+      const acl = aclParams(access);
 
       let found: Found[];
       if (mode === 'text2cypher') {
@@ -210,26 +218,39 @@ export class KnowledgeProvider {
     if (unique.length === 0 || principalIds.length === 0) return new Set();
     const cache = this.#memberGroups;
     const unknown = principalIds.filter((id) => !cache.has(id));
-    const { groupsOf, facts } = await this.#runner.read(
+    const { groupsOf: groupsOf_, facts } = await this.#runner.read(
       async (q) => ({
         groupsOf: unknown.length > 0 ? await graphGroupsOfMany(q, unknown) : new Map(),
         facts: await aclFactsOf(q, unique),
       }),
       { timeoutMs: settings.phaseTimeoutMs, phase: 'audience', ...(traceId ? { traceId } : {}) },
     );
-    for (const id of unknown) cache.set(id, groupsOf.get(id) ?? []);
-    const byGroups = new Map<string, ReadonlySet<string>>();
+    for (const id of unknown) cache.set(id, groupsOf_.get(id) ?? []);
+    // A principal's own ids matter only where these chunks' documents name them (a per-person
+    // grant, deny or partition); everyone else with the same groups shares one check.
+    const named = new Set<string>();
+    for (const f of facts) {
+      for (const list of [f.allowed_groups, f.denied, f.chunk_partition, f.document_partition]) {
+        if (Array.isArray(list)) for (const x of list) if (typeof x === 'string') named.add(x);
+      }
+    }
+    const byGroups = new Map<string, { principalId: string; groups: ReadonlySet<string> }>();
     for (const id of principalIds) {
-      const groups = new Set([
-        ...(settings.principalGroups[id] ?? []),
-        ...(groupsOf.get(id) ?? cache.get(id) ?? []),
-      ]);
-      byGroups.set([...groups].sort().join('\u0000'), groups);
+      const groups = groupsOf(
+        id,
+        [...(groupsOf_.get(id) ?? cache.get(id) ?? []), ...(this.#deps.platformGroups?.(id) ?? [])],
+        settings,
+      );
+      const personal = accessOfGroups(id, new Set(), ['*'], settings).identities.some((n) =>
+        named.has(n),
+      );
+      const key = `${personal ? id : ''}\u0001${[...groups].sort().join('\u0000')}`;
+      byGroups.set(key, { principalId: personal ? id : '', groups });
     }
     const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
     const hidden = new Set<string>();
-    for (const groups of byGroups.values()) {
-      const access = accessOfGroups('', groups, settings.allowedScopes, settings);
+    for (const { principalId, groups } of byGroups.values()) {
+      const access = accessOfGroups(principalId, groups, settings.allowedScopes, settings);
       for (const id of unique) {
         const f = factOf.get(id);
         const readable =
@@ -238,6 +259,7 @@ export class KnowledgeProvider {
             chunkPartition: f.chunk_partition,
             documentPartition: f.document_partition,
             allowedGroups: f.allowed_groups,
+            denied: f.denied,
           });
         if (!readable) hidden.add(id);
       }

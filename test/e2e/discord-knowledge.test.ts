@@ -33,7 +33,10 @@ describe('knowledge in Discord', () => {
        MERGE (p:Principal {principal_id: id})
        MERGE (g:Group {name: $eng})
        MERGE (p)-[:MEMBER_OF]->(g)`,
-      { ids: [`discord:${alice}`, `discord:${mina}`], eng: kg.corpus.groups.eng },
+      {
+        ids: [`discord:${d.guilds[0]?.id}:${alice}`, `discord:${d.guilds[0]?.id}:${mina}`],
+        eng: kg.corpus.groups.eng,
+      },
     );
     h.llm.setResponder((req: Req): ScriptedReply => {
       const last = req.messages.at(-1);

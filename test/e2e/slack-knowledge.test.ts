@@ -25,9 +25,9 @@ describe('knowledge in Slack', () => {
       overrides: {
         knowledge: {
           principalGroups: {
-            'slack:UENG1': [kg.corpus.groups.eng],
-            'slack:UENG2': [kg.corpus.groups.eng],
-            'slack:USEC1': [kg.corpus.groups.sec],
+            'slack:T0EMU00001:UENG1': [kg.corpus.groups.eng],
+            'slack:T0EMU00001:UENG2': [kg.corpus.groups.eng],
+            'slack:T0EMU00001:USEC1': [kg.corpus.groups.sec],
           },
           groupPartitions: kg.settings.groupPartitions,
         },

@@ -176,7 +176,7 @@ test('unknown front-matter and sidecar keys are warnings naming the file and lin
     const group = `warn-${kg.corpus.tag}`;
     writeFileSync(
       path.join(dir, 'policy.md'),
-      `---\ngroups: [${group}]\ntitle: Policy\ndeny: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
+      `---\ngroups: [${group}]\ntitle: Policy\nowner: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
     );
     const warned: string[] = [];
     const report = await ingestDirectory({
@@ -189,12 +189,15 @@ test('unknown front-matter and sidecar keys are warnings naming the file and lin
     assert.deepEqual(
       report.warnings.map((w) => [w.file, w.line, w.message.split(' is ')[0]]),
       [
-        ['policy.md', 4, 'unknown key "deny"'],
+        ['policy.md', 4, 'unknown key "owner"'],
         ['policy.md', 5, 'unknown key "grops"'],
       ],
     );
     assert.equal(warned.length, 2);
-    assert.match(warned[0] ?? '', /^policy\.md:4: unknown key "deny" is ignored \(known: groups,/);
+    assert.match(
+      warned[0] ?? '',
+      /^policy\.md:4: unknown key "owner" is ignored \(known: groups, deny,/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
