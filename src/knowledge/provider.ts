@@ -142,9 +142,11 @@ export class KnowledgeProvider {
         settings,
       );
       deny('scope_not_allowed', access.scopeDenied);
-      if (access.partitions.length === 0) {
+      // The principal's own partition (per-person grants) is not access to a part of the knowledge
+      // base: with no group partition the caller is told so, and only personal grants are searched.
+      if (access.partitions.every((p) => access.identities.includes(p))) {
         deny('no_permitted_partition', 1);
-        return result([], 0);
+        if (access.partitions.length === 0) return result([], 0);
       }
       const acl = aclParams(access);
 
