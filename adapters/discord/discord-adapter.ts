@@ -17,17 +17,21 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
+import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination, ThreadMessage } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
+import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordPort } from './discord-port.ts';
 
 export interface DiscordAdapterDeps {
   config: Config;
   core: Conversation;
   log: Logger;
+  /** Where role memberships go (knowledge access); absent: roles are not synced. */
+  groups?: PlatformGroupSink | undefined;
 }
 
 export class DiscordAdapter {
@@ -35,16 +39,21 @@ export class DiscordAdapter {
   readonly port: DiscordPort;
   private readonly d: DiscordAdapterDeps;
   private readonly commands: DiscordCommands;
+  private readonly groupSync: DiscordGroupSync | undefined;
+  private groupTimer: NodeJS.Timeout | undefined;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
     const { config } = d;
+    const syncRoles = d.groups !== undefined && config.knowledge.groupSync.enabled;
     this.client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
         GatewayIntentBits.GuildMessages,
         GatewayIntentBits.MessageContent,
         GatewayIntentBits.DirectMessages,
+        // Role changes of members (the Server Members privileged intent, as the audience needs).
+        ...(syncRoles ? [GatewayIntentBits.GuildMembers] : []),
       ],
       // Message: edits and deletions of messages sent before the bot started still arrive.
       partials: [Partials.Channel, Partials.Message],
@@ -97,6 +106,17 @@ export class DiscordAdapter {
         d.log.error({ err, platform: 'discord' }, 'interaction handler failed'),
       );
     });
+    if (syncRoles && d.groups) {
+      const sync = (this.groupSync = new DiscordGroupSync(this.client.rest, d.groups));
+      this.client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
+        if (packet.t && sync.onDispatch(packet.t, packet.d)) {
+          d.log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');
+        }
+      });
+      this.client.on(Events.GuildCreate, (guild) => {
+        void this.syncRoles(guild.id);
+      });
+    }
     this.client.on(Events.Error, (err) =>
       d.log.error({ err, platform: 'discord' }, 'discord client error'),
     );
@@ -120,9 +140,38 @@ export class DiscordAdapter {
       { user: this.client.user?.id, guilds: this.client.guilds.cache.size },
       'discord connected',
     );
+    if (this.groupSync) {
+      const all = () => {
+        for (const id of this.client.guilds.cache.keys()) void this.syncRoles(id);
+      };
+      all();
+      this.groupTimer = setInterval(
+        all,
+        this.d.config.knowledge.groupSync.intervalMinutes * 60_000,
+      );
+      this.groupTimer.unref();
+    }
+  }
+
+  /** One guild's members and roles read again; a failure is logged and the next run retries. */
+  async syncRoles(guildId: string): Promise<void> {
+    const started = performance.now();
+    try {
+      const members = (await this.groupSync?.syncGuild(guildId)) ?? 0;
+      this.d.log.info(
+        { guild: guildId, members, ms: Math.round(performance.now() - started) },
+        'discord roles synced',
+      );
+    } catch (err) {
+      this.d.log.warn(
+        { guild: guildId, err },
+        'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
+      );
+    }
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.groupTimer);
     await this.client.destroy();
   }
 
