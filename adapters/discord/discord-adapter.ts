@@ -107,7 +107,8 @@ export class DiscordAdapter {
       );
     });
     if (syncRoles && d.groups) {
-      const sync = (this.groupSync = new DiscordGroupSync(this.client.rest, d.groups));
+      const sync = new DiscordGroupSync(this.client.rest, d.groups);
+      this.groupSync = sync;
       this.client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
         if (packet.t && sync.onDispatch(packet.t, packet.d)) {
           d.log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');

@@ -32,9 +32,9 @@ export class DiscordGroupSync {
         members++;
         for (const role of m.roles) {
           if (role === guildId) continue;
-          let list = groups.get(role);
-          if (!list) groups.set(role, (list = []));
-          list.push(userId);
+          const list = groups.get(role);
+          if (list) list.push(userId);
+          else groups.set(role, [userId]);
         }
       }
       const last = page.at(-1)?.user?.id;

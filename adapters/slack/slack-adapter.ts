@@ -359,11 +359,11 @@ export class SlackAdapter {
     const sync = this.groupSync;
     if (!sync || this.groupWorkspaces.has(projectId)) return;
     this.groupWorkspaces.add(projectId);
-    this.syncGroups(projectId);
+    void this.syncGroups(projectId);
     if (!this.groupTimer) {
       const every = this.d.config.knowledge.groupSync.intervalMinutes * 60_000;
       this.groupTimer = setInterval(() => {
-        for (const p of this.groupWorkspaces) this.syncGroups(p);
+        for (const p of this.groupWorkspaces) void this.syncGroups(p);
       }, every);
       this.groupTimer.unref();
     }

@@ -13,6 +13,13 @@ export function platformGroupName(platform: string, workspace: string, groupId: 
   return `${platform}:${workspace}:${groupId}`;
 }
 
+/** Adds `value` to the set under `key`, creating it. */
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
 interface Workspace {
   members: Map<string, Set<string>>;
   groups: Map<string, Set<string>>;
@@ -62,11 +69,7 @@ export class PlatformGroups implements PlatformGroupSink {
     const w: Workspace = { members: new Map(), groups: new Map() };
     for (const [group, users] of groups) {
       w.members.set(group, new Set(users));
-      for (const u of users) {
-        let mine = w.groups.get(u);
-        if (!mine) w.groups.set(u, (mine = new Set()));
-        mine.add(group);
-      }
+      for (const u of users) addTo(w.groups, u, group);
     }
     this.#workspaces.set(`${platform}:${workspace}`, w);
     this.#changed(platform, workspace, true);
@@ -82,11 +85,7 @@ export class PlatformGroups implements PlatformGroupSink {
     for (const u of w.members.get(groupId) ?? []) w.groups.get(u)?.delete(groupId);
     if (members.length === 0) w.members.delete(groupId);
     else w.members.set(groupId, new Set(members));
-    for (const u of members) {
-      let mine = w.groups.get(u);
-      if (!mine) w.groups.set(u, (mine = new Set()));
-      mine.add(groupId);
-    }
+    for (const u of members) addTo(w.groups, u, groupId);
     this.#changed(platform, workspace);
   }
 
@@ -100,11 +99,7 @@ export class PlatformGroups implements PlatformGroupSink {
     for (const g of w.groups.get(userId) ?? []) w.members.get(g)?.delete(userId);
     if (groupIds.length === 0) w.groups.delete(userId);
     else w.groups.set(userId, new Set(groupIds));
-    for (const g of groupIds) {
-      let members = w.members.get(g);
-      if (!members) w.members.set(g, (members = new Set()));
-      members.add(userId);
-    }
+    for (const g of groupIds) addTo(w.members, g, userId);
     this.#changed(platform, workspace);
   }
 
