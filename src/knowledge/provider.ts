@@ -19,6 +19,7 @@ import {
 } from './graph-queries.ts';
 import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
+import { identitiesOf } from './principal-id.ts';
 import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
@@ -55,6 +56,19 @@ const AUDIENCE_GROUPS_TTL_MS = 60_000;
 /** Expanded hits score a fraction of what led to them: context, not primary evidence. */
 const DECAY = { claim: 0.7, neighbour: 0.5, entity: 0.4 } as const;
 
+const NONE: readonly string[] = [];
+
+/** What the audience check derives from one member's memberships (see `#memberOf`). */
+interface MemberGroups {
+  /** The graph groups it was derived from (the cached array itself). */
+  graph: readonly string[];
+  /** The platform groups it was derived from, joined. */
+  platform: string;
+  groups: ReadonlySet<string>;
+  key: string;
+  identities: string[];
+}
+
 interface Found {
   hit: ChunkHit;
   scores: Record<string, number>;
@@ -74,6 +88,10 @@ export class KnowledgeProvider {
   readonly #runner: ReadRunner;
   readonly #deps: KnowledgeProviderDeps;
   readonly #memberGroups = new LRUCache<string, string[]>({
+    max: 200_000,
+    ttl: AUDIENCE_GROUPS_TTL_MS,
+  });
+  readonly #members = new LRUCache<string, MemberGroups>({
     max: 200_000,
     ttl: AUDIENCE_GROUPS_TTL_MS,
   });
@@ -238,16 +256,10 @@ export class KnowledgeProvider {
     }
     const byGroups = new Map<string, { principalId: string; groups: ReadonlySet<string> }>();
     for (const id of principalIds) {
-      const groups = groupsOf(
-        id,
-        [...(groupsOf_.get(id) ?? cache.get(id) ?? []), ...(this.#deps.platformGroups?.(id) ?? [])],
-        settings,
-      );
-      const personal = accessOfGroups(id, new Set(), ['*'], settings).identities.some((n) =>
-        named.has(n),
-      );
-      const key = `${personal ? id : ''}\u0001${[...groups].sort().join('\u0000')}`;
-      byGroups.set(key, { principalId: personal ? id : '', groups });
+      const m = this.#memberOf(id, groupsOf_.get(id) ?? cache.get(id) ?? NONE);
+      const personal = m.identities.some((n) => named.has(n));
+      const key = personal ? `${id}\u0001${m.key}` : m.key;
+      byGroups.set(key, { principalId: personal ? id : '', groups: m.groups });
     }
     const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
     const hidden = new Set<string>();
@@ -267,6 +279,27 @@ export class KnowledgeProvider {
       }
     }
     return hidden;
+  }
+
+  /**
+   * A member's groups and their key, derived once per change of its graph or platform groups: the
+   * audience check of a 5,000-member channel runs this for every member on every question.
+   */
+  #memberOf(id: string, graph: readonly string[]): MemberGroups {
+    const platformList = this.#deps.platformGroups?.(id) ?? NONE;
+    const platform = platformList.length === 0 ? '' : platformList.join('\u0000');
+    const known = this.#members.get(id);
+    if (known && known.graph === graph && known.platform === platform) return known;
+    const groups = groupsOf(id, [...graph, ...platformList], this.#deps.settings);
+    const m: MemberGroups = {
+      graph,
+      platform,
+      groups,
+      key: [...groups].sort().join('\u0000'),
+      identities: identitiesOf(id),
+    };
+    this.#members.set(id, m);
+    return m;
   }
 
   async #expand(
