@@ -13,6 +13,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
   knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   audience: async () => (await import('./audience-bench.ts')).benchAudience(),
+  groups: async () => (await import('./group-sync-bench.ts')).benchGroupSync(),
   tokens: async () => (await import('./token-bench.ts')).benchTokens(),
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
   thread: async () => (await import('./thread-bench.ts')).benchThread(),

@@ -18,12 +18,14 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
+import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
+import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
 
@@ -33,6 +35,8 @@ export interface DiscordAdapterDeps {
   log: Logger;
   /** Split roles: REST rate limits shared with the other replicas. */
   rateLimits?: SharedRateLimits | undefined;
+  /** Where role memberships go (knowledge access); absent: roles are not synced. */
+  groups?: PlatformGroupSink | undefined;
 }
 
 export class DiscordAdapter {
@@ -42,16 +46,21 @@ export class DiscordAdapter {
   private readonly commands: DiscordCommands;
   /** The bot's user id when this process posts over REST without a gateway (a worker). */
   private restSelfId: string | undefined;
+  private readonly groupSync: DiscordGroupSync | undefined;
+  private groupTimer: NodeJS.Timeout | undefined;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
     const { config } = d;
+    const syncRoles = d.groups !== undefined && config.knowledge.groupSync.enabled;
     this.client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
         GatewayIntentBits.GuildMessages,
         GatewayIntentBits.MessageContent,
         GatewayIntentBits.DirectMessages,
+        // Role changes of members (the Server Members privileged intent, as the audience needs).
+        ...(syncRoles ? [GatewayIntentBits.GuildMembers] : []),
       ],
       // Message: edits and deletions of messages sent before the bot started still arrive.
       partials: [Partials.Channel, Partials.Message],
@@ -107,6 +116,18 @@ export class DiscordAdapter {
         d.log.error({ err, platform: 'discord' }, 'interaction handler failed'),
       );
     });
+    if (syncRoles && d.groups) {
+      const sync = new DiscordGroupSync(this.client.rest, d.groups);
+      this.groupSync = sync;
+      this.client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
+        if (packet.t && sync.onDispatch(packet.t, packet.d)) {
+          d.log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');
+        }
+      });
+      this.client.on(Events.GuildCreate, (guild) => {
+        void this.syncRoles(guild.id);
+      });
+    }
     this.client.on(Events.Error, (err) =>
       d.log.error({ err, platform: 'discord' }, 'discord client error'),
     );
@@ -130,6 +151,34 @@ export class DiscordAdapter {
       { user: this.client.user?.id, guilds: this.client.guilds.cache.size },
       'discord connected',
     );
+    if (this.groupSync) {
+      const all = () => {
+        for (const id of this.client.guilds.cache.keys()) void this.syncRoles(id);
+      };
+      all();
+      this.groupTimer = setInterval(
+        all,
+        this.d.config.knowledge.groupSync.intervalMinutes * 60_000,
+      );
+      this.groupTimer.unref();
+    }
+  }
+
+  /** One guild's members and roles read again; a failure is logged and the next run retries. */
+  async syncRoles(guildId: string): Promise<void> {
+    const started = performance.now();
+    try {
+      const members = (await this.groupSync?.syncGuild(guildId)) ?? 0;
+      this.d.log.info(
+        { guild: guildId, members, ms: Math.round(performance.now() - started) },
+        'discord roles synced',
+      );
+    } catch (err) {
+      this.d.log.warn(
+        { guild: guildId, err },
+        'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
+      );
+    }
   }
 
   /**
@@ -149,6 +198,7 @@ export class DiscordAdapter {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.groupTimer);
     await this.client.destroy();
   }
 

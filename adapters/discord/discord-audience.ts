@@ -51,6 +51,28 @@ export function canViewChannel(
   return (p & VIEW_CHANNEL) !== 0n;
 }
 
+/**
+ * Whether every member of the guild can view the channel: @everyone's permissions after the
+ * channel's @everyone overwrite (a member with no role and no overwrite of their own).
+ */
+export async function everyoneCanView(
+  rest: REST,
+  guildId: string,
+  channelId: string,
+): Promise<boolean> {
+  const [roles, channel] = await Promise.all([
+    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+    rest.get(Routes.channel(channelId)) as Promise<{ permission_overwrites?: Overwrite[] }>,
+  ]);
+  const facts: ChannelFacts = {
+    guildId,
+    ownerId: '',
+    roles,
+    overwrites: (channel.permission_overwrites ?? []).filter((o) => o.id === guildId),
+  };
+  return canViewChannel(facts, { userId: '-', roleIds: [] });
+}
+
 /** The user ids of a guild channel's readers (REST; listing members needs the Server Members intent). */
 export async function channelReaders(
   rest: REST,

@@ -20,7 +20,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
-import { channelReaders } from './discord-audience.ts';
+import { channelReaders, everyoneCanView } from './discord-audience.ts';
 import { discordFormat } from './discord-format.ts';
 
 export const DISCORD_LIMIT = 2000;
@@ -80,6 +80,13 @@ export class DiscordPort implements PlatformPort {
     }
     const self = this.o.selfId();
     return { kind: 'channel', members: (await readers).filter((m) => m !== self) };
+  }
+
+  /** A channel every member of the server can view is public; a DM or a restricted channel is not. */
+  async reach(to: Destination): Promise<'public' | 'private'> {
+    const { projectId: guild, channelId } = to.ref;
+    if (guild.startsWith('dm:')) return 'private';
+    return (await everyoneCanView(this.o.rest, guild, channelId)) ? 'public' : 'private';
   }
 
   /** A direct message to the person (Discord has ephemeral replies only for interactions). */

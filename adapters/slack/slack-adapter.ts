@@ -15,6 +15,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
@@ -31,6 +32,7 @@ import {
   slackProjectId,
 } from './slack-events.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
+import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
   type SlackCredentialSource,
   type SlackCredentials,
@@ -52,6 +54,8 @@ export interface SlackAdapterDeps {
   log: Logger;
   /** Sealed storage for installations; required when `config.slackOAuth`. */
   sealed?: SealedRecords;
+  /** Where user group memberships go (knowledge access); absent: they are not synced. */
+  groups?: PlatformGroupSink | undefined;
 }
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
@@ -92,6 +96,10 @@ export class SlackAdapter {
   private readonly fixed: FixedCredentials | undefined;
   private stopping = false;
   private listening = false;
+  private readonly groupSync: SlackGroupSync | undefined;
+  /** Workspaces whose user groups are synced on the schedule (seen in events, or the token's). */
+  private readonly groupWorkspaces = new Set<string>();
+  private groupTimer: NodeJS.Timeout | undefined;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -228,6 +236,25 @@ export class SlackAdapter {
     this.app.view(SETTINGS_CALLBACK, async (args) => {
       await this.onSettingsSubmitted(args);
     });
+    if (d.groups && config.knowledge.groupSync.enabled) {
+      const credentials: SlackCredentialSource =
+        this.installations ?? (this.fixed as FixedCredentials);
+      this.groupSync = new SlackGroupSync({
+        client: this.app.client,
+        sink: d.groups,
+        tokenFor: async (projectId) => (await credentials.forProject(projectId))?.token,
+        log: d.log.child({ component: 'slack-groups' }),
+      });
+      for (const type of ['subteam_created', 'subteam_updated', 'subteam_members_changed']) {
+        this.app.event(type, async ({ event, body }) => {
+          const projectId = slackProjectId(body as SlackEnvelope, event as SlackMessageEvent);
+          if (!projectId) return;
+          await this.groupSync
+            ?.onSubteamEvent(projectId, event as unknown as SubteamEvent)
+            .catch((err: unknown) => this.groupSyncFailed(projectId, err));
+        });
+      }
+    }
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {
       await this.forget(body as SlackEnvelope, 'app_uninstalled');
@@ -327,12 +354,56 @@ export class SlackAdapter {
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
     );
+    if (auth.team_id) {
+      this.watchGroups(auth.enterprise_id ? `${auth.enterprise_id}.${auth.team_id}` : auth.team_id);
+    }
     if (this.socketReceiver && this.listening) await this.socketReceiver.start();
+  }
+
+  /** Syncs a workspace's user groups now (in the background) and then on the schedule. */
+  private watchGroups(projectId: string): void {
+    const sync = this.groupSync;
+    if (!sync || this.groupWorkspaces.has(projectId)) return;
+    this.groupWorkspaces.add(projectId);
+    void this.syncGroups(projectId);
+    if (!this.groupTimer) {
+      const every = this.d.config.knowledge.groupSync.intervalMinutes * 60_000;
+      this.groupTimer = setInterval(() => {
+        for (const p of this.groupWorkspaces) void this.syncGroups(p);
+      }, every);
+      this.groupTimer.unref();
+    }
+  }
+
+  /** One workspace's user groups, read again; a failure is logged and the next run retries. */
+  syncGroups(projectId: string): Promise<void> {
+    const sync = this.groupSync;
+    if (!sync) return Promise.resolve();
+    const started = performance.now();
+    return sync.syncWorkspace(projectId).then(
+      (groups) =>
+        this.d.log.info(
+          { team: projectId, groups, ms: Math.round(performance.now() - started) },
+          'slack user groups synced',
+        ),
+      (err: unknown) => this.groupSyncFailed(projectId, err),
+    );
+  }
+
+  private groupSyncFailed(projectId: string, err: unknown): void {
+    const code = slackErrorCode(err);
+    this.d.log.warn(
+      { team: projectId, code, err: code ? undefined : err },
+      code === 'missing_scope'
+        ? 'cannot read Slack user groups: the app needs the usergroups:read scope (adapters/slack/manifest.yaml); reinstall it'
+        : 'slack user group sync failed; knowledge access keeps the last known groups until the next sync',
+    );
   }
 
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    clearInterval(this.groupTimer);
     if (this.socketReceiver && this.listening) await this.socketReceiver.stop();
   }
 
@@ -366,6 +437,7 @@ export class SlackAdapter {
       return;
     }
     const projectId = slackProjectId(envelope, event);
+    if (projectId) this.watchGroups(projectId);
     const fromPerson = !event.bot_id && event.user !== botUserId;
     if (fromPerson && event.user && projectId) this.port.noteUser(event.user, projectId);
     const files =

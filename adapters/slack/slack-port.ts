@@ -128,6 +128,18 @@ export class SlackPort implements PlatformPort {
     return { kind: 'channel', members: (await members).filter((m) => m !== self.botUserId) };
   }
 
+  /** A public channel is open to the whole workspace; private channels, DMs and group DMs are not. */
+  async reach(to: Destination): Promise<'public' | 'private'> {
+    const channel = to.ref.channelId;
+    if (to.context.isDirect === true || channel.startsWith('D')) return 'private';
+    const { token } = await this.creds(to.ref.projectId);
+    const info = (await this.client.conversations.info({ token, channel })) as {
+      channel?: { is_private?: boolean; is_im?: boolean; is_mpim?: boolean };
+    };
+    const c = info.channel;
+    return c && !c.is_private && !c.is_im && !c.is_mpim ? 'public' : 'private';
+  }
+
   private async fetchMembers(channel: string, token: string): Promise<string[]> {
     const out: string[] = [];
     let cursor: string | undefined;

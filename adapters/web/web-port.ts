@@ -63,6 +63,11 @@ export class WebPort implements PlatformPort {
     return { kind: 'dm' };
   }
 
+  /** Whoever may use the web chat reads every thread of it: its one project. */
+  async reach(): Promise<'public'> {
+    return 'public';
+  }
+
   async postPrivate(to: Destination, _userId: string, text: RenderedText): Promise<void> {
     await this.post(to, text);
   }

@@ -1,12 +1,13 @@
-// `node src/cli/kg-ingest.ts <dir> [--prune] [--uri-prefix kb://]`: loads Markdown (front matter),
-// PDF and DOCX (`<file>.meta.yaml`) into the knowledge graph with the writer account
-// (NEO4J_URI, NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD). Safe to re-run.
+// `node src/cli/kg-ingest.ts <dir> [--prune] [--check] [--uri-prefix kb://]`: loads Markdown (front
+// matter), PDF and DOCX (`<file>.meta.yaml`) into the knowledge graph with the writer account
+// (NEO4J_URI, NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD). Safe to re-run. `--check` lists what
+// would change and writes nothing.
 import neo4j from 'neo4j-driver';
 import { closeExtractWorkers } from '../attachments/extract/index.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { ingestDirectory } from '../knowledge/ingest.ts';
 
-const USAGE = 'usage: node src/cli/kg-ingest.ts <dir> [--prune] [--uri-prefix kb://]\n';
+const USAGE = 'usage: node src/cli/kg-ingest.ts <dir> [--prune] [--check] [--uri-prefix kb://]\n';
 
 function option(args: string[], name: string): string | undefined {
   const at = args.indexOf(name);
@@ -44,17 +45,32 @@ async function main(args: string[]): Promise<number> {
       driver,
       root: dir,
       prune: args.includes('--prune'),
+      check: args.includes('--check'),
       ...(conn.database ? { database: conn.database } : {}),
       ...(prefix ? { uriPrefix: prefix } : {}),
       onFile: (file, outcome) => process.stdout.write(`${file}: ${outcome}\n`),
       onWarning: (file, line, message) =>
         process.stderr.write(`warning: ${file}:${line}: ${message}\n`),
     });
-    process.stdout.write(
-      `${report.documents} documents, ${report.chunks} chunks, ${report.claims} claims ` +
-        `(${report.removedChunks} old chunks removed, ${report.prunedDocuments} documents pruned, ` +
-        `${report.principals} principals) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-    );
+    const c = report.changes;
+    if (c) {
+      const removedVerb = args.includes('--prune')
+        ? 'would be removed'
+        : 'not in the directory (--prune removes)';
+      for (const uri of c.removed) process.stdout.write(`${uri}: ${removedVerb}\n`);
+      for (const id of c.principals)
+        process.stdout.write(`principals.yaml: ${id}: memberships would change\n`);
+      process.stdout.write(
+        `check only, nothing written: ${c.added.length} added, ${c.updated.length} updated, ` +
+          `${c.unchanged} unchanged, ${c.removed.length} ${args.includes('--prune') ? 'removed' : 'gone from the directory'}, ` +
+          `${c.principals.length} principals changed, ${report.warnings.length} warnings\n`,
+      );
+    } else
+      process.stdout.write(
+        `${report.documents} documents, ${report.chunks} chunks, ${report.claims} claims ` +
+          `(${report.removedChunks} old chunks removed, ${report.prunedDocuments} documents pruned, ` +
+          `${report.principals} principals) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
     if (report.skipped.length > 0) {
       process.stderr.write(`${report.skipped.length} files skipped:\n`);
       for (const s of report.skipped) process.stderr.write(`  ${s.file}: ${s.reason}\n`);

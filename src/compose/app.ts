@@ -14,6 +14,7 @@ import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
 import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
+import type { PlatformGroups } from '../knowledge/platform-groups.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
@@ -55,6 +56,8 @@ export interface RunningApp {
   /** The doctor's checks run at start-up (undefined when doctor.onStart is off). */
   startupChecks: StartupChecks | undefined;
   web: WebAdapter | undefined;
+  /** Slack user group and Discord role memberships (with knowledge configured). */
+  groups: PlatformGroups | undefined;
   /** The web chat's address, when it is served. */
   webUrl: string | undefined;
   /** Split roles: the shared turn queue, this worker, this gateway's lease. */
@@ -210,7 +213,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     wrapPort: worker?.wrap,
     seesEveryMessage: role === 'all',
   });
-  const adapterDeps = { config, core, log };
+  // Slack user groups and Discord roles feed knowledge access (ARCHITECTURE.md, "Knowledge").
+  const adapterDeps = { config, core, log, groups: knowledge?.groups };
   const routes = new Map<string, RouteHandler>();
   let slack: SlackAdapter | undefined;
   if (config.slackTransport && role !== 'gateway') {
@@ -332,6 +336,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     discord,
     startupChecks,
     web,
+    groups: knowledge?.groups,
     webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
     queue,
     worker,

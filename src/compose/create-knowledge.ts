@@ -6,6 +6,8 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
 import type { EvidenceAccess } from '../core/audience.ts';
 import { knowledgeSearchTool, principalIdOf } from '../knowledge/knowledge-tool.ts';
+import { PlatformGroups } from '../knowledge/platform-groups.ts';
+import { LEGACY_PRINCIPAL_WARNING, legacyKeys } from '../knowledge/principal-id.ts';
 import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -37,10 +39,15 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
     userAgent: 'threadmind',
   });
   const settings = { ...config.knowledge, ...(conn.database ? { database: conn.database } : {}) };
+  const legacy = legacyKeys(settings.principalGroups);
+  if (legacy.length > 0)
+    log.warn({ keys: legacy }, `knowledge.principalGroups: ${LEGACY_PRINCIPAL_WARNING}`);
+  const groups = new PlatformGroups();
   const provider = new KnowledgeProvider({
     driver,
     settings,
     log: log.child({ component: 'knowledge' }),
+    platformGroups: (principalId) => groups.groupsOf(principalId),
     ...(settings.text2cypher.enabled ? { generateCypher: cypherGenerator(llm) } : {}),
   });
   const evidenceAccess: EvidenceAccess = {
@@ -54,6 +61,7 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
     driver,
     provider,
     evidenceAccess,
+    groups,
     tool: knowledgeSearchTool({ provider, settings, log }),
     check: async () => {
       await driver.verifyConnectivity();

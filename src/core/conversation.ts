@@ -124,8 +124,20 @@ function intentOf(m: InboundMessage): Intent {
   if (SUMMARIZE_REQUEST.test(m.text)) return 'summarize';
   if (FORGET_REQUEST.test(m.text)) return 'forget';
   if (FILES_REQUEST.test(m.text)) return 'files';
-  if (SHARE_REQUEST.test(m.text)) return 'share';
+  if (SHARE_REQUEST.test(m.text) || CONFIRM_SHARE_REQUEST.test(m.text)) return 'share';
   return 'ask';
+}
+
+/** "@bot confirm share", alone in the message: the go-ahead for a share from a private place. */
+const CONFIRM_SHARE_REQUEST = /^(yes,?\s+)?confirm\s+(the\s+)?share[.!]*$/i;
+
+/** How long a share from a private channel or a DM waits for its confirmation. */
+const SHARE_CONFIRM_MINUTES = 10;
+
+/** A share asked for in a private place, waiting for "confirm share" from the same person there. */
+interface PendingShare {
+  files: FileRef[];
+  source: string;
 }
 
 /** "@bot summarize" (or summarise, tl;dr), alone in the message. */
@@ -152,6 +164,14 @@ export class Conversation {
    * read gives) that nothing was posted between the last read and a follow-up.
    */
   private readonly live = new LRUCache<string, string[]>({ max: 20_000 });
+  /**
+   * Shares waiting for a confirmation, by platform, project, channel and person. Kept in this
+   * process only: the files' download credentials cannot be stored, and a lost one is asked again.
+   */
+  private readonly pendingShares = new LRUCache<string, PendingShare>({
+    max: 5000,
+    ttl: SHARE_CONFIRM_MINUTES * 60_000,
+  });
   /**
    * `handled` (HandledEvent) once a delivery's processing, its turn included, is over; `changed`
    * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
@@ -421,9 +441,25 @@ export class Conversation {
     }
   }
 
-  /** "Share this with the workspace": the message's files, or else the thread's first message's. */
+  /**
+   * "Share this with the workspace": the message's files, or else the thread's first message's.
+   * From a private channel or a DM it first says who will then see them and waits for "confirm
+   * share" from the same person in the same place.
+   */
   private async share(m: InboundMessage, out: ThreadOutput, log: Logger): Promise<void> {
     const { port, settings } = this.platform(m.ref.platform);
+    const pendingKey = `${m.ref.platform}:${m.ref.projectId}:${m.ref.channelId}:${m.principal}`;
+    if (CONFIRM_SHARE_REQUEST.test(m.text)) {
+      const pending = this.pendingShares.get(pendingKey);
+      this.pendingShares.delete(pendingKey);
+      if (!pending) {
+        await out.post(messages.nothingToConfirm(SHARE_CONFIRM_MINUTES));
+        return;
+      }
+      log.info({ files: pending.files.length }, 'share from a private place confirmed');
+      await this.shareFiles(m, pending.files, pending.source, out, log);
+      return;
+    }
     let files = m.files ?? [];
     let source = m.messageId;
     if (files.length === 0) {
@@ -437,6 +473,51 @@ export class Conversation {
       await out.post(messages.nothingToShare);
       return;
     }
+    const reach = await this.reachOf(port, m.to, log);
+    if (reach !== 'public') {
+      this.pendingShares.set(pendingKey, { files, source });
+      await out.post(
+        messages.confirmShare({
+          names: files.map((f) => f.name),
+          place: reach.place,
+          readers: reach.readers,
+          project: settings.projectNoun,
+          botName: this.o.botName,
+          minutes: SHARE_CONFIRM_MINUTES,
+        }),
+      );
+      return;
+    }
+    await this.shareFiles(m, files, source, out, log);
+  }
+
+  /** Where a share was asked: open to the whole project, or a DM or private channel (and its readers). */
+  private async reachOf(
+    port: PlatformPort,
+    to: Destination,
+    log: Logger,
+  ): Promise<'public' | { place: 'dm' | 'private'; readers: number | undefined }> {
+    try {
+      if (port.reach && (await port.reach(to)) === 'public') return 'public';
+      const audience = await port.audience?.(to);
+      if (audience?.kind === 'dm') return { place: 'dm', readers: 1 };
+      // The asker is among the members; the bot is not.
+      return { place: 'private', readers: audience?.members.length };
+    } catch (err) {
+      // Not knowing who can read here is treated as private: the person confirms.
+      log.warn({ err }, 'could not tell whether this place is private; asking before sharing');
+      return { place: 'private', readers: undefined };
+    }
+  }
+
+  private async shareFiles(
+    m: InboundMessage,
+    files: FileRef[],
+    source: string,
+    out: ThreadOutput,
+    log: Logger,
+  ): Promise<void> {
+    const { settings } = this.platform(m.ref.platform);
     const outcomes = await this.ingestAll(projectOwner(m.ref), files, m.to, source, log);
     const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
     if (shared.length > 0) await out.post(messages.shared(shared, settings.projectNoun));

@@ -101,6 +101,28 @@ export const messages = {
   alreadyShared(project: string): string {
     return `That is already shared with the ${project}.`;
   },
+  /** Sharing from a private channel or a DM widens who can ask about the file: asked first. */
+  confirmShare(o: {
+    names: string[];
+    place: 'dm' | 'private';
+    /** People who can read the private channel now (the bot left out), when known. */
+    readers: number | undefined;
+    project: string;
+    botName: string;
+    minutes: number;
+  }): string {
+    const it = o.names.length > 1 ? 'them' : 'it';
+    const now =
+      o.place === 'dm'
+        ? 'this direct message, where only you can see it'
+        : o.readers === undefined
+          ? 'a private channel'
+          : `a private channel that ${o.readers === 1 ? '1 person' : `${o.readers} people`} can see`;
+    return `${INFO} ${o.names.join(', ')} ${o.names.length > 1 ? 'are' : 'is'} in ${now}. Shared with the whole ${o.project}, everyone in the ${o.project} can ask me about ${it} in any channel and read what I quote from ${it}. To go ahead, reply here with “@${o.botName} confirm share” within ${o.minutes} minutes; otherwise nothing is shared.`;
+  },
+  nothingToConfirm(minutes: number): string {
+    return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
+  },
   forgotten: 'Done: I have forgotten this thread, its history and the files posted in it.',
   forgetRefused: 'Only the person who started this thread can make me forget it.',
   noFiles: 'I cannot see any files here yet. Attach one to a message or to /ask.',

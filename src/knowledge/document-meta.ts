@@ -19,6 +19,8 @@ const oneOrMany = z
 export const documentMetaSchema = z
   .object({
     groups: oneOrMany.refine((g) => g.length > 0, 'must name at least one group'),
+    /** Groups or principal ids that may not read it even when `groups` admits them (deny wins). */
+    deny: oneOrMany.optional(),
     /** The one search partition; default: the partition of each group (all of them). */
     partition: z.string().min(1).optional(),
     title: z.string().optional(),

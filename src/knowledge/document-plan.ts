@@ -29,6 +29,8 @@ export interface DocumentPlan {
   valid_from: string | null;
   valid_to: string | null;
   allowed_groups: string[];
+  /** Groups and principal ids refused even when `allowed_groups` admits them. */
+  acl_deny: string[];
   /** The first of `acl_partitions`, kept for the partition indexes and older readers. */
   acl_partition: string;
   /** Partitions the document is searched in: `partition` when given, else every group's. */
@@ -130,6 +132,7 @@ export function planDocument(input: PlanInput): DocumentPlan {
     valid_from: meta.valid_from ?? null,
     valid_to: meta.valid_to ?? null,
     allowed_groups: [...new Set(meta.groups)],
+    acl_deny: [...new Set(meta.deny ?? [])],
     acl_partition: meta.partition ?? (meta.groups[0] as string),
     acl_partitions: meta.partition ? [meta.partition] : [...new Set(meta.groups)],
     supersedes: input.supersedes,

@@ -4,6 +4,7 @@
 // Expansion queries compute visibility per path and return only counts for hidden ones.
 import { int } from 'neo4j-driver';
 import { inPartitionCypher, partitionsCypher, visibleCypher } from './acl.ts';
+import { identitiesOf } from './principal-id.ts';
 import type { Query, Row } from './read-runner.ts';
 
 export const FULLTEXT_INDEX = 'chunk_text';
@@ -165,16 +166,18 @@ export async function aclFactsOf(query: Query, chunkIds: string[]): Promise<Row[
 OPTIONAL MATCH (c:Chunk {chunk_id: cid})-[:PART_OF]->(d:Document)
 RETURN cid AS chunk_id, ${partitionsCypher('c')} AS chunk_partition,
   ${partitionsCypher('d')} AS document_partition,
-  d.allowed_groups AS allowed_groups, d.source_uri AS source_uri`,
+  d.allowed_groups AS allowed_groups, d.acl_deny AS denied, d.source_uri AS source_uri`,
     { chunkIds },
   );
 }
 
+/** Graph groups of a principal, under its id or its deprecated id without the workspace. */
 export async function graphGroups(query: Query, principalId: string): Promise<string[]> {
   const rows = await query(
-    `OPTIONAL MATCH (:Principal {principal_id: $principalId})-[:MEMBER_OF]->(g:Group)
+    `UNWIND $ids AS id
+OPTIONAL MATCH (:Principal {principal_id: id})-[:MEMBER_OF]->(g:Group)
 RETURN collect(DISTINCT g.name) AS groups`,
-    { principalId },
+    { ids: identitiesOf(principalId) },
   );
   const groups = rows[0]?.groups;
   return Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [];
@@ -185,11 +188,13 @@ export async function graphGroupsOfMany(
   query: Query,
   principalIds: readonly string[],
 ): Promise<Map<string, string[]>> {
+  const ids = principalIds.map((id) => ({ id, any: identitiesOf(id) }));
   const rows = await query(
-    `UNWIND $ids AS id
-MATCH (:Principal {principal_id: id})-[:MEMBER_OF]->(g:Group)
-RETURN id, collect(DISTINCT g.name) AS groups`,
-    { ids: principalIds },
+    `UNWIND $ids AS p
+UNWIND p.any AS known
+MATCH (:Principal {principal_id: known})-[:MEMBER_OF]->(g:Group)
+RETURN p.id AS id, collect(DISTINCT g.name) AS groups`,
+    { ids },
   );
   const out = new Map<string, string[]>();
   for (const r of rows) {

@@ -29,7 +29,8 @@ export async function writeDocument(
         `MERGE (d:Document {source_uri: $uri})
          SET d.title = $title, d.updated_at = $updated_at, d.ingested_at = $ingested_at,
              d.source_version = $source_version, d.valid_from = $valid_from, d.valid_to = $valid_to,
-             d.allowed_groups = $allowed_groups, d.acl_partition = $acl_partition,
+             d.allowed_groups = $allowed_groups, d.acl_deny = $acl_deny,
+             d.acl_partition = $acl_partition,
              d.acl_partitions = $acl_partitions`,
         { ...plan, uri, ingested_at: ingestedAt },
       );

@@ -9,8 +9,10 @@ import { extractDocument } from '../attachments/extract/index.ts';
 import { AttachmentError, type ExtractLimits } from '../attachments/types.ts';
 import { MetaError, type MetaWarning, parseMeta, splitFrontMatter } from './document-meta.ts';
 import { type DocumentPlan, planDocument } from './document-plan.ts';
+import { changedPrincipals, diffDocument, missingDocuments } from './ingest-check.ts';
 import { sweep, writeDocument } from './ingest-write.ts';
-import { syncPrincipals } from './principals.ts';
+import { isLegacyPrincipalId, LEGACY_PRINCIPAL_WARNING } from './principal-id.ts';
+import { parsePrincipals, syncPrincipals } from './principals.ts';
 import { ensureSchema } from './schema-bootstrap.ts';
 
 export interface IngestOptions {
@@ -26,8 +28,21 @@ export interface IngestOptions {
   extractLimits?: ExtractLimits;
   clock?: () => number;
   onFile?: (file: string, outcome: string) => void;
-  /** Metadata ignored in `file` at `line` (unknown keys). */
+  /** Metadata ignored in `file` at `line` (unknown keys, deprecated principal ids). */
   onWarning?: (file: string, line: number, message: string) => void;
+  /** A dry run: read the graph, report what would change in `changes`, write nothing. */
+  check?: boolean;
+}
+
+/** What a `check` run found (ARCHITECTURE.md, "Knowledge (Neo4j)": `kg:ingest --check`). */
+export interface IngestChanges {
+  added: string[];
+  updated: Array<{ source_uri: string; fields: string[] }>;
+  unchanged: number;
+  /** Documents whose files are gone: removed with `prune`, else only listed here. */
+  removed: string[];
+  /** Principals of `principals.yaml` whose memberships would change. */
+  principals: string[];
 }
 
 export interface IngestReport {
@@ -41,6 +56,8 @@ export interface IngestReport {
   principals: number;
   orphanClaims: number;
   prunedDocuments: number;
+  /** Set by a `check` run, which wrote nothing. */
+  changes?: IngestChanges;
 }
 
 type Resolved = IngestOptions & {
@@ -135,10 +152,19 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
   const o: Resolved = { ...INGEST_DEFAULTS, ...options };
   const now = () => new Date((o.clock ?? Date.now)()).toISOString();
   const root = path.resolve(o.root);
-  await ensureSchema(o.driver, {
-    database: o.database,
-    ...(o.embeddingDimensions ? { embeddingDimensions: o.embeddingDimensions } : {}),
-  });
+  if (!o.check) {
+    await ensureSchema(o.driver, {
+      database: o.database,
+      ...(o.embeddingDimensions ? { embeddingDimensions: o.embeddingDimensions } : {}),
+    });
+  }
+  const changes: IngestChanges = {
+    added: [],
+    updated: [],
+    unchanged: 0,
+    removed: [],
+    principals: [],
+  };
   const report: IngestReport = {
     documents: 0,
     chunks: 0,
@@ -160,11 +186,27 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
         report.warnings.push({ file: path.relative(root, metaFile), ...w });
         o.onWarning?.(path.relative(root, metaFile), w.line, w.message);
       }
-      const written = await writeDocument(o.driver, o.database, plan, now());
       seen.push(plan.source_uri);
       report.documents++;
       report.chunks += plan.chunks.length;
       report.claims += plan.claims.length;
+      if (o.check) {
+        const change = await diffDocument(o.driver, o.database, plan);
+        if (change.kind === 'added') changes.added.push(plan.source_uri);
+        else if (change.kind === 'updated')
+          changes.updated.push({ source_uri: plan.source_uri, fields: change.fields });
+        else changes.unchanged++;
+        o.onFile?.(
+          rel,
+          change.kind === 'updated'
+            ? `would be updated (${change.fields.join(', ')})`
+            : change.kind === 'added'
+              ? 'would be added'
+              : 'unchanged',
+        );
+        continue;
+      }
+      const written = await writeDocument(o.driver, o.database, plan, now());
       report.removedChunks += written.removedChunks;
       o.onFile?.(rel, `${plan.chunks.length} chunks, ${plan.claims.length} claims`);
     } catch (err) {
@@ -177,7 +219,34 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
   const principalsFile = path.join(root, 'principals.yaml');
   const principals = await readFile(principalsFile, 'utf8').catch(() => undefined);
   if (principals !== undefined) {
-    report.principals = await syncPrincipals(o.driver, o.database, principals);
+    const lines = principals.split('\n');
+    for (const id of Object.keys(parsePrincipals(principals)).filter(isLegacyPrincipalId)) {
+      const line =
+        1 +
+        Math.max(
+          0,
+          lines.findIndex((l) => l.trimStart().startsWith(id)),
+        );
+      const message = `"${id}": ${LEGACY_PRINCIPAL_WARNING}`;
+      report.warnings.push({ file: 'principals.yaml', line, message });
+      o.onWarning?.('principals.yaml', line, message);
+    }
+    if (o.check) {
+      changes.principals = await changedPrincipals(
+        o.driver,
+        o.database,
+        parsePrincipals(principals),
+      );
+      report.principals = Object.keys(parsePrincipals(principals)).length;
+    } else {
+      report.principals = await syncPrincipals(o.driver, o.database, principals);
+    }
+  }
+  if (o.check) {
+    changes.removed = await missingDocuments(o.driver, o.database, o.uriPrefix, seen);
+    if (o.prune) report.prunedDocuments = changes.removed.length;
+    report.changes = changes;
+    return report;
   }
   const swept = await sweep(
     o.driver,

@@ -89,6 +89,7 @@ export function finalCheck(
         chunkPartition: f.chunk_partition,
         documentPartition: f.document_partition,
         allowedGroups: f.allowed_groups,
+        denied: f.denied,
       })
     );
   });

@@ -16,14 +16,22 @@ export interface KnowledgeToolDeps {
   log: Logger;
   /**
    * The principal id the graph and `principalGroups` know the caller by. Default
-   * `<platform>:<user id>` (`slack:U123`, `discord:8123…`), so ids of two platforms never meet.
+   * `<platform>:<workspace>:<user id>` (`slack:T123:U123`, `discord:<guild>:<user>`).
    */
   principalOf?: (scope: TurnScope) => string;
 }
 
-/** The principal id of a platform user: the one place the id's shape is decided. */
-export function principalIdOf(ref: Pick<TurnScope['ref'], 'platform'>, userId: string): string {
-  return `${ref.platform}:${userId}`;
+/**
+ * The principal id of a platform user: the one place the id's shape is decided. The workspace
+ * (Slack team, Discord guild) is part of it, so ids of two workspaces or platforms never meet; a
+ * Discord DM (project `dm:<user>`) has no guild and is `discord:dm:<user>` (see principal-id.ts).
+ */
+export function principalIdOf(
+  ref: Pick<TurnScope['ref'], 'platform' | 'projectId'>,
+  userId: string,
+): string {
+  const workspace = ref.projectId.startsWith('dm:') ? 'dm' : ref.projectId;
+  return `${ref.platform}:${workspace}:${userId}`;
 }
 
 export const defaultPrincipalOf = (scope: TurnScope): string =>

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log/logger.ts';
-import { accessOfGroups, canSee, resolveAccess } from './acl.ts';
+import { accessOfGroups, aclParams, canSee, groupsOf, resolveAccess } from './acl.ts';
 import { freshnessInstant } from './freshness.ts';
 import {
   aclFactsOf,
@@ -19,6 +19,7 @@ import {
 } from './graph-queries.ts';
 import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
+import { identitiesOf } from './principal-id.ts';
 import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
@@ -40,6 +41,8 @@ export interface KnowledgeProviderDeps {
   generateCypher?: CypherGenerator;
   /** Wall clock for freshness (tests pin it). */
   clock?: () => number;
+  /** Groups the chat platforms report for a principal (Slack user groups, Discord roles). */
+  platformGroups?: (principalId: string) => readonly string[];
 }
 
 /**
@@ -52,6 +55,19 @@ const AUDIENCE_GROUPS_TTL_MS = 60_000;
 
 /** Expanded hits score a fraction of what led to them: context, not primary evidence. */
 const DECAY = { claim: 0.7, neighbour: 0.5, entity: 0.4 } as const;
+
+const NONE: readonly string[] = [];
+
+/** What the audience check derives from one member's memberships (see `#memberOf`). */
+interface MemberGroups {
+  /** The graph groups it was derived from (the cached array itself). */
+  graph: readonly string[];
+  /** The platform groups it was derived from, joined. */
+  platform: string;
+  groups: ReadonlySet<string>;
+  key: string;
+  identities: string[];
+}
 
 interface Found {
   hit: ChunkHit;
@@ -72,6 +88,10 @@ export class KnowledgeProvider {
   readonly #runner: ReadRunner;
   readonly #deps: KnowledgeProviderDeps;
   readonly #memberGroups = new LRUCache<string, string[]>({
+    max: 200_000,
+    ttl: AUDIENCE_GROUPS_TTL_MS,
+  });
+  readonly #members = new LRUCache<string, MemberGroups>({
     max: 200_000,
     ttl: AUDIENCE_GROUPS_TTL_MS,
   });
@@ -132,13 +152,21 @@ export class KnowledgeProvider {
         (q) => graphGroups(q, req.principal_id),
         phase('principal'),
       );
-      const access = resolveAccess(req.principal_id, fromGraph, req.allowed_scopes, settings);
+      const fromPlatform = this.#deps.platformGroups?.(req.principal_id) ?? [];
+      const access = resolveAccess(
+        req.principal_id,
+        [...fromGraph, ...fromPlatform],
+        req.allowed_scopes,
+        settings,
+      );
       deny('scope_not_allowed', access.scopeDenied);
-      if (access.partitions.length === 0) {
+      // The principal's own partition (per-person grants) is not access to a part of the knowledge
+      // base: with no group partition the caller is told so, and only personal grants are searched.
+      if (access.partitions.every((p) => access.identities.includes(p))) {
         deny('no_permitted_partition', 1);
-        return result([], 0);
+        if (access.partitions.length === 0) return result([], 0);
       }
-      const acl = { partitions: access.partitions, groups: access.groups };
+      const acl = aclParams(access);
 
       let found: Found[];
       if (mode === 'text2cypher') {
@@ -210,26 +238,33 @@ export class KnowledgeProvider {
     if (unique.length === 0 || principalIds.length === 0) return new Set();
     const cache = this.#memberGroups;
     const unknown = principalIds.filter((id) => !cache.has(id));
-    const { groupsOf, facts } = await this.#runner.read(
+    const { groupsOf: groupsOf_, facts } = await this.#runner.read(
       async (q) => ({
         groupsOf: unknown.length > 0 ? await graphGroupsOfMany(q, unknown) : new Map(),
         facts: await aclFactsOf(q, unique),
       }),
       { timeoutMs: settings.phaseTimeoutMs, phase: 'audience', ...(traceId ? { traceId } : {}) },
     );
-    for (const id of unknown) cache.set(id, groupsOf.get(id) ?? []);
-    const byGroups = new Map<string, ReadonlySet<string>>();
+    for (const id of unknown) cache.set(id, groupsOf_.get(id) ?? []);
+    // A principal's own ids matter only where these chunks' documents name them (a per-person
+    // grant, deny or partition); everyone else with the same groups shares one check.
+    const named = new Set<string>();
+    for (const f of facts) {
+      for (const list of [f.allowed_groups, f.denied, f.chunk_partition, f.document_partition]) {
+        if (Array.isArray(list)) for (const x of list) if (typeof x === 'string') named.add(x);
+      }
+    }
+    const byGroups = new Map<string, { principalId: string; groups: ReadonlySet<string> }>();
     for (const id of principalIds) {
-      const groups = new Set([
-        ...(settings.principalGroups[id] ?? []),
-        ...(groupsOf.get(id) ?? cache.get(id) ?? []),
-      ]);
-      byGroups.set([...groups].sort().join('\u0000'), groups);
+      const m = this.#memberOf(id, groupsOf_.get(id) ?? cache.get(id) ?? NONE);
+      const personal = m.identities.some((n) => named.has(n));
+      const key = personal ? `${id}\u0001${m.key}` : m.key;
+      byGroups.set(key, { principalId: personal ? id : '', groups: m.groups });
     }
     const factOf = new Map(facts.map((f) => [f.chunk_id, f]));
     const hidden = new Set<string>();
-    for (const groups of byGroups.values()) {
-      const access = accessOfGroups('', groups, settings.allowedScopes, settings);
+    for (const { principalId, groups } of byGroups.values()) {
+      const access = accessOfGroups(principalId, groups, settings.allowedScopes, settings);
       for (const id of unique) {
         const f = factOf.get(id);
         const readable =
@@ -238,11 +273,33 @@ export class KnowledgeProvider {
             chunkPartition: f.chunk_partition,
             documentPartition: f.document_partition,
             allowedGroups: f.allowed_groups,
+            denied: f.denied,
           });
         if (!readable) hidden.add(id);
       }
     }
     return hidden;
+  }
+
+  /**
+   * A member's groups and their key, derived once per change of its graph or platform groups: the
+   * audience check of a 5,000-member channel runs this for every member on every question.
+   */
+  #memberOf(id: string, graph: readonly string[]): MemberGroups {
+    const platformList = this.#deps.platformGroups?.(id) ?? NONE;
+    const platform = platformList.length === 0 ? '' : platformList.join('\u0000');
+    const known = this.#members.get(id);
+    if (known && known.graph === graph && known.platform === platform) return known;
+    const groups = groupsOf(id, [...graph, ...platformList], this.#deps.settings);
+    const m: MemberGroups = {
+      graph,
+      platform,
+      groups,
+      key: [...groups].sort().join('\u0000'),
+      identities: identitiesOf(id),
+    };
+    this.#members.set(id, m);
+    return m;
   }
 
   async #expand(

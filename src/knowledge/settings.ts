@@ -33,6 +33,8 @@ export interface KnowledgeSettings {
   text2cypher: Text2CypherSettings;
   /** Chunk embedding size; 0 means no embeddings and no vector index. */
   embeddingDimensions: number;
+  /** Memberships of Slack user groups and Discord roles, synced for the knowledge ACL. */
+  groupSync: { enabled: boolean; intervalMinutes: number };
 }
 
 export const KNOWLEDGE_DEFAULTS = {
@@ -48,6 +50,7 @@ export const KNOWLEDGE_DEFAULTS = {
   groupPartitions: {},
   text2cypher: { enabled: false, maxRows: 25, maxHops: 3 },
   embeddingDimensions: 0,
+  groupSync: { enabled: true, intervalMinutes: 60 },
 } as const satisfies KnowledgeSettings;
 
 const positiveInt = z.number().int().positive();
@@ -74,6 +77,9 @@ export const knowledgeSettingsSchema = z
       })
       .strict(),
     embeddingDimensions: z.number().int().min(0).max(8192),
+    groupSync: z
+      .object({ enabled: z.boolean(), intervalMinutes: z.number().int().min(1).max(10_080) })
+      .strict(),
   })
   .strict();
 

@@ -4,7 +4,7 @@
 import { isNode } from 'neo4j-driver';
 import { asCodedError } from '../llm/classify-error.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Access } from './acl.ts';
+import { type Access, aclParams } from './acl.ts';
 import { guardCypher } from './cypher-guard.ts';
 import { fetchChunks, type ScoredHit } from './graph-queries.ts';
 import {
@@ -98,7 +98,7 @@ export async function runText2Cypher(
   }
   if (ids.length === 0) return { hits: [], notPermitted: 0, unverifiable };
   const fetched = await deps.runner.read(
-    (q) => fetchChunks(q, { chunkIds: ids, partitions: access.partitions, groups: access.groups }),
+    (q) => fetchChunks(q, { chunkIds: ids, ...aclParams(access) }),
     step('text2cypher-acl'),
   );
   const rank = new Map(ids.map((id, i) => [id, i]));

@@ -66,6 +66,12 @@ export interface PlatformPort {
   displayName?(userId: string): Promise<string | undefined>;
   /** Who can read the destination; absent: unknown, and the core treats every reader as unknown. */
   audience?(to: Destination): Promise<Audience>;
+  /**
+   * Whether everyone in the project can read the destination (`public`) or only some people
+   * (`private`: a private channel, a DM). Sharing a file from a private place with the whole project
+   * asks first; absent: treated as private.
+   */
+  reach?(to: Destination): Promise<'public' | 'private'>;
   /** Posts a message only `userId` sees (Slack ephemeral, a Discord DM); absent: not possible. */
   postPrivate?(to: Destination, userId: string, text: RenderedText): Promise<void>;
   /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */

@@ -62,8 +62,8 @@ describe('faults, each reported with its fix', () => {
       const run = await runDoctor(s.env);
       const scopes = run.byName.get('slack.scopes');
       assert.equal(scopes?.status, 'fail');
-      assert.match(scopes?.summary ?? '', /lacks 10 scopes[^\n]*commands/);
-      for (const missing of ['assistant:write', 'groups:history', 'im:history', 'users:read'])
+      assert.match(scopes?.summary ?? '', /lacks 11 scopes[^\n]*commands/);
+      for (const missing of ['assistant:write', 'groups:history', 'im:history', 'usergroups:read'])
         assert.match(scopes?.summary ?? '', new RegExp(missing));
       assert.match(scopes?.fix ?? '', /reinstall the app/);
       assert.equal(run.byName.get('slack.auth')?.status, 'ok');

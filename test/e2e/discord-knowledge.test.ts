@@ -2,7 +2,11 @@
 // the channel's readers come from the guild's roles and the channel's permission overwrites; an
 // answer whose evidence some reader may not see goes to the asker by DM and the thread gets a note.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ingestDirectory } from '../../src/knowledge/ingest.ts';
 import { Perm } from '../emulators/discord/permissions.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
 import { type KgHarness, startKg } from '../knowledge/kg-harness.ts';
@@ -16,6 +20,7 @@ describe('knowledge in Discord', () => {
   let d: NonNullable<Harness['discord']>;
   let alice: string;
   let mina: string;
+  let engRole = '';
   before(async () => {
     kg = await startKg();
     const login = kg.server.reader ?? { user: kg.server.user, password: kg.server.password };
@@ -33,7 +38,10 @@ describe('knowledge in Discord', () => {
        MERGE (p:Principal {principal_id: id})
        MERGE (g:Group {name: $eng})
        MERGE (p)-[:MEMBER_OF]->(g)`,
-      { ids: [`discord:${alice}`, `discord:${mina}`], eng: kg.corpus.groups.eng },
+      {
+        ids: [`discord:${d.guilds[0]?.id}:${alice}`, `discord:${d.guilds[0]?.id}:${mina}`],
+        eng: kg.corpus.groups.eng,
+      },
     );
     h.llm.setResponder((req: Req): ScriptedReply => {
       const last = req.messages.at(-1);
@@ -48,12 +56,12 @@ describe('knowledge in Discord', () => {
     await kg?.close();
   });
 
-  const ask = async (channelId: string) => {
+  const ask = async (channelId: string, userId = alice) => {
     const guild = d.guilds[0]?.id ?? '';
     const msg = await d.userMessage({
       guildId: guild,
       channelId,
-      userId: alice,
+      userId,
       content: 'what is the order API timeout?',
       mentionsBot: true,
     });
@@ -85,6 +93,7 @@ describe('knowledge in Discord', () => {
     const guild = d.guilds[0]?.id ?? '';
     const channel = d.guilds[0]?.channels[1]?.id ?? '';
     const eng = d.addRole(guild, 'eng', 0n);
+    engRole = eng;
     d.addMember(guild, mina, [eng]);
     d.setPermissionOverwrites(channel, [
       { id: guild, type: 0, allow: '0', deny: String(Perm.ViewChannel) },
@@ -96,5 +105,56 @@ describe('knowledge in Discord', () => {
     const { inThread } = await ask(channel);
     assert.ok(inThread.includes(kg.corpus.uri('eng/runbook-order-api.md')), inThread);
     assert.equal(dmText(), before, 'nothing was sent privately');
+  });
+
+  test('roles: a member given a role finds its document at the next question, and not once the role is taken away', async () => {
+    const guild = d.guilds[0]?.id ?? '';
+    const channel = d.guilds[0]?.channels[1]?.id ?? '';
+    const role = d.addRole(guild, 'release-train', 0n);
+    const prefix = `kb-role-${kg.corpus.tag}://`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'tm-kg-role-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'release-train.md'),
+        `---\ngroups: ["discord:${guild}:${role}"]\n---\n# Release train\n\nThe order API timeout for the release train is 9 seconds.\n`,
+      );
+      await ingestDirectory({ driver: kg.writer, root: dir, uriPrefix: prefix });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // bob (in no group) asks where alice (the owner), mina (eng) and bob can read.
+    const bob = d.users[1]?.id ?? '';
+    const eng = engRole;
+    assert.ok(eng, 'the eng role of the test before');
+    d.setPermissionOverwrites(channel, [
+      { id: guild, type: 0, allow: '0', deny: String(Perm.ViewChannel) },
+      { id: eng, type: 0, allow: String(Perm.ViewChannel), deny: '0' },
+      { id: bob, type: 1, allow: String(Perm.ViewChannel), deny: '0' },
+      { id: d.botUserId, type: 1, allow: String(Perm.ViewChannel), deny: '0' },
+    ]);
+    const groups = h.app.groups;
+    assert.ok(groups, 'role sync is on with knowledge configured');
+    await groups.whenSynced('discord', guild);
+    const changed = () =>
+      new Promise<void>((resolve) => groups.events.once('changed', () => resolve()));
+    assert.ok(!(await ask(channel, bob)).inThread.includes(prefix), 'no role yet');
+
+    // The other readers hold it too, so everyone reading the channel may read the document.
+    let synced = changed();
+    d.setMemberRoles(guild, alice, [role]);
+    await synced;
+    synced = changed();
+    d.setMemberRoles(guild, mina, [eng, role]);
+    await synced;
+    synced = changed();
+    d.setMemberRoles(guild, bob, [role]);
+    await synced;
+    const given = (await ask(channel, bob)).inThread;
+    assert.ok(given.includes(`${prefix}release-train.md`), given);
+
+    synced = changed();
+    d.setMemberRoles(guild, bob, []);
+    await synced;
+    assert.ok(!(await ask(channel, bob)).inThread.includes(prefix), 'role taken away');
   });
 });

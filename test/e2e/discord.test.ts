@@ -1,6 +1,7 @@
 // Discord end to end through unmodified discord.js and the Discord emulator.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Perm } from '../emulators/discord/permissions.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
 import { buildTextPdf } from '../fixtures/documents/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -138,6 +139,76 @@ describe('Discord', () => {
     h.llm.setResponder((req: Req) => ({
       content: `echo: ${String(req.messages.at(-1)?.content)}`,
     }));
+  });
+
+  test('sharing from a channel not everyone can view says who will then see the file, and shares on "confirm share"', async () => {
+    const channel = guild.channels[1]?.id ?? '';
+    d.setPermissionOverwrites(channel, [
+      { id: guild.id, type: 0, allow: '0', deny: String(Perm.ViewChannel) },
+      { id: bob, type: 1, allow: String(Perm.ViewChannel), deny: '0' },
+      { id: d.botUserId, type: 1, allow: String(Perm.ViewChannel), deny: '0' },
+    ]);
+    h.llm.setResponder((req: Req): ScriptedReply => {
+      const last = req.messages.at(-1);
+      if (last?.role === 'tool') return { content: `TOOL RESULT: ${String(last.content)}` };
+      return {
+        toolCalls: [{ name: 'search_attachment', arguments: { query: 'quarzelite budget' } }],
+      };
+    });
+    const searchFromGeneral = async (question: string) => {
+      await d.slashCommand({
+        guildId: guild.id,
+        channelId: guild.channels[0]?.id ?? '',
+        userId: alice,
+        name: 'ask',
+        options: [{ name: 'question', type: 3, value: question }],
+      });
+      const t = await d.waitFor(() => d.threads().find((x) => x.name === question));
+      return (await waitForBotText(t.id, 'TOOL RESULT')).map((m) => m.content).join('');
+    };
+    const share = await d.userMessage({
+      guildId: guild.id,
+      channelId: channel,
+      userId: bob,
+      content: 'share this with the server',
+      mentionsBot: true,
+      attachments: [
+        { filename: 'quarzelite.txt', bytes: Buffer.from('The quarzelite budget is 42.\n') },
+      ],
+    });
+    await h.handled(share.id);
+    const asked = (await waitForBotText(channel, 'confirm share')).map((m) => m.content).join('');
+    // alice owns the server and bob has his own overwrite: 2 people can see the channel.
+    assert.match(asked, /quarzelite\.txt is in a private channel that 2 people can see/);
+    assert.match(asked, /everyone in the server can ask me about it/);
+    assert.doesNotMatch(await searchFromGeneral('quarzelite before?'), /quarzelite\.txt/);
+
+    const confirm = await d.userMessage({
+      guildId: guild.id,
+      channelId: channel,
+      userId: bob,
+      content: 'confirm share',
+      mentionsBot: true,
+    });
+    await h.handled(confirm.id);
+    await waitForBotText(channel, 'Shared quarzelite.txt with the whole server');
+    assert.match(await searchFromGeneral('quarzelite after?'), /quarzelite\.txt/);
+    h.llm.setResponder((req: Req) => ({
+      content: `echo: ${String(req.messages.at(-1)?.content)}`,
+    }));
+  });
+
+  test('sharing from a DM asks first, naming that only the asker sees the file now', async () => {
+    const dm = d.dmChannelId(alice);
+    const share = await d.userMessage({
+      channelId: dm,
+      userId: alice,
+      content: 'share this with the server',
+      attachments: [{ filename: 'dm-notes.txt', bytes: Buffer.from('notes\n') }],
+    });
+    await h.handled(share.id);
+    const asked = (await waitForBotText(dm, 'confirm share')).map((m) => m.content).join('');
+    assert.match(asked, /dm-notes\.txt is in this direct message, where only you can see it/);
   });
 
   test('a 5,000-character answer with a code block is split at 2,000 without breaking the fence', async () => {

@@ -178,6 +178,84 @@ describe('Slack files', () => {
     );
   });
 
+  test('sharing from a private channel says who will then see the file and shares only on "confirm share" from the same person', async () => {
+    h.llm.setResponder((req: Req) => {
+      const last = req.messages.at(-1);
+      if (last?.role === 'tool') return { content: `TOOL RESULT: ${String(last.content)}` };
+      return {
+        toolCalls: [{ name: 'search_attachment', arguments: { query: 'quarzelite budget' } }],
+      };
+    });
+    const searchFromElsewhere = async () => {
+      const q = await h.slack.postUserMessage({
+        channel: 'C91',
+        user: 'U2',
+        text: `<@${h.slack.botUserId}> what is the quarzelite budget?`,
+      });
+      return (await waitForReply(h.slack, 'C91', q.ts, 'TOOL RESULT')).map((m) => m.text).join('');
+    };
+    h.slack.setChannelMembers('G90', ['U1', 'U3', h.slack.botUserId]);
+    const file = h.slack.uploadFile({
+      name: 'quarzelite-plan.txt',
+      bytes: Buffer.from('The quarzelite budget is 42 thousand.\n'),
+    });
+    const share = await h.slack.postUserMessage({
+      channel: 'G90',
+      user: 'U1',
+      text: `<@${h.slack.botUserId}> share this with the workspace`,
+      files: [file],
+    });
+    const asked = (await waitForReply(h.slack, 'G90', share.ts, 'confirm share'))
+      .map((m) => m.text)
+      .join('');
+    assert.match(asked, /quarzelite-plan\.txt is in a private channel that 2 people can see/);
+    assert.match(asked, /everyone in the workspace can ask me about it/);
+    assert.doesNotMatch(await searchFromElsewhere(), /quarzelite-plan\.txt/, 'not shared yet');
+
+    // Someone else cannot confirm it.
+    const other = await h.slack.postUserMessage({
+      channel: 'G90',
+      user: 'U3',
+      thread_ts: share.ts,
+      text: `<@${h.slack.botUserId}> confirm share`,
+    });
+    await waitForReply(h.slack, 'G90', share.ts, 'no share of yours waiting');
+    await h.handled(other.ts, 2);
+    assert.doesNotMatch(await searchFromElsewhere(), /quarzelite-plan\.txt/);
+
+    await h.slack.postUserMessage({
+      channel: 'G90',
+      user: 'U1',
+      thread_ts: share.ts,
+      text: `<@${h.slack.botUserId}> confirm share`,
+    });
+    await waitForReply(
+      h.slack,
+      'G90',
+      share.ts,
+      'Shared quarzelite-plan.txt with the whole workspace',
+    );
+    assert.match(
+      await searchFromElsewhere(),
+      /quarzelite-plan\.txt.*\(shared with the workspace\)/,
+    );
+  });
+
+  test('sharing from a direct message asks first too, naming that only the asker sees it now', async () => {
+    const file = h.slack.uploadFile({ name: 'dm-notes.txt', bytes: Buffer.from('notes\n') });
+    const share = await h.slack.postUserMessage({
+      channel: 'D93',
+      user: 'U1',
+      channelType: 'im',
+      text: 'share this with the workspace',
+      files: [file],
+    });
+    const asked = (await waitForReply(h.slack, 'D93', share.ts, 'confirm share'))
+      .map((m) => m.text)
+      .join('');
+    assert.match(asked, /dm-notes\.txt is in this direct message, where only you can see it/);
+  });
+
   test('Korean text in EUC-KR is read and searchable', async () => {
     const file = h.slack.uploadFile({ name: 'notice-ko.txt', bytes: koreanEucKr() });
     const { ts: root } = await h.slack.postUserMessage({

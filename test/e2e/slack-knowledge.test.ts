@@ -3,7 +3,11 @@
 // someone who is not, and the outdated ADR marked as outdated. In a channel where not everyone may
 // read the evidence the answer goes to the asker alone, and nothing of it reaches a later asker.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ingestDirectory } from '../../src/knowledge/ingest.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
 import { type KgHarness, startKg } from '../knowledge/kg-harness.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -25,9 +29,9 @@ describe('knowledge in Slack', () => {
       overrides: {
         knowledge: {
           principalGroups: {
-            'slack:UENG1': [kg.corpus.groups.eng],
-            'slack:UENG2': [kg.corpus.groups.eng],
-            'slack:USEC1': [kg.corpus.groups.sec],
+            'slack:T0EMU00001:UENG1': [kg.corpus.groups.eng],
+            'slack:T0EMU00001:UENG2': [kg.corpus.groups.eng],
+            'slack:T0EMU00001:USEC1': [kg.corpus.groups.sec],
           },
           groupPartitions: kg.settings.groupPartitions,
         },
@@ -139,6 +143,47 @@ describe('knowledge in Slack', () => {
     const { ts } = await ask('C74', 'UENG1');
     assert.ok(channelText('C74', ts).includes(kg.corpus.uri('eng/runbook-order-api.md')));
     assert.equal(ephemeralsIn('C74').length, 0);
+  });
+
+  test('user groups: a member added to a Slack user group finds its document at the next question, and not once removed', async () => {
+    const group = `SKB${kg.corpus.tag.toUpperCase()}`;
+    const team = h.slack.teamId;
+    const prefix = `kb-usergroup-${kg.corpus.tag}://`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'tm-kg-usergroup-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'release-train.md'),
+        `---\ngroups: ["slack:${team}:${group}"]\n---\n# Release train\n\nThe order API timeout for the release train is 9 seconds.\n`,
+      );
+      await ingestDirectory({ driver: kg.writer, root: dir, uriPrefix: prefix });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const groups = h.app.groups;
+    assert.ok(groups, 'group sync is on with knowledge configured');
+    await groups.whenSynced('slack', team);
+    const changed = () =>
+      new Promise<void>((resolve) => groups.events.once('changed', () => resolve()));
+    h.slack.setChannelMembers('C75', ['UGRP1', h.slack.botUserId]);
+    const answer = async () => {
+      const { ts } = await ask('C75', 'UGRP1');
+      return channelText('C75', ts);
+    };
+    assert.ok(!(await answer()).includes(prefix), 'not a member yet');
+
+    let synced = changed();
+    await h.slack.setUserGroup(group, { handle: 'release-train', users: ['UGRP1', 'UENG1'] });
+    await synced;
+    assert.ok((await answer()).includes(`${prefix}release-train.md`), 'added: found');
+
+    synced = changed();
+    await h.slack.setUserGroup(group, { users: ['UENG1'] });
+    await synced;
+    assert.ok(!(await answer()).includes(prefix), 'removed: gone');
+    assert.ok(
+      h.slack.calls.some((c) => c.method === 'usergroups.users.list'),
+      'members were read from Slack',
+    );
   });
 
   test('/readyz includes the graph', async () => {

@@ -17,13 +17,15 @@ const CONFIG = {
 test('groups merge config and graph; partitions add mappings; allowed_scopes only narrows', () => {
   const a = resolveAccess('u1', ['sec'], ['*'], CONFIG);
   assert.deepEqual(a.groups, ['eng', 'sec']);
-  assert.deepEqual(a.partitions, ['eng', 'ops', 'sec']);
+  // The principal's own id is a partition too: documents granted to one person.
+  assert.deepEqual(a.partitions, ['eng', 'ops', 'sec', 'u1']);
   assert.equal(a.scopeDenied, 0);
   const narrowed = resolveAccess('u1', [], ['ops', 'sec', 'public'], CONFIG);
   assert.deepEqual(narrowed.partitions, ['ops']);
   assert.equal(narrowed.scopeDenied, 1);
   assert.deepEqual(resolveAccess('u1', [], [], CONFIG).partitions, []);
-  assert.deepEqual(resolveAccess('nobody', [], ['*'], CONFIG).partitions, []);
+  assert.deepEqual(resolveAccess('nobody', [], ['*'], CONFIG).partitions, ['nobody']);
+  assert.deepEqual(resolveAccess('nobody', [], ['eng'], CONFIG).partitions, []);
 });
 
 test('canSee needs both partitions permitted and a shared group; anything odd fails closed', () => {

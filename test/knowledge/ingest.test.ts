@@ -138,11 +138,11 @@ test('dropping `supersedes` clears superseded_by; prune removes deleted files', 
 });
 
 test('the kg-ingest CLI reads the writer account from the environment', async () => {
-  const run = (env: Record<string, string>) =>
+  const run = (env: Record<string, string>, extra: string[] = []) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['src/cli/kg-ingest.ts', kg.corpus.root, '--uri-prefix', kg.corpus.uriPrefix],
+        ['src/cli/kg-ingest.ts', kg.corpus.root, '--uri-prefix', kg.corpus.uriPrefix, ...extra],
         { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
         (err, stdout, stderr) =>
           resolve({
@@ -166,6 +166,21 @@ test('the kg-ingest CLI reads the writer account from the environment', async ()
   assert.equal(ok.code, 3, ok.stderr); // 3: done, but a file was skipped
   assert.match(ok.stdout, /11 documents, \d+ chunks, \d+ claims/);
   assert.match(ok.stderr, /no-meta\.md: no front matter/);
+  // Nothing changed since: the dry run says so, file by file, and writes nothing.
+  const check = await run(
+    {
+      NEO4J_URI: kg.server.uri,
+      NEO4J_WRITER_USER: kg.server.user,
+      NEO4J_WRITER_PASSWORD: kg.server.password,
+    },
+    ['--check'],
+  );
+  assert.equal(check.code, 3, check.stderr);
+  assert.match(check.stdout, /eng\/runbook-order-api\.md: unchanged/);
+  assert.match(
+    check.stdout,
+    /check only, nothing written: 0 added, 0 updated, 11 unchanged, 0 gone from the directory, 0 principals changed/,
+  );
 });
 
 test('unknown front-matter and sidecar keys are warnings naming the file and line; the document is still ingested', async () => {
@@ -176,7 +191,7 @@ test('unknown front-matter and sidecar keys are warnings naming the file and lin
     const group = `warn-${kg.corpus.tag}`;
     writeFileSync(
       path.join(dir, 'policy.md'),
-      `---\ngroups: [${group}]\ntitle: Policy\ndeny: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
+      `---\ngroups: [${group}]\ntitle: Policy\nowner: [contractors]\ngrops: [typo]\n---\n# Policy\n\nWarnings must name their line.\n`,
     );
     const warned: string[] = [];
     const report = await ingestDirectory({
@@ -189,12 +204,15 @@ test('unknown front-matter and sidecar keys are warnings naming the file and lin
     assert.deepEqual(
       report.warnings.map((w) => [w.file, w.line, w.message.split(' is ')[0]]),
       [
-        ['policy.md', 4, 'unknown key "deny"'],
+        ['policy.md', 4, 'unknown key "owner"'],
         ['policy.md', 5, 'unknown key "grops"'],
       ],
     );
     assert.equal(warned.length, 2);
-    assert.match(warned[0] ?? '', /^policy\.md:4: unknown key "deny" is ignored \(known: groups,/);
+    assert.match(
+      warned[0] ?? '',
+      /^policy\.md:4: unknown key "owner" is ignored \(known: groups, deny,/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

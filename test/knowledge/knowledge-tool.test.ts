@@ -34,7 +34,7 @@ test('the request comes from the scope and config, never from the model', async 
   assert.deepEqual(seen, [
     {
       query: 'order timeout',
-      principal_id: 'slack:U42',
+      principal_id: 'slack:T9:U42',
       allowed_scopes: ['eng'],
       retrieval_mode: 'fulltext',
       max_tokens: 900,

@@ -11,6 +11,7 @@ import type { DropOptions, GatewayStats } from './types.ts';
 
 export const Intents = {
   Guilds: 1 << 0,
+  GuildMembers: 1 << 1,
   GuildMessages: 1 << 9,
   GuildMessageReactions: 1 << 10,
   DirectMessages: 1 << 12,

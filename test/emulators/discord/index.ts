@@ -9,7 +9,7 @@ import { clip, waitFor } from '../slack/wait-for.ts';
 import { Cdn } from './cdn.ts';
 import { type EmuCtx, emitChannelUpdate, emitMessageCreate } from './context.ts';
 import { Renderer } from './entities.ts';
-import { Gateway } from './gateway.ts';
+import { Gateway, Intents } from './gateway.ts';
 import { HttpApi } from './http-api.ts';
 import { BOT_ROLE_PERMS, EVERYONE_PERMS } from './permissions.ts';
 import { appRoutes } from './routes-app.ts';
@@ -246,6 +246,18 @@ export async function startDiscordEmulator(
       if (!g.memberIds.includes(userId)) g.memberIds.push(userId);
       g.memberRoleIds ??= new Map();
       g.memberRoleIds.set(userId, [...roleIds]);
+    },
+    setMemberRoles: (guildId, userId, roleIds) => {
+      const g = world.guilds.get(guildId);
+      if (g === undefined || !g.memberIds.includes(userId)) {
+        throw new Error(`Discord emulator: ${userId} is not a member of guild ${guildId}`);
+      }
+      g.memberRoleIds ??= new Map();
+      g.memberRoleIds.set(userId, [...roleIds]);
+      const d = { guild_id: guildId, ...render.member(g, userId) };
+      gateway.dispatch('GUILD_MEMBER_UPDATE', (intents) =>
+        (intents & Intents.GuildMembers) === 0 ? undefined : d,
+      );
     },
     redispatchMessageCreate: (channelId, messageId) => {
       const m = world.message(channelId, messageId);

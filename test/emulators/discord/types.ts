@@ -263,6 +263,11 @@ export interface DiscordEmulator {
   /** Makes the user a member of the guild holding exactly `roleIds` (besides @everyone). */
   addMember(guildId: string, userId: string, roleIds?: readonly string[]): void;
   /**
+   * Gives a member exactly `roleIds` and dispatches GUILD_MEMBER_UPDATE (to sessions with the
+   * Server Members intent), as Discord does when someone's roles change.
+   */
+  setMemberRoles(guildId: string, userId: string, roleIds: readonly string[]): void;
+  /**
    * Dispatches a stored message's MESSAGE_CREATE again, under a new sequence number: the repeat a
    * bot meets when events are replayed to it (a RESUME from an older sequence, a second session
    * of the same shard). discord.js itself drops the repeat of a message it still caches.

@@ -100,6 +100,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     users: new Map(),
     channelCreators: new Map(),
     channelMembers: new Map(),
+    userGroups: new Map(),
     interactivity: new Interactivity(),
     apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
@@ -273,6 +274,52 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     },
     setChannelMembers: (channel, userIds) => {
       ctx.channelMembers.set(channel, [...userIds]);
+    },
+    setUserGroup: async (id, g) => {
+      const old = ctx.userGroups.get(id);
+      const now = Math.floor(Date.now() / 1000);
+      const rec = {
+        id,
+        handle: g.handle ?? old?.handle ?? id.toLowerCase(),
+        name: g.name ?? old?.name ?? id,
+        users: [...(g.users ?? old?.users ?? [])],
+        dateDelete: g.disabled ? now : 0,
+        dateUpdate: now,
+      };
+      ctx.userGroups.set(id, rec);
+      if (g.notify === false) return undefined;
+      const before = new Set(old?.users ?? []);
+      const after = new Set(rec.users);
+      // Slack: a new group is subteam_created, a member change subteam_members_changed, the rest
+      // (renamed, disabled) subteam_updated.
+      const subteam = {
+        id,
+        team_id: teamId,
+        handle: rec.handle,
+        name: rec.name,
+        date_delete: rec.dateDelete,
+        users: rec.users,
+      };
+      const added = rec.users.filter((u) => !before.has(u));
+      const removed = [...before].filter((u) => !after.has(u));
+      const event =
+        old === undefined
+          ? { type: 'subteam_created', subteam, event_ts: `${now}.000001` }
+          : !g.disabled && (added.length > 0 || removed.length > 0)
+            ? {
+                type: 'subteam_members_changed',
+                subteam_id: id,
+                team_id: teamId,
+                date_previous_update: old.dateUpdate,
+                date_update: now,
+                added_users: added,
+                added_users_count: String(added.length),
+                removed_users: removed,
+                removed_users_count: String(removed.length),
+                event_ts: `${now}.000002`,
+              }
+            : { type: 'subteam_updated', subteam, event_ts: `${now}.000003` };
+      return deliverer.deliverEvent(event);
     },
     slashCommand: (c) => slashCommand(interactionDeps, c),
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),

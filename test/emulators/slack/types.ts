@@ -441,6 +441,20 @@ export interface SlackEmulator {
   setChannelCreator(channel: string, userId: string): void;
   /** conversations.members of a channel; default: the bot alone. */
   setChannelMembers(channel: string, userIds: readonly string[]): void;
+  /**
+   * Creates or changes a user group (`S…`) and, unless `notify: false`, delivers the event Slack
+   * sends: subteam_created, subteam_members_changed (added/removed users) or subteam_updated.
+   */
+  setUserGroup(
+    id: string,
+    g: {
+      handle?: string;
+      name?: string;
+      users?: readonly string[];
+      disabled?: boolean;
+      notify?: boolean;
+    },
+  ): Promise<DeliveryResult | undefined>;
   /** A person runs a slash command; resolves with the app's ack. */
   slashCommand(c: SlashCommandInput): Promise<SlashCommandResult>;
   /** Posts the app made to response_urls, in order. */

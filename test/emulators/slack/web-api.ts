@@ -24,6 +24,7 @@ const BOT_SCOPES = [
   'mpim:history',
   'mpim:read',
   'reactions:write',
+  'usergroups:read',
   'users:read',
 ].join(',');
 

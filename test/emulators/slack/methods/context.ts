@@ -35,6 +35,8 @@ export interface ApiContext {
   channelCreators: Map<string, string>;
   /** conversations.members by channel (setChannelMembers); others have just the bot. */
   channelMembers: Map<string, string[]>;
+  /** User groups by id (setUserGroup): usergroups.list and usergroups.users.list answer from here. */
+  userGroups: Map<string, UserGroupRec>;
   /** Trigger ids, modals, response_url posts and ephemeral messages. */
   interactivity: Interactivity;
   /** Every Web API answer waits this long (a slow Slack, for benchmarks). */
@@ -45,6 +47,16 @@ export interface ApiContext {
   assistantStatusAvailable: boolean;
   /** Issues a single-use Socket Mode URL. */
   openSocketUrl(): string;
+}
+
+export interface UserGroupRec {
+  id: string;
+  handle: string;
+  name: string;
+  users: string[];
+  /** Seconds; > 0 once the group is disabled. */
+  dateDelete: number;
+  dateUpdate: number;
 }
 
 export type TokenKind = 'bot' | 'app';

@@ -5,6 +5,7 @@ import type { MethodSpec } from './context.ts';
 import { historyMethods } from './history.ts';
 import { lookupMethods } from './lookup.ts';
 import { streamingMethods } from './streaming.ts';
+import { userGroupMethods } from './usergroups.ts';
 import { viewMethods } from './views.ts';
 
 export const methods: ReadonlyMap<string, MethodSpec> = new Map(
@@ -15,5 +16,6 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map(
     ...lookupMethods,
     ...historyMethods,
     ...viewMethods,
+    ...userGroupMethods,
   }),
 );

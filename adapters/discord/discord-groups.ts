@@ -1,0 +1,73 @@
+// Discord roles as knowledge groups: a guild's members and their roles read over REST (at start,
+// when the bot joins a guild, and on a schedule), and kept current from the gateway's
+// GUILD_MEMBER_UPDATE (a member's complete role list), GUILD_MEMBER_REMOVE and GUILD_ROLE_DELETE
+// (needs the Server Members intent). @everyone (the role whose id is the guild's) is left out:
+// every member of a guild is in its `everyone` group already.
+import { type APIGuildMember, type REST, Routes } from 'discord.js';
+import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
+
+const MEMBERS_PAGE = 1000;
+
+export class DiscordGroupSync {
+  readonly #rest: REST;
+  readonly #sink: PlatformGroupSink;
+
+  constructor(rest: REST, sink: PlatformGroupSink) {
+    this.#rest = rest;
+    this.#sink = sink;
+  }
+
+  /** Every member's roles in the guild; returns how many members were read. */
+  async syncGuild(guildId: string): Promise<number> {
+    const groups = new Map<string, string[]>();
+    let after = '0';
+    let members = 0;
+    for (;;) {
+      const page = (await this.#rest.get(Routes.guildMembers(guildId), {
+        query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
+      })) as APIGuildMember[];
+      for (const m of page) {
+        const userId = m.user?.id;
+        if (!userId) continue;
+        members++;
+        for (const role of m.roles) {
+          if (role === guildId) continue;
+          const list = groups.get(role);
+          if (list) list.push(userId);
+          else groups.set(role, [userId]);
+        }
+      }
+      const last = page.at(-1)?.user?.id;
+      if (page.length < MEMBERS_PAGE || !last) break;
+      after = last;
+    }
+    this.#sink.replaceWorkspace('discord', guildId, groups);
+    return members;
+  }
+
+  /** A raw gateway dispatch; true when it changed a membership. */
+  onDispatch(type: string, data: unknown): boolean {
+    const d = data as {
+      guild_id?: string;
+      user?: { id?: string };
+      roles?: string[];
+      role_id?: string;
+    };
+    if (!d?.guild_id) return false;
+    const guild = d.guild_id;
+    if (type === 'GUILD_MEMBER_UPDATE' && d.user?.id && Array.isArray(d.roles)) {
+      const roles = d.roles.filter((r) => r !== guild);
+      this.#sink.setMemberGroups('discord', guild, d.user.id, roles);
+      return true;
+    }
+    if (type === 'GUILD_MEMBER_REMOVE' && d.user?.id) {
+      this.#sink.setMemberGroups('discord', guild, d.user.id, []);
+      return true;
+    }
+    if (type === 'GUILD_ROLE_DELETE' && d.role_id) {
+      this.#sink.setGroupMembers('discord', guild, d.role_id, []);
+      return true;
+    }
+    return false;
+  }
+}
