@@ -32,10 +32,11 @@ export interface AclConfig {
 export function groupsOf(
   principalId: string,
   other: readonly string[],
-  config: Pick<AclConfig, 'principalGroups'>,
+  config: Pick<AclConfig, 'principalGroups'> & { everyoneGroups?: readonly string[] },
 ): Set<string> {
   const legacy = legacyPrincipalId(principalId);
-  const everyone = everyoneOf(principalId);
+  const platform = principalId.split(':')[0] ?? '';
+  const everyone = config.everyoneGroups?.includes(platform) ? everyoneOf(principalId) : undefined;
   return new Set<string>([
     ...(config.principalGroups[principalId] ?? []),
     ...(legacy ? (config.principalGroups[legacy] ?? []) : []),

@@ -35,6 +35,11 @@ export interface KnowledgeSettings {
   embeddingDimensions: number;
   /** Memberships of Slack user groups and Discord roles, synced for the knowledge ACL. */
   groupSync: { enabled: boolean; intervalMinutes: number };
+  /**
+   * Platforms whose principals are in their workspace's `everyone` group. Slack is left out by
+   * default: a Slack Connect channel's outside members would count as the host workspace's.
+   */
+  everyoneGroups: string[];
 }
 
 export const KNOWLEDGE_DEFAULTS = {
@@ -51,6 +56,7 @@ export const KNOWLEDGE_DEFAULTS = {
   text2cypher: { enabled: false, maxRows: 25, maxHops: 3 },
   embeddingDimensions: 0,
   groupSync: { enabled: true, intervalMinutes: 60 },
+  everyoneGroups: ['discord'],
 } as const satisfies KnowledgeSettings;
 
 const positiveInt = z.number().int().positive();
@@ -80,6 +86,7 @@ export const knowledgeSettingsSchema = z
     groupSync: z
       .object({ enabled: z.boolean(), intervalMinutes: z.number().int().min(1).max(10_080) })
       .strict(),
+    everyoneGroups: z.array(z.enum(['slack', 'discord', 'web'])),
   })
   .strict();
 

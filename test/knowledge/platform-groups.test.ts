@@ -51,7 +51,10 @@ test('principal ids: the workspace, its everyone group, the deprecated form', ()
   assert.ok(isLegacyPrincipalId('slack:U1') && isLegacyPrincipalId('discord:80351110224678912'));
   assert.ok(!isLegacyPrincipalId('slack:T1:U1') && !isLegacyPrincipalId('web:u'));
   assert.deepEqual(legacyKeys({ 'slack:U1': [], 'slack:T1:U2': [] }), ['slack:U1']);
-  const config = { principalGroups: { 'slack:U1': ['eng'], 'slack:T1:U1': ['ops'] } };
+  const config = {
+    principalGroups: { 'slack:U1': ['eng'], 'slack:T1:U1': ['ops'] },
+    everyoneGroups: ['slack'],
+  };
   assert.deepEqual([...groupsOf('slack:T1:U1', ['sre'], config)].sort(), [
     'eng',
     'ops',
@@ -59,4 +62,9 @@ test('principal ids: the workspace, its everyone group, the deprecated form', ()
     'sre',
   ]);
   assert.deepEqual([...groupsOf('slack:T2:U9', [], config)], ['slack:T2:everyone']);
+  // Off for a platform (Slack by default: Slack Connect channels hold other organisations' people).
+  assert.deepEqual(
+    [...groupsOf('slack:T2:U9', [], { ...config, everyoneGroups: ['discord'] })],
+    [],
+  );
 });

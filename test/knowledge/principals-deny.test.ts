@@ -69,6 +69,8 @@ before(async () => {
   );
   const settings: KnowledgeSettings = {
     ...KNOWLEDGE_DEFAULTS,
+    // A workspace without shared channels may turn Slack's everyone group on.
+    everyoneGroups: ['slack', 'discord'],
     principalGroups: {
       [id('U1')]: [eng],
       [id('U2')]: [eng],
