@@ -8,6 +8,7 @@ import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
 import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
+import { FeedbackService } from '../core/feedback.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
@@ -130,6 +131,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     ingestor: attachments.ingestor,
     dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
   });
+  const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -151,6 +153,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       metrics,
       log,
       context: attachments.context,
+      feedback,
     },
   );
 
@@ -178,6 +181,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
         })
       : undefined,
     lockWaitMs: config.agent.turnTimeoutMs,
+    feedback,
   });
   const adapterDeps = { config, core, log };
   const routes = new Map<string, RouteHandler>();

@@ -25,6 +25,7 @@ import type {
   EffectiveSettings,
   SettingsPatch,
 } from './channel-settings.ts';
+import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
@@ -36,6 +37,8 @@ export interface PlatformSettings extends OutputSettings {
   projectNoun: string;
   /** Who may change a channel's settings, in words ("workspace admins, …"). */
   settingsAdmins: string;
+  /** Who may export the project's feedback, in words; default `settingsAdmins`. */
+  feedbackAdmins?: string;
 }
 
 export interface ConversationOptions {
@@ -51,7 +54,14 @@ export interface ConversationOptions {
   threadContext?: ThreadContext | undefined;
   /** How long an edit or deletion waits for a running turn of its thread. */
   lockWaitMs: number;
+  /** Votes on answers; absent: votes are refused as unreadable. */
+  feedback?: FeedbackService | undefined;
 }
+
+/** What a feedback export gives an admin: a file, or words saying why not. */
+export type FeedbackExport =
+  | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
+  | { ok: false; text: string };
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
 export interface ChangedEvent {
@@ -467,6 +477,40 @@ export class Conversation {
       this.o.settings.models().catch(() => []),
     ]);
     return { effective, models };
+  }
+
+  /** A 👍/👎 on an answer; `text` is what to tell the voter, privately. */
+  async vote(v: VoteInput): Promise<{ status: string; text: string }> {
+    const r = this.o.feedback ? await this.o.feedback.vote(v) : { status: 'invalid' as const };
+    const text =
+      r.status === 'stored' || r.status === 'replaced'
+        ? messages.feedbackStored(v.vote, r.status === 'replaced')
+        : r.status === 'unknown'
+          ? messages.feedbackUnknown
+          : messages.feedbackInvalid;
+    return { status: r.status, text };
+  }
+
+  /** The project's votes for an admin (the platform says who is one); a refusal for anyone else. */
+  async exportFeedback(
+    ref: Pick<ThreadRef, 'platform' | 'projectId'>,
+    actor: { id: string; isAdmin: boolean },
+    format: ExportFormat,
+  ): Promise<FeedbackExport> {
+    const { settings } = this.platform(ref.platform);
+    if (!actor.isAdmin || !this.o.feedback) {
+      this.o.log.info({ platform: ref.platform, user: actor.id }, 'feedback export refused');
+      return {
+        ok: false,
+        text: messages.feedbackExportRefused(settings.feedbackAdmins ?? settings.settingsAdmins),
+      };
+    }
+    const file = await this.o.feedback.export(ref.platform, ref.projectId, format);
+    this.o.log.info(
+      { platform: ref.platform, project: ref.projectId, user: actor.id, rows: file.rows },
+      'feedback exported',
+    );
+    return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
   }
 
   /** The files a turn in `ref` could read. */

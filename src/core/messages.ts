@@ -142,4 +142,22 @@ export const messages = {
   settingsInvalid(reason: string): string {
     return `${WARN} Not saved: ${reason}`;
   },
+  feedbackStored(vote: 'up' | 'down', replaced: boolean): string {
+    const what = vote === 'up' ? '👍' : '👎';
+    return replaced ? `Changed your vote to ${what}. Thanks.` : `Thanks for the ${what}.`;
+  },
+  feedbackUnknown:
+    'That answer is too old to rate (or was not recorded), so the vote was not stored.',
+  feedbackInvalid: `${WARN} That vote could not be read, so it was not stored.`,
+  feedbackReasonPrompt: 'What was wrong with the answer? (optional)',
+  feedbackExportRefused(who: string): string {
+    return `Only ${who} can export the feedback.`;
+  },
+  feedbackExported(rows: number, noun: string): string {
+    return rows === 0
+      ? `No feedback has been given in this ${noun} yet.`
+      : `${rows} vote${rows === 1 ? '' : 's'} from this ${noun}, attached.`;
+  },
+  feedbackExportUsage:
+    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
 } as const;
