@@ -30,6 +30,7 @@ import {
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
+import { exportFeedback, registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import {
   type SlackCredentialSource,
@@ -91,6 +92,7 @@ export class SlackAdapter {
   readonly installations: SlackInstallations | undefined;
   private readonly fixed: FixedCredentials | undefined;
   private stopping = false;
+  private readonly feedback: SlackFeedbackDeps;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -201,6 +203,7 @@ export class SlackAdapter {
     d.core.attach(this.port, {
       projectNoun: 'workspace',
       settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
+      feedbackAdmins: "workspace admins and owners and the bot's admins",
       updateIntervalMs: config.slack.updateIntervalMs,
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,
@@ -224,6 +227,14 @@ export class SlackAdapter {
     this.app.view(SETTINGS_CALLBACK, async (args) => {
       await this.onSettingsSubmitted(args);
     });
+    this.feedback = {
+      app: this.app,
+      core: d.core,
+      log: d.log,
+      admins: config.slack.admins,
+      render: (md, limit) => this.render(md, limit),
+    };
+    registerSlackFeedback(this.feedback);
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {
       await this.forget(body as SlackEnvelope, 'app_uninstalled');
@@ -425,8 +436,8 @@ export class SlackAdapter {
         team: command.team_id,
       } as SlackMessageEvent,
     );
-    const ephemeral = (text: string) =>
-      respond({ response_type: 'ephemeral', text: this.render(text) });
+    const ephemeral = (text: string, limit?: number) =>
+      respond({ response_type: 'ephemeral', text: this.render(text, limit) });
     if (!projectId) return;
     const ref: ThreadRef = {
       platform: 'slack',
@@ -439,6 +450,16 @@ export class SlackAdapter {
     try {
       if (words === 'settings' || words === 'show') {
         await ephemeral(await core.describeSettings(ref));
+        return;
+      }
+      if (words.split(/\s+/)[0] === 'feedback') {
+        await exportFeedback(this.feedback, {
+          client,
+          projectId,
+          userId: command.user_id,
+          words: words.split(/\s+/).slice(1),
+          ephemeral: (md) => ephemeral(md, EPHEMERAL_LIMIT),
+        });
         return;
       }
       if (words !== '' && words !== 'edit') {
@@ -512,12 +533,15 @@ export class SlackAdapter {
   }
 
   /** Bot text for an ephemeral reply, rendered like every other post. */
-  private render(markdown: string): string {
-    return RenderedText.render(this.port.format, markdown, 'message', MRKDWN_LIMIT)
+  private render(markdown: string, limit = MRKDWN_LIMIT): string {
+    return RenderedText.render(this.port.format, markdown, 'message', limit)
       .map((r) => r.text)
       .join('\n');
   }
 }
+
+/** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
+const EPHEMERAL_LIMIT = 39_000;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -159,12 +159,14 @@ export class FeedbackService {
     await kv.set(key, record, this.ttlMs);
     // The day index lists each person's vote on an answer once; a changed vote keeps its entry.
     if (!before) await this.index(v.platform, v.projectId, at, `${v.id}:${v.userId}`);
-    this.o.metrics.feedback.inc({
-      platform: v.platform,
-      model: turn.model,
-      vote: v.vote,
-      ...(this.o.metricsByChannel ? { channel: turn.ref.channelId } : {}),
-    });
+    // A reason added to the same vote is not another vote.
+    if (before?.vote !== v.vote)
+      this.o.metrics.feedback.inc({
+        platform: v.platform,
+        model: turn.model,
+        vote: v.vote,
+        ...(this.o.metricsByChannel ? { channel: turn.ref.channelId } : {}),
+      });
     this.o.log.info(
       { trace_id: v.id, platform: v.platform, vote: v.vote, replaced: before !== undefined },
       'feedback stored',

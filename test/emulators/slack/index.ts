@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import {
   handleResponseUrl,
   type InteractionDeps,
+  pressButton,
   slashCommand,
   submitView,
 } from './app-interactions.ts';
@@ -103,6 +104,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
     streamingAvailable: true,
+    feedbackButtonsAvailable: true,
     assistantStatusAvailable: true,
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
   };
@@ -236,6 +238,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     setStreamingAvailable: (on) => {
       ctx.streamingAvailable = on;
     },
+    setFeedbackButtonsAvailable: (on) => {
+      ctx.feedbackButtonsAvailable = on;
+    },
     setAssistantStatusAvailable: (on) => {
       ctx.assistantStatusAvailable = on;
     },
@@ -269,6 +274,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),
     openedViews: () => ctx.interactivity.publicViews(),
     submitView: (v) => submitView(interactionDeps, v),
+    pressButton: (p) => pressButton(interactionDeps, p),
     ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),
     newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),
     setTriggerLifetimeMs: (ms) => {
