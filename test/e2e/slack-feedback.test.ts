@@ -200,7 +200,9 @@ describe('feedback on Slack answers', () => {
     );
     assert.match(
       metrics,
-      /threadmind_feedback_total\{platform="slack",model="[^"]+",vote="up"\} 2/,
+      // 👍 by OTHER twice and ASKER once; 👎 by OTHER (its reason is no second vote) and ASKER.
+      /threadmind_feedback_total\{platform="slack",model="[^"]+",vote="up"\} 3/,
+      /threadmind_feedback_total\{platform="slack",model="[^"]+",vote="down"\} 2/,
     );
   });
 });
