@@ -62,6 +62,16 @@ export const COMMANDS = [
             .setMaxValue(MAX_CHANNEL_CONTEXT),
         ),
     ),
+  new SlashCommandBuilder()
+    .setName('feedback-export')
+    .setDescription("Export this server's 👍/👎 on answers (admins; only you see it)")
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+    .addStringOption((o) =>
+      o
+        .setName('format')
+        .setDescription('File format')
+        .addChoices({ name: 'CSV', value: 'csv' }, { name: 'JSON', value: 'json' }),
+    ),
 ].map((c) => c.toJSON());
 
 /** A thread name from the question: Discord wants 1–100 characters. */

@@ -22,6 +22,7 @@ import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
+import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordPort } from './discord-port.ts';
 
 export interface DiscordAdapterDeps {
@@ -35,6 +36,7 @@ export class DiscordAdapter {
   readonly port: DiscordPort;
   private readonly d: DiscordAdapterDeps;
   private readonly commands: DiscordCommands;
+  private readonly feedback: DiscordFeedback;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
@@ -65,6 +67,7 @@ export class DiscordAdapter {
     d.core.attach(this.port, {
       projectNoun: 'server',
       settingsAdmins: "members with the Manage Channels permission and the bot's admins",
+      feedbackAdmins: "members with the Manage Server permission and the bot's admins",
       updateIntervalMs: config.discord.updateIntervalMs,
       nativeStreaming: false,
       thinkingText: 'is thinking…',
@@ -75,6 +78,12 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
+      admins: config.discord.admins,
+    });
+    this.feedback = new DiscordFeedback({
+      client: this.client,
+      core: d.core,
+      log: d.log,
       admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
@@ -193,7 +202,22 @@ export class DiscordAdapter {
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
+    if (
+      (interaction.isButton() || interaction.isModalSubmit()) &&
+      isFeedbackInteraction(interaction.customId)
+    ) {
+      await (interaction.isButton()
+        ? this.feedback.button(interaction)
+        : this.feedback.reason(interaction));
+      return;
+    }
     if (!interaction.isChatInputCommand()) return;
+    if (interaction.commandName === 'feedback-export') {
+      await this.feedback.export(interaction).catch((err: unknown) => {
+        this.d.log.error({ err, command: 'feedback-export' }, 'command failed');
+      });
+      return;
+    }
     await this.commands.handle(interaction);
   }
 
