@@ -17,6 +17,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
   embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
+  feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
