@@ -104,9 +104,19 @@ export class AnswerWriter {
   private async placeFooter(footer: AnswerFooter): Promise<void> {
     const { port, to, log } = this.o;
     const last = this.ids.length - 1;
+    const id = this.ids[last];
     try {
       if (port.finishAnswer) {
-        await port.finishAnswer(to, this.ids[last], this.shownParts[last], footer);
+        // The footer is one more edit of the last message: it keeps the platform's edit interval.
+        const wait =
+          id === undefined
+            ? 0
+            : (this.editedAt.get(id) ?? Number.NEGATIVE_INFINITY) +
+              this.o.updateIntervalMs -
+              Date.now();
+        if (wait > 0) await sleep(wait);
+        await port.finishAnswer(to, id, this.shownParts[last], footer);
+        if (id !== undefined) this.editedAt.set(id, Date.now());
       } else if (footer.sourcesText) {
         await port.post(to, footer.sourcesText);
       }
