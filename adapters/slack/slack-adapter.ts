@@ -235,6 +235,12 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
     };
     registerSlackFeedback(this.feedback);
+    this.app.shortcut(ASK_SHORTCUT, async ({ ack, body }) => {
+      await ack();
+      await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
+        d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
+      );
+    });
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {
       await this.forget(body as SlackEnvelope, 'app_uninstalled');
@@ -420,6 +426,40 @@ export class SlackAdapter {
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
   }
 
+  /**
+   * "Ask threadmind about this" on a message: a question about it, answered in the message's
+   * thread (a top-level message gets one under it); the thread read brings the message and files.
+   */
+  private async onAskShortcut(b: AskShortcutBody): Promise<void> {
+    const team = b.team?.id;
+    if (!team || !b.message?.ts) return;
+    const projectId = b.enterprise?.id ? `${b.enterprise.id}.${team}` : team;
+    const channel = b.channel.id;
+    const ref: ThreadRef = {
+      platform: 'slack',
+      projectId,
+      channelId: channel,
+      sessionId: b.message.thread_ts ?? b.message.ts,
+    };
+    this.port.noteUser(b.user.id, projectId);
+    const author = b.message.user ?? b.message.bot_id ?? '';
+    if (b.message.user) this.port.noteUser(b.message.user, projectId);
+    const traceId = randomUUID();
+    void this.d.core
+      .askAbout({
+        ref,
+        to: { ref, context: slackContext(team, b.user.id, channel.startsWith('D')) },
+        principal: b.user.id,
+        about: { authorId: author, at: Math.round(Number(b.message.ts) * 1000) },
+        requestId: b.action_ts,
+        traceId,
+        dedupe: [`slack:shortcut:${projectId}:${b.action_ts}:${b.user.id}`],
+      })
+      .catch((err: unknown) =>
+        this.d.log.error({ err, trace_id: traceId }, 'slack shortcut failed'),
+      );
+  }
+
   /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
   private async onCommand({
     command,
@@ -538,6 +578,18 @@ export class SlackAdapter {
       .map((r) => r.text)
       .join('\n');
   }
+}
+
+/** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
+export const ASK_SHORTCUT = 'threadmind_ask_about';
+
+interface AskShortcutBody {
+  action_ts: string;
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+  user: { id: string };
+  channel: { id: string };
+  message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
 }
 
 /** Slack shows up to 40,000 characters of a message's text; an export stays under that. */

@@ -58,6 +58,24 @@ export interface ConversationOptions {
   feedback?: FeedbackService | undefined;
 }
 
+/** "Ask threadmind about this" used on a message. */
+export interface AskAbout {
+  /** The conversation the answer goes to: the message's thread (or one started under it). */
+  ref: ThreadRef;
+  to: Destination;
+  principal: string;
+  /** The message asked about: who wrote it and when. */
+  about: { authorId: string; at: number };
+  /**
+   * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
+   * the interaction's snowflake), so the thread read quotes the message and what came before it.
+   */
+  requestId: string;
+  traceId: string;
+  dedupe: string[];
+  openThread?: InboundMessage['openThread'];
+}
+
 /** What a feedback export gives an admin: a file, or words saying why not. */
 export type FeedbackExport =
   | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
@@ -477,6 +495,33 @@ export class Conversation {
       this.o.settings.models().catch(() => []),
     ]);
     return { effective, models };
+  }
+
+  /**
+   * "Ask threadmind about this": a question about one message, answered in its thread. The message
+   * and its files reach the turn the way every thread message does: read as quoted material (never
+   * as instructions) and its files taken into the thread.
+   */
+  async askAbout(a: AskAbout): Promise<Handled> {
+    const { port } = this.platform(a.ref.platform);
+    const name = await port.displayName?.(a.about.authorId).catch(() => undefined);
+    return this.receiveMessage({
+      ref: a.ref,
+      to: a.to,
+      principal: a.principal,
+      text: messages.askAbout(
+        name ? `${name} (${a.about.authorId})` : a.about.authorId,
+        a.about.at,
+      ),
+      messageId: a.requestId,
+      receivedAt: Date.now(),
+      traceId: a.traceId,
+      addressed: 'command',
+      intent: 'ask',
+      topLevel: false,
+      dedupe: a.dedupe,
+      ...(a.openThread ? { openThread: a.openThread } : {}),
+    });
   }
 
   /** A 👍/👎 on an answer; `text` is what to tell the voter, privately. */

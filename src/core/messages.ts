@@ -158,6 +158,10 @@ export const messages = {
       ? `No feedback has been given in this ${noun} yet.`
       : `${rows} vote${rows === 1 ? '' : 's'} from this ${noun}, attached.`;
   },
+  /** The question "Ask threadmind about this" asks about the message it was used on. */
+  askAbout(author: string, at: number): string {
+    return `Look at the message from ${author} posted at ${utc(at)} in this conversation (and any files it has). Tell me briefly what it says and what matters in it, then offer to help with it.`;
+  },
   feedbackExportUsage:
     'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
 } as const;

@@ -12,6 +12,7 @@ import { renderView, viewProblems } from './methods/views.ts';
 import type {
   DeliveryResult,
   InteractionResult,
+  MessageShortcutInput,
   PressButtonInput,
   PressButtonResult,
   SlackOption,
@@ -494,5 +495,43 @@ export async function pressButton(
   };
   const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const r = await deps.deliverer.deliverInteraction('interactive', payload, form, p.ackTimeoutMs);
+  return { ...interactionResult(r), payload };
+}
+
+/**
+ * A message shortcut used on a message: Slack sends message_action with the whole message, the
+ * channel, a trigger id, a response_url and the time it was used (action_ts).
+ */
+export async function messageShortcut(
+  deps: InteractionDeps,
+  s: MessageShortcutInput,
+): Promise<PressButtonResult> {
+  const { ctx } = deps;
+  const m = ctx.store.find(s.channel, s.ts);
+  if (m === undefined || m.deleted)
+    throw new Error(`Slack emulator: no message ${s.channel}/${s.ts}`);
+  const teamId = s.teamId ?? ctx.ids.teamId;
+  const user = userObject(ctx, s.user);
+  const type = ctx.channelTypes.get(s.channel) ?? inferChannelType(s.channel);
+  const payload: Record<string, unknown> = {
+    type: 'message_action',
+    token: deps.deliverer.verificationToken,
+    action_ts: ctx.store.nextTs(),
+    team: { id: teamId, domain: ctx.ids.teamDomain },
+    user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
+    channel: { id: s.channel, name: channelName(s.channel, type) },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: s.callbackId,
+    trigger_id: ctx.interactivity.newTrigger(s.user),
+    response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, s.channel, s.user),
+    message_ts: m.ts,
+    message: {
+      ...apiMessage(ctx, m),
+      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+    },
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const r = await deps.deliverer.deliverInteraction('interactive', payload, form, s.ackTimeoutMs);
   return { ...interactionResult(r), payload };
 }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import {
   handleResponseUrl,
   type InteractionDeps,
+  messageShortcut,
   pressButton,
   slashCommand,
   submitView,
@@ -275,6 +276,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     openedViews: () => ctx.interactivity.publicViews(),
     submitView: (v) => submitView(interactionDeps, v),
     pressButton: (p) => pressButton(interactionDeps, p),
+    messageShortcut: (m) => messageShortcut(interactionDeps, m),
     ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),
     newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),
     setTriggerLifetimeMs: (ms) => {

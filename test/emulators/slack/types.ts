@@ -346,6 +346,16 @@ export interface PressButtonInput {
   ackTimeoutMs?: number;
 }
 
+/** A person uses one of the app's message shortcuts on a message. */
+export interface MessageShortcutInput {
+  channel: string;
+  ts: string;
+  user: string;
+  callbackId: string;
+  teamId?: string;
+  ackTimeoutMs?: number;
+}
+
 export interface PressButtonResult extends InteractionResult {
   /** The block_actions payload sent. */
   payload: Record<string, unknown>;
@@ -467,6 +477,8 @@ export interface SlackEmulator {
   submitView(s: SubmitViewInput): Promise<SubmitViewResult>;
   /** Clicks a button (or one of Slack's feedback buttons) in a message: a block_actions payload. */
   pressButton(p: PressButtonInput): Promise<PressButtonResult>;
+  /** A message shortcut used on a message: a message_action payload. */
+  messageShortcut(s: MessageShortcutInput): Promise<PressButtonResult>;
   /** Messages shown to one person (chat.postEphemeral, slash command responses). */
   ephemeralMessages(): EphemeralMessage[];
   /** A fresh trigger id for this user, as an interaction would give the app. */
