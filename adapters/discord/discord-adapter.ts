@@ -19,7 +19,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
 import type { Destination, ThreadMessage } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { threadName } from './commands.ts';
+import { ASK_ABOUT_COMMAND, threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
@@ -209,6 +209,10 @@ export class DiscordAdapter {
       await (interaction.isButton()
         ? this.feedback.button(interaction)
         : this.feedback.reason(interaction));
+      return;
+    }
+    if (interaction.isMessageContextMenuCommand()) {
+      if (interaction.commandName === ASK_ABOUT_COMMAND) await this.commands.askAbout(interaction);
       return;
     }
     if (!interaction.isChatInputCommand()) return;
