@@ -85,7 +85,8 @@ export class AnswerWriter {
 
   /**
    * The final text stands in for an answer that streamed nothing. A footer (feedback buttons, the
-   * sources) goes on the last message; failing to place it costs the footer, never the answer.
+   * sources) ends a native stream; otherwise `placeFooter` puts it on the last message later, so
+   * the turn's history is saved without waiting for one more edit.
    */
   async finish(finalText: string, footer?: Omit<AnswerFooter, 'sourcesText'>): Promise<void> {
     if (this.text.trim() === '') this.text = finalText;
@@ -95,13 +96,16 @@ export class AnswerWriter {
       this.footer = { ...footer, ...(sourcesText ? { sourcesText } : {}) };
     }
     await this.flushes.final();
-    const left = this.footer;
-    this.footer = undefined;
-    if (left) await this.placeFooter(left);
   }
 
-  /** Edit mode (or a stream that was no longer open): the port adds the footer to the last message. */
-  private async placeFooter(footer: AnswerFooter): Promise<void> {
+  /**
+   * Edit mode (or a stream that was no longer open): the port adds the footer to the last message.
+   * Failing to place it costs the footer, never the answer.
+   */
+  async placeFooter(): Promise<void> {
+    const footer = this.footer;
+    this.footer = undefined;
+    if (!footer) return;
     const { port, to, log } = this.o;
     const last = this.ids.length - 1;
     const id = this.ids[last];

@@ -511,6 +511,7 @@ export class TurnRunner {
       lock.signal.throwIfAborted();
       await this.d.history.save(key, this.d.memory.settle(history, human, result.added));
       await (caught ?? NOTHING_NEW).commit();
+      await answer.placeFooter();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
       this.d.metrics.turnSeconds.observe(
