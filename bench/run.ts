@@ -20,6 +20,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
+  feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

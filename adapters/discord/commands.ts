@@ -1,6 +1,14 @@
 // Slash commands, defined once: registered by `npm run discord:register`, handled by the adapter.
-import { PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import {
+  ApplicationCommandType,
+  ContextMenuCommandBuilder,
+  PermissionFlagsBits,
+  SlashCommandBuilder,
+} from 'discord.js';
 import { MAX_CHANNEL_CONTEXT, MAX_INSTRUCTIONS_CHARS } from '../../src/core/channel-settings.ts';
+
+/** The message command's name (up to 32 characters), as the Apps menu shows it. */
+export const ASK_ABOUT_COMMAND = 'Ask threadmind about this';
 
 export const COMMANDS = [
   new SlashCommandBuilder()
@@ -71,6 +79,20 @@ export const COMMANDS = [
             ),
         ),
     ),
+  new SlashCommandBuilder()
+    .setName('feedback-export')
+    .setDescription("Export this server's 👍/👎 on answers (admins; only you see it)")
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+    .addStringOption((o) =>
+      o
+        .setName('format')
+        .setDescription('File format')
+        .addChoices({ name: 'CSV', value: 'csv' }, { name: 'JSON', value: 'json' }),
+    ),
+  // On a message's Apps menu: threadmind answers about it in a thread started from it.
+  new ContextMenuCommandBuilder()
+    .setName(ASK_ABOUT_COMMAND)
+    .setType(ApplicationCommandType.Message),
 ].map((c) => c.toJSON());
 
 /** A thread name from the question: Discord wants 1–100 characters. */

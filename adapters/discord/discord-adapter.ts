@@ -22,9 +22,10 @@ import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { threadName } from './commands.ts';
+import { ASK_ABOUT_COMMAND, threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
+import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
@@ -48,6 +49,7 @@ export class DiscordAdapter {
   private restSelfId: string | undefined;
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
+  private readonly feedback: DiscordFeedback;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
@@ -84,6 +86,7 @@ export class DiscordAdapter {
     d.core.attach(this.port, {
       projectNoun: 'server',
       settingsAdmins: "members with the Manage Channels permission and the bot's admins",
+      feedbackAdmins: "members with the Manage Server permission and the bot's admins",
       updateIntervalMs: config.discord.updateIntervalMs,
       nativeStreaming: false,
       thinkingText: 'is thinking…',
@@ -94,6 +97,12 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
+      admins: config.discord.admins,
+    });
+    this.feedback = new DiscordFeedback({
+      client: this.client,
+      core: d.core,
+      log: d.log,
       admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
@@ -272,7 +281,26 @@ export class DiscordAdapter {
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
+    if (
+      (interaction.isButton() || interaction.isModalSubmit()) &&
+      isFeedbackInteraction(interaction.customId)
+    ) {
+      await (interaction.isButton()
+        ? this.feedback.button(interaction)
+        : this.feedback.reason(interaction));
+      return;
+    }
+    if (interaction.isMessageContextMenuCommand()) {
+      if (interaction.commandName === ASK_ABOUT_COMMAND) await this.commands.askAbout(interaction);
+      return;
+    }
     if (!interaction.isChatInputCommand()) return;
+    if (interaction.commandName === 'feedback-export') {
+      await this.feedback.export(interaction).catch((err: unknown) => {
+        this.d.log.error({ err, command: 'feedback-export' }, 'command failed');
+      });
+      return;
+    }
     await this.commands.handle(interaction);
   }
 

@@ -3,8 +3,10 @@
 // text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
 import {
+  type AnyThreadChannel,
   type ChatInputCommandInteraction,
   type Client,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
@@ -47,7 +49,10 @@ export class DiscordCommands {
   }
 
   /** Edits the deferred reply with bot text, rendered and neutralised like every other post. */
-  private async reply(i: ChatInputCommandInteraction, markdown: string): Promise<void> {
+  private async reply(
+    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+    markdown: string,
+  ): Promise<void> {
     const [first] = RenderedText.render(this.o.port.format, markdown, 'message', DISCORD_LIMIT);
     await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
   }
@@ -80,6 +85,44 @@ export class DiscordCommands {
       (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false);
     const r = await this.o.core.changeSettings(ref, { id: i.user.id, mayChange }, patch);
     await this.reply(i, r.text);
+  }
+
+  /**
+   * "Ask threadmind about this" on a message: a thread started from it (or the thread it is in),
+   * where the core answers with the message read as the thread's first message.
+   */
+  async askAbout(i: MessageContextMenuCommandInteraction): Promise<void> {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
+      const target = i.targetMessage;
+      const where = target.channel;
+      let thread: AnyThreadChannel;
+      if (where.isThread()) thread = where;
+      else if (target.thread) thread = target.thread;
+      else
+        thread = await target.startThread({
+          name: threadName(target.content || 'threadmind'),
+          autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+        });
+      const { ref } = placeOf(thread, i.guildId, i.user.id);
+      await this.reply(i, `I am answering in <#${thread.id}>.`);
+      await this.o.core.askAbout({
+        ref,
+        to: { ref, context: {} },
+        principal: i.user.id,
+        about: { authorId: target.author.id, at: target.createdTimestamp },
+        requestId: i.id,
+        traceId,
+        dedupe: [`discord:interaction:${i.id}`],
+      });
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(
+        i,
+        '⚠️ I could not start a thread from that message. Check that I may create threads here.',
+      ).catch(() => undefined);
+    }
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {

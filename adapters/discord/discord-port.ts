@@ -11,6 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { FileRef, InboundMessage, QueuedFile } from '../../src/model/incoming.ts';
 import type {
+  AnswerFooter,
   Audience,
   Destination,
   PlatformPort,
@@ -21,6 +22,7 @@ import type {
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { channelReaders, everyoneCanView } from './discord-audience.ts';
+import { feedbackRow } from './discord-feedback.ts';
 import { discordFormat } from './discord-format.ts';
 
 export const DISCORD_LIMIT = 2000;
@@ -139,6 +141,35 @@ export class DiscordPort implements PlatformPort {
     await this.o.rest.patch(route, {
       body: { content: text.text, allowed_mentions: NO_PINGS },
       auth,
+    });
+  }
+
+  /**
+   * 👍/👎 buttons on the answer's last message and the sources line under its text when both fit
+   * in one message; otherwise a short message of its own carries them.
+   */
+  async finishAnswer(
+    to: Destination,
+    messageId: string | undefined,
+    text: RenderedText | undefined,
+    footer: AnswerFooter,
+  ): Promise<void> {
+    const components = footer.feedbackId ? [feedbackRow(footer.feedbackId)] : [];
+    const sources = footer.sourcesText?.text;
+    if (messageId !== undefined && text !== undefined) {
+      const content = sources ? `${text.text}\n\n${sources}` : text.text;
+      if (content.length <= DISCORD_LIMIT) {
+        const { route, auth } = this.messageRoute(to, messageId);
+        await this.o.rest.patch(route, {
+          body: { content, components, allowed_mentions: NO_PINGS },
+          auth,
+        });
+        return;
+      }
+    }
+    if (!sources && components.length === 0) return;
+    await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+      body: { content: sources ?? '', components, allowed_mentions: NO_PINGS },
     });
   }
 

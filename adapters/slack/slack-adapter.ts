@@ -31,6 +31,7 @@ import {
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
+import { exportFeedback, registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
@@ -100,6 +101,7 @@ export class SlackAdapter {
   /** Workspaces whose user groups are synced on the schedule (seen in events, or the token's). */
   private readonly groupWorkspaces = new Set<string>();
   private groupTimer: NodeJS.Timeout | undefined;
+  private readonly feedback: SlackFeedbackDeps;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -213,6 +215,7 @@ export class SlackAdapter {
     d.core.attach(this.port, {
       projectNoun: 'workspace',
       settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
+      feedbackAdmins: "workspace admins and owners and the bot's admins",
       updateIntervalMs: config.slack.updateIntervalMs,
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,
@@ -255,6 +258,20 @@ export class SlackAdapter {
         });
       }
     }
+    this.feedback = {
+      app: this.app,
+      core: d.core,
+      log: d.log,
+      admins: config.slack.admins,
+      render: (md, limit) => this.render(md, limit),
+    };
+    registerSlackFeedback(this.feedback);
+    this.app.shortcut(ASK_SHORTCUT, async ({ ack, body }) => {
+      await ack();
+      await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
+        d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
+      );
+    });
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {
       await this.forget(body as SlackEnvelope, 'app_uninstalled');
@@ -491,6 +508,40 @@ export class SlackAdapter {
     if (this.d.config.scale.role !== 'all') await handled;
   }
 
+  /**
+   * "Ask threadmind about this" on a message: a question about it, answered in the message's
+   * thread (a top-level message gets one under it); the thread read brings the message and files.
+   */
+  private async onAskShortcut(b: AskShortcutBody): Promise<void> {
+    const team = b.team?.id;
+    if (!team || !b.message?.ts) return;
+    const projectId = b.enterprise?.id ? `${b.enterprise.id}.${team}` : team;
+    const channel = b.channel.id;
+    const ref: ThreadRef = {
+      platform: 'slack',
+      projectId,
+      channelId: channel,
+      sessionId: b.message.thread_ts ?? b.message.ts,
+    };
+    this.port.noteUser(b.user.id, projectId);
+    const author = b.message.user ?? b.message.bot_id ?? '';
+    if (b.message.user) this.port.noteUser(b.message.user, projectId);
+    const traceId = randomUUID();
+    void this.d.core
+      .askAbout({
+        ref,
+        to: { ref, context: slackContext(team, b.user.id, channel.startsWith('D')) },
+        principal: b.user.id,
+        about: { authorId: author, at: Math.round(Number(b.message.ts) * 1000) },
+        requestId: b.action_ts,
+        traceId,
+        dedupe: [`slack:shortcut:${projectId}:${b.action_ts}:${b.user.id}`],
+      })
+      .catch((err: unknown) =>
+        this.d.log.error({ err, trace_id: traceId }, 'slack shortcut failed'),
+      );
+  }
+
   /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
   private async onCommand({
     command,
@@ -507,8 +558,8 @@ export class SlackAdapter {
         team: command.team_id,
       } as SlackMessageEvent,
     );
-    const ephemeral = (text: string) =>
-      respond({ response_type: 'ephemeral', text: this.render(text) });
+    const ephemeral = (text: string, limit?: number) =>
+      respond({ response_type: 'ephemeral', text: this.render(text, limit) });
     if (!projectId) return;
     const ref: ThreadRef = {
       platform: 'slack',
@@ -521,6 +572,16 @@ export class SlackAdapter {
     try {
       if (words === 'settings' || words === 'show') {
         await ephemeral(await core.describeSettings(ref));
+        return;
+      }
+      if (words.split(/\s+/)[0] === 'feedback') {
+        await exportFeedback(this.feedback, {
+          client,
+          projectId,
+          userId: command.user_id,
+          words: words.split(/\s+/).slice(1),
+          ephemeral: (md) => ephemeral(md, EPHEMERAL_LIMIT),
+        });
         return;
       }
       if (words !== '' && words !== 'edit') {
@@ -594,12 +655,27 @@ export class SlackAdapter {
   }
 
   /** Bot text for an ephemeral reply, rendered like every other post. */
-  private render(markdown: string): string {
-    return RenderedText.render(this.port.format, markdown, 'message', MRKDWN_LIMIT)
+  private render(markdown: string, limit = MRKDWN_LIMIT): string {
+    return RenderedText.render(this.port.format, markdown, 'message', limit)
       .map((r) => r.text)
       .join('\n');
   }
 }
+
+/** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
+export const ASK_SHORTCUT = 'threadmind_ask_about';
+
+interface AskShortcutBody {
+  action_ts: string;
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+  user: { id: string };
+  channel: { id: string };
+  message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
+}
+
+/** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
+const EPHEMERAL_LIMIT = 39_000;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

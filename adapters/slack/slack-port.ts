@@ -1,10 +1,11 @@
 // The platform port on Slack's Web API: chat.postMessage/update/delete, the assistant thread
 // status, reactions, chat.startStream/appendStream/stopStream, and conversations.replies.
-import type { WebClient } from '@slack/web-api';
+import type { Block, WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 import type {
+  AnswerFooter,
   Audience,
   Destination,
   NativeStream,
@@ -16,6 +17,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import { footerBlocks } from './slack-blocks.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { slackFormat } from './slack-format.ts';
@@ -89,6 +91,11 @@ interface MembersPage {
   response_metadata?: { next_cursor?: string };
 }
 
+/** Slack's answers to a block it does not know (an older workspace without feedback_buttons). */
+function isBlocksRefusal(code: string | undefined): boolean {
+  return code === 'invalid_blocks' || code === 'invalid_blocks_format';
+}
+
 /** Display names are cached this long: a rename shows up within the hour, and reads cost no call. */
 const NAME_TTL_MS = 60 * 60_000;
 
@@ -98,7 +105,12 @@ export class SlackPort implements PlatformPort {
   readonly format = slackFormat;
   private readonly o: SlackPortOptions;
   /** Learnt on first use per process: undefined until tried. */
-  private readonly caps: { streaming?: boolean; assistantStatus?: boolean } = {};
+  private readonly caps: {
+    streaming?: boolean;
+    assistantStatus?: boolean;
+    /** Slack's feedback_buttons element; without it, plain buttons. */
+    feedbackButtons?: boolean;
+  } = {};
   private readonly names = new LRUCache<string, string>({ max: 5000, ttl: NAME_TTL_MS });
   /** The workspace each person was last seen in, so a name is looked up with that workspace's token. */
   private readonly userProjects = new LRUCache<string, string>({ max: 20_000 });
@@ -334,11 +346,11 @@ export class SlackPort implements PlatformPort {
       return null;
     }
     this.caps.streaming = true;
-    return this.streamOf(channel, ts, async () => token);
+    return this.streamOf(to, ts, async () => token);
   }
 
   resumeStream(to: Destination, messageId: string): NativeStream {
-    return this.streamOf(to.ref.channelId, messageId, this.tokenOf(to.ref.projectId));
+    return this.streamOf(to, messageId, this.tokenOf(to.ref.projectId));
   }
 
   rehydrate(queued: { ref: ThreadRef; files?: QueuedFile[] }): { files?: FileRef[] } {
@@ -352,8 +364,9 @@ export class SlackPort implements PlatformPort {
     return async () => (await this.creds(projectId)).token;
   }
 
-  private streamOf(channel: string, ts: string, tokenOf: () => Promise<string>): NativeStream {
+  private streamOf(to: Destination, ts: string, tokenOf: () => Promise<string>): NativeStream {
     const { client } = this;
+    const channel = to.ref.channelId;
     return {
       messageId: ts,
       append: async (text) => {
@@ -367,13 +380,83 @@ export class SlackPort implements PlatformPort {
           throw err;
         }
       },
-      stop: async () => {
+      stop: async (footer) => {
         const token = await tokenOf();
-        await client.chat.stopStream({ token, channel, ts }).catch((err: unknown) => {
-          if (slackErrorCode(err) !== 'message_not_in_streaming_state') throw err;
-        });
+        const blocks = footer && this.caps.feedbackButtons !== false ? footerBlocks(footer) : [];
+        try {
+          await client.chat.stopStream({
+            token,
+            channel,
+            ts,
+            ...(blocks.length ? { blocks } : {}),
+          });
+          return;
+        } catch (err) {
+          const code = slackErrorCode(err);
+          if (code === 'message_not_in_streaming_state') {
+            if (footer) await this.finishAnswer(to, undefined, undefined, footer);
+            return;
+          }
+          if (blocks.length === 0 || !isBlocksRefusal(code)) throw err;
+          this.o.log.info({ error: code }, 'feedback buttons refused; using plain buttons');
+          this.caps.feedbackButtons = false;
+        }
+        // The stream ends without the blocks; the footer follows as a message of its own.
+        await client.chat.stopStream({ token, channel, ts });
+        if (footer) await this.finishAnswer(to, undefined, undefined, footer);
       },
     };
+  }
+
+  /**
+   * The footer (sources line, feedback buttons) under an answer: the last message rewritten as
+   * blocks (its text in a section, which holds as much mrkdwn as a message), or a message of its
+   * own when there is none to edit. Workspaces without feedback_buttons get plain buttons.
+   */
+  async finishAnswer(
+    to: Destination,
+    messageId: string | undefined,
+    text: RenderedText | undefined,
+    footer: AnswerFooter,
+  ): Promise<void> {
+    const { token } = await this.creds(to.ref.projectId);
+    const send = async (plain: boolean) => {
+      const extra = footerBlocks(footer, { plain });
+      if (extra.length === 0) return;
+      if (messageId !== undefined && text !== undefined) {
+        await this.client.chat.update({
+          token,
+          channel: to.ref.channelId,
+          ts: messageId,
+          text: text.text,
+          blocks: [
+            { type: 'section', text: { type: 'mrkdwn', text: text.text } } as Block,
+            ...extra,
+          ],
+        });
+      } else {
+        await this.client.chat.postMessage({
+          token,
+          channel: to.ref.channelId,
+          thread_ts: to.ref.sessionId,
+          text: footer.sourcesText?.text ?? 'Rate this answer',
+          blocks: extra,
+        });
+      }
+    };
+    if (this.caps.feedbackButtons === false) return send(true);
+    try {
+      await send(false);
+      if (footer.feedbackId) this.caps.feedbackButtons = true;
+    } catch (err) {
+      if (!footer.feedbackId || !isBlocksRefusal(slackErrorCode(err))) throw err;
+      this.o.log.info(
+        { error: slackErrorCode(err) },
+        'feedback buttons refused; using plain buttons',
+      );
+      this.caps.feedbackButtons = false;
+      await send(true);
+    }
   }
 
   /** conversations.replies, page by page (the Web API client waits out a 429's Retry-After). */

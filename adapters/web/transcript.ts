@@ -31,6 +31,12 @@ export interface WebMessage {
   clientId?: string;
   /** A natively streamed answer still being written. */
   streaming?: boolean;
+  /** What the answer used, one line each (outdated ones say so). */
+  sources?: string[];
+  /** What a vote on this answer names (the turn's trace id); absent: no buttons. */
+  feedbackId?: string;
+  /** The vote given here. */
+  vote?: 'up' | 'down';
 }
 
 export interface WebThread {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation, HandledEvent } from '../../src/core/conversation.ts';
+import { parseVote } from '../../src/core/feedback.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
@@ -20,7 +21,7 @@ import {
   sendError,
   sendJson,
 } from './web-http.ts';
-import { WEB_PERSON, WebPort, webRef } from './web-port.ts';
+import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
   config: Config;
@@ -205,6 +206,7 @@ export class WebAdapter {
     if (sub === 'events' && req.method === 'GET') return this.events(req, res, thread.id);
     if (sub === 'messages' && req.method === 'POST') return this.message(req, res, thread.id);
     if (sub === 'files' && req.method === 'POST') return this.file(req, res, thread.id, url);
+    if (sub === 'feedback' && req.method === 'POST') return this.feedback(req, res, thread.id);
     return sendError(res, 404, 'No such page.');
   }
 
@@ -314,6 +316,38 @@ export class WebAdapter {
     }
     sendError(res, 400, 'The message is not valid JSON: send {"text": "…"}.');
     return undefined;
+  }
+
+  /** `{messageId, vote: "up"|"down", reason?}`: a vote on one of the bot's answers. */
+  private async feedback(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    threadId: string,
+  ): Promise<void> {
+    const body = await this.readJson(req, res);
+    if (!body) return;
+    const { messageId, reason } = body;
+    const vote = parseVote(body.vote);
+    if (typeof messageId !== 'string' || !vote)
+      return sendError(res, 400, 'Send {"messageId": "…", "vote": "up" or "down"}.');
+    if (reason !== undefined && typeof reason !== 'string')
+      return sendError(res, 400, 'reason must be text.');
+    const answer = (await this.transcript.messages(threadId)).find((m) => m.id === messageId);
+    if (!answer?.feedbackId) return sendError(res, 404, 'There is no answer to rate here.');
+    const r = await this.d.core.vote({
+      platform: 'web',
+      projectId: WEB_PROJECT,
+      id: answer.feedbackId,
+      userId: WEB_PERSON,
+      vote,
+      reason,
+    });
+    if (r.status === 'stored' || r.status === 'replaced') {
+      await this.transcript.update(threadId, messageId, (m) => {
+        m.vote = vote;
+      });
+    }
+    sendJson(res, 200, { status: r.status, text: r.text });
   }
 
   private async message(

@@ -1,8 +1,11 @@
 // The platform port on the web chat's transcript: posting, editing and streaming change the
 // transcript, which pushes each change to the pages watching the thread. A thread is a session of
 // the one local project.
+
+import { sourceLabel } from '../../src/core/answer-sources.ts';
 import type { FileRef } from '../../src/model/incoming.ts';
 import type {
+  AnswerFooter,
   Audience,
   Destination,
   NativeStream,
@@ -13,7 +16,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
-import type { Transcript, WebFile } from './transcript.ts';
+import type { Transcript, WebFile, WebMessage } from './transcript.ts';
 import { webFormat } from './web-format.ts';
 
 /**
@@ -102,12 +105,24 @@ export class WebPort implements PlatformPort {
     return {
       messageId: m.id,
       append: (text) => transcript.append(thread, m.id, text.text),
-      async stop() {
+      async stop(footer) {
         await transcript.update(thread, m.id, (x) => {
           delete x.streaming;
+          if (footer) withFooter(x, footer);
         });
       },
     };
+  }
+
+  async finishAnswer(
+    to: Destination,
+    messageId: string | undefined,
+    _text: RenderedText | undefined,
+    footer: AnswerFooter,
+  ): Promise<void> {
+    const thread = to.ref.sessionId;
+    const id = messageId ?? (await this.transcript.addBotMessage(thread, '')).id;
+    await this.transcript.update(thread, id, (m) => withFooter(m, footer));
   }
 
   async *readThread(
@@ -143,4 +158,10 @@ export class WebPort implements PlatformPort {
   decodeThreadId(id: string): ThreadRef {
     return decodeThreadRef(id, 'web');
   }
+}
+
+/** The page shows sources as a list and the feedback buttons from these fields. */
+function withFooter(m: WebMessage, footer: AnswerFooter): void {
+  if (footer.sources.length > 0) m.sources = footer.sources.map(sourceLabel);
+  if (footer.feedbackId) m.feedbackId = footer.feedbackId;
 }

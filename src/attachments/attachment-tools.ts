@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { asCodedError } from '../llm/classify-error.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
+import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type Owner } from '../scope/scope.ts';
 import { escapeData } from '../text/data-block.ts';
 import type { AttachmentIndex } from './index/index.ts';
@@ -33,20 +34,31 @@ export function ownerLabel(owner: Owner): string {
   return WHERE[owner.kind];
 }
 
+/** A tool result with the sources it showed the model attached (see `answerSources` in the core). */
+export function withSources(content: string, sources: AnswerSource[]): [string, SourcesArtifact] {
+  return [content, { sources }];
+}
+
 /** `search_attachment(query)`: the turn's session, channel and project files, from the scope. */
 export function searchAttachmentTool(d: AttachmentToolDeps) {
   return tool(
     async ({ query }) => {
       const scope = currentScope();
-      if (!scope) return NO_SCOPE_MESSAGE;
+      if (!scope) return withSources(NO_SCOPE_MESSAGE, []);
       await d.ingestor.waitForOwners(scope.owners, d.waitForIngestMs);
       const files = (await d.index.listFiles(scope.owners)).filter((f) => f.kind !== 'image');
       if (files.length === 0) {
-        return 'No readable files have been shared in this thread, its channel or the workspace yet, so there is nothing to search.';
+        return withSources(
+          'No readable files have been shared in this thread, its channel or the workspace yet, so there is nothing to search.',
+          [],
+        );
       }
       const hits = await d.index.search(scope.owners, query, d.maxHits);
       if (hits.length === 0) {
-        return `No passage matched "${query}" in ${files.map((f) => f.filename).join(', ')}. Try other words.`;
+        return withSources(
+          `No passage matched "${query}" in ${files.map((f) => f.filename).join(', ')}. Try other words.`,
+          [],
+        );
       }
       const lines = hits.map((h, i) => {
         const where = [
@@ -57,10 +69,20 @@ export function searchAttachmentTool(d: AttachmentToolDeps) {
           .join(', ');
         return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})\n${escapeData(h.snippet)}`;
       });
-      return `<data source="search_attachment">\n${lines.join('\n\n')}\n</data>\nCite the file name and page or section of what you use.`;
+      const sources: AnswerSource[] = hits.map((h) => ({
+        kind: 'file',
+        title: h.filename,
+        ...(h.page !== undefined ? { page: h.page } : {}),
+        ...(h.heading ? { section: h.heading } : {}),
+      }));
+      return withSources(
+        `<data source="search_attachment">\n${lines.join('\n\n')}\n</data>\nCite the file name and page or section of what you use.`,
+        sources,
+      );
     },
     {
       name: 'search_attachment',
+      responseFormat: 'content_and_artifact',
       description:
         'Search the text of the files shared in this conversation (this thread, its channel, and files shared with the workspace). Returns passages with file name and page or section.',
       schema: z.object({

@@ -9,6 +9,7 @@ import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
 import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
+import { FeedbackService } from '../core/feedback.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
@@ -146,6 +147,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     ingestor: attachments.ingestor,
     dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
   });
+  const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -167,6 +169,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       metrics,
       log,
       context: attachments.context,
+      feedback,
     },
   );
 
@@ -212,6 +215,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
         : undefined,
     wrapPort: worker?.wrap,
     seesEveryMessage: role === 'all',
+    feedback,
   });
   // Slack user groups and Discord roles feed knowledge access (ARCHITECTURE.md, "Knowledge").
   const adapterDeps = { config, core, log, groups: knowledge?.groups };

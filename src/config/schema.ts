@@ -184,6 +184,14 @@ export const settingsSchema = z
         ),
       })
       .strict(),
+    feedback: z
+      .object({
+        /** Adds a `channel` label to threadmind_feedback_total (one series per channel). */
+        metricsByChannel: z.boolean(),
+        retentionDays: z.number().int().min(1).max(3650),
+        maxReasonChars: z.number().int().min(1).max(3000),
+      })
+      .strict(),
     threadContext: z
       .object({
         enabled: z.boolean(),

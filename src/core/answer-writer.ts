@@ -4,9 +4,11 @@
 // per message, split at the platform's limit without breaking code fences.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.ts';
+import type { AnswerFooter } from '../model/answer-extras.ts';
 import type { Destination, NativeStream, PlatformPort } from '../model/platform-port.ts';
 import { RenderedText } from '../model/rendered-text.ts';
 import { closingFence, openFenceAt, scanFences } from '../text/fences.ts';
+import { sourcesMarkdown } from './answer-sources.ts';
 import { FlushChain } from './flush-chain.ts';
 import { messages } from './messages.ts';
 
@@ -61,6 +63,9 @@ export class AnswerWriter {
   // edit mode: where the edited messages start in `text` (after anything streamed before a fallback)
   private editFrom = 0;
   private readonly shown: string[] = [];
+  private readonly shownParts: RenderedText[] = [];
+  /** Set by `finish`: goes on the answer's last message after the final flush. */
+  private footer: AnswerFooter | undefined;
   private readonly ids: string[] = [];
   private readonly editedAt = new Map<string, number>();
 
@@ -78,10 +83,50 @@ export class AnswerWriter {
     this.flushes.schedule(this.started ? this.o.updateIntervalMs : 0);
   }
 
-  /** The final text stands in for an answer that streamed nothing. */
-  async finish(finalText: string): Promise<void> {
+  /**
+   * The final text stands in for an answer that streamed nothing. A footer (feedback buttons, the
+   * sources) ends a native stream; otherwise `placeFooter` puts it on the last message later, so
+   * the turn's history is saved without waiting for one more edit.
+   */
+  async finish(finalText: string, footer?: Omit<AnswerFooter, 'sourcesText'>): Promise<void> {
     if (this.text.trim() === '') this.text = finalText;
+    if (footer) {
+      const md = sourcesMarkdown(footer.sources);
+      const sourcesText = md ? RenderedText.one(this.o.port.format, md) : undefined;
+      this.footer = { ...footer, ...(sourcesText ? { sourcesText } : {}) };
+    }
     await this.flushes.final();
+  }
+
+  /**
+   * Edit mode (or a stream that was no longer open): the port adds the footer to the last message.
+   * Failing to place it costs the footer, never the answer.
+   */
+  async placeFooter(): Promise<void> {
+    const footer = this.footer;
+    this.footer = undefined;
+    if (!footer) return;
+    const { port, to, log } = this.o;
+    const last = this.ids.length - 1;
+    const id = this.ids[last];
+    try {
+      if (port.finishAnswer) {
+        // The footer is one more edit of the last message: it keeps the platform's edit interval.
+        const wait =
+          id === undefined
+            ? 0
+            : (this.editedAt.get(id) ?? Number.NEGATIVE_INFINITY) +
+              this.o.updateIntervalMs -
+              Date.now();
+        if (wait > 0) await sleep(wait);
+        await port.finishAnswer(to, id, this.shownParts[last], footer);
+        if (id !== undefined) this.editedAt.set(id, Date.now());
+      } else if (footer.sourcesText) {
+        await port.post(to, footer.sourcesText);
+      }
+    } catch (err) {
+      log.warn({ err }, 'could not add feedback buttons and sources to the answer');
+    }
   }
 
   /** Ends the answer with a short message for the user, below whatever was already shown. */
@@ -141,7 +186,9 @@ export class AnswerWriter {
       this.sent += piece.length;
     }
     if (final && this.stream) {
-      await this.stream.stop();
+      const footer = this.footer;
+      this.footer = undefined;
+      await this.stream.stop(footer);
       this.stream = undefined;
     }
     return true;
@@ -237,5 +284,6 @@ export class AnswerWriter {
     this.ids[i] = id;
     this.editedAt.set(id, Date.now());
     this.shown[i] = part.text;
+    this.shownParts[i] = part;
   }
 }

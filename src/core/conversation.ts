@@ -27,6 +27,7 @@ import type {
   EffectiveSettings,
   SettingsPatch,
 } from './channel-settings.ts';
+import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
@@ -38,6 +39,8 @@ export interface PlatformSettings extends OutputSettings {
   projectNoun: string;
   /** Who may change a channel's settings, in words ("workspace admins, …"). */
   settingsAdmins: string;
+  /** Who may export the project's feedback, in words; default `settingsAdmins`. */
+  feedbackAdmins?: string;
 }
 
 export interface ConversationOptions {
@@ -67,12 +70,37 @@ export interface ConversationOptions {
   seesEveryMessage?: boolean | undefined;
   /** Wraps every attached port (a worker records what each job posted, for a durable turn). */
   wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
+  /** Votes on answers; absent: votes are refused as unreadable. */
+  feedback?: FeedbackService | undefined;
 }
 
 /** The thread a message opened before it was queued (Discord: the thread started from a mention). */
 export type OpenedThread = { ref: ThreadRef; to: Destination };
 
 export type Handoff = (m: InboundMessage, opened: OpenedThread | undefined) => Promise<void>;
+
+/** "Ask threadmind about this" used on a message. */
+export interface AskAbout {
+  /** The conversation the answer goes to: the message's thread (or one started under it). */
+  ref: ThreadRef;
+  to: Destination;
+  principal: string;
+  /** The message asked about: who wrote it and when. */
+  about: { authorId: string; at: number };
+  /**
+   * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
+   * the interaction's snowflake), so the thread read quotes the message and what came before it.
+   */
+  requestId: string;
+  traceId: string;
+  dedupe: string[];
+  openThread?: InboundMessage['openThread'];
+}
+
+/** What a feedback export gives an admin: a file, or words saying why not. */
+export type FeedbackExport =
+  | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
+  | { ok: false; text: string };
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
 export interface ChangedEvent {
@@ -619,6 +647,67 @@ export class Conversation {
       this.o.settings.models().catch(() => []),
     ]);
     return { effective, models };
+  }
+
+  /**
+   * "Ask threadmind about this": a question about one message, answered in its thread. The message
+   * and its files reach the turn the way every thread message does: read as quoted material (never
+   * as instructions) and its files taken into the thread.
+   */
+  async askAbout(a: AskAbout): Promise<Handled> {
+    const { port } = this.platform(a.ref.platform);
+    const name = await port.displayName?.(a.about.authorId).catch(() => undefined);
+    return this.receiveMessage({
+      ref: a.ref,
+      to: a.to,
+      principal: a.principal,
+      text: messages.askAbout(
+        name ? `${name} (${a.about.authorId})` : a.about.authorId,
+        a.about.at,
+      ),
+      messageId: a.requestId,
+      receivedAt: Date.now(),
+      traceId: a.traceId,
+      addressed: 'command',
+      intent: 'ask',
+      topLevel: false,
+      dedupe: a.dedupe,
+      ...(a.openThread ? { openThread: a.openThread } : {}),
+    });
+  }
+
+  /** A 👍/👎 on an answer; `text` is what to tell the voter, privately. */
+  async vote(v: VoteInput): Promise<{ status: string; text: string }> {
+    const r = this.o.feedback ? await this.o.feedback.vote(v) : { status: 'invalid' as const };
+    const text =
+      r.status === 'stored' || r.status === 'replaced'
+        ? messages.feedbackStored(v.vote, r.status === 'replaced')
+        : r.status === 'unknown'
+          ? messages.feedbackUnknown
+          : messages.feedbackInvalid;
+    return { status: r.status, text };
+  }
+
+  /** The project's votes for an admin (the platform says who is one); a refusal for anyone else. */
+  async exportFeedback(
+    ref: Pick<ThreadRef, 'platform' | 'projectId'>,
+    actor: { id: string; isAdmin: boolean },
+    format: ExportFormat,
+  ): Promise<FeedbackExport> {
+    const { settings } = this.platform(ref.platform);
+    if (!actor.isAdmin || !this.o.feedback) {
+      this.o.log.info({ platform: ref.platform, user: actor.id }, 'feedback export refused');
+      return {
+        ok: false,
+        text: messages.feedbackExportRefused(settings.feedbackAdmins ?? settings.settingsAdmins),
+      };
+    }
+    const file = await this.o.feedback.export(ref.platform, ref.projectId, format);
+    this.o.log.info(
+      { platform: ref.platform, project: ref.projectId, user: actor.id, rows: file.rows },
+      'feedback exported',
+    );
+    return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
   }
 
   /** The files a turn in `ref` could read. */

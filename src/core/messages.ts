@@ -181,4 +181,26 @@ export const messages = {
   settingsInvalid(reason: string): string {
     return `${WARN} Not saved: ${reason}`;
   },
+  feedbackStored(vote: 'up' | 'down', replaced: boolean): string {
+    const what = vote === 'up' ? '👍' : '👎';
+    return replaced ? `Changed your vote to ${what}. Thanks.` : `Thanks for the ${what}.`;
+  },
+  feedbackUnknown:
+    'That answer is too old to rate (or was not recorded), so the vote was not stored.',
+  feedbackInvalid: `${WARN} That vote could not be read, so it was not stored.`,
+  feedbackReasonPrompt: 'What was wrong with the answer? (optional)',
+  feedbackExportRefused(who: string): string {
+    return `Only ${who} can export the feedback.`;
+  },
+  feedbackExported(rows: number, noun: string): string {
+    return rows === 0
+      ? `No feedback has been given in this ${noun} yet.`
+      : `${rows} vote${rows === 1 ? '' : 's'} from this ${noun}, attached.`;
+  },
+  /** The question "Ask threadmind about this" asks about the message it was used on. */
+  askAbout(author: string, at: number): string {
+    return `Look at the message from ${author} posted at ${utc(at)} in this conversation (and any files it has). Tell me briefly what it says and what matters in it, then offer to help with it.`;
+  },
+  feedbackExportUsage:
+    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
 } as const;

@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
 import { fitQuoted, humanTurn } from '../memory/thread-messages.ts';
+import type { AnswerFooter } from '../model/answer-extras.ts';
 import { ThreadmindError } from '../model/errors.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import { type Owner, ownersOf, sessionKey } from '../model/thread-ref.ts';
@@ -19,9 +20,11 @@ import type { HeldLock } from '../store/session-lock.ts';
 import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { Semaphore } from '../util/semaphore.ts';
+import { answerSources } from './answer-sources.ts';
 import type { AnswerWriter } from './answer-writer.ts';
 import type { AnswerAudience } from './audience.ts';
 import { type ChannelSettings, TOOL_GROUP_OF } from './channel-settings.ts';
+import type { FeedbackService } from './feedback.ts';
 import { messages } from './messages.ts';
 import type { SessionState } from './session-state.ts';
 import type { CaughtUp } from './thread-context.ts';
@@ -66,6 +69,8 @@ export interface TurnRunnerDeps {
   now?: () => Date;
   /** What a turn should know about its owners' files: images in reach and a prompt section. */
   context?: (owners: readonly Owner[]) => Promise<TurnContext>;
+  /** Records answered turns so people can vote on them; absent: answers carry no buttons. */
+  feedback?: FeedbackService | undefined;
 }
 
 export interface TurnContext {
@@ -327,6 +332,33 @@ export class TurnRunner {
     else await out.post(note);
   }
 
+  /** The answer's sources and, once the turn is recorded, what its feedback buttons name. */
+  private async footerOf(
+    msg: IncomingMessage,
+    model: string,
+    settings: ChannelSettings | undefined,
+    added: AgentRunResult['added'],
+    log: Logger,
+  ): Promise<Omit<AnswerFooter, 'sourcesText'>> {
+    const sources = answerSources(added);
+    const feedback = this.d.feedback;
+    if (!feedback) return { sources };
+    try {
+      await feedback.recordTurn({
+        id: msg.traceId,
+        ref: msg.ref,
+        model,
+        settings,
+        askedBy: msg.principal,
+        at: Date.now(),
+      });
+      return { feedbackId: msg.traceId, sources };
+    } catch (err) {
+      log.warn({ err }, 'could not record the turn for feedback; the answer has no buttons');
+      return { sources };
+    }
+  }
+
   private async answer({ msg, out, key, log, lock, input }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
     let answer: AnswerWriter | undefined;
@@ -502,7 +534,11 @@ export class TurnRunner {
       } else {
         answer ??= out.beginAnswer();
         if (result.truncated) answer.append(messages.truncated);
-        await answer.finish(text);
+        // Sources and feedback buttons go only under an answer the channel may see.
+        await answer.finish(
+          text,
+          await this.footerOf(msg, model.info.id, settings, result.added, log),
+        );
       }
       // Only the lock's holder writes the thread's memory.
       lock.signal.throwIfAborted();
@@ -510,6 +546,7 @@ export class TurnRunner {
       const added = isPrivate ? [new AIMessage(messages.privateAnswerRecord)] : result.added;
       await this.d.history.save(key, this.d.memory.settle(history, human, added));
       await (caught ?? NOTHING_NEW).commit();
+      await answer?.placeFooter();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);
       this.d.metrics.turnSeconds.observe(

@@ -5,6 +5,7 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
+import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
 import { renderEvidence } from './render.ts';
 import type { KnowledgeSettings } from './settings.ts';
@@ -66,12 +67,29 @@ export function renderKnowledgeResult(query: string, r: KnowledgeResult): string
   }
 }
 
+/** The documents a result showed the model, one per `source_uri`, for the answer's sources line. */
+export function knowledgeSources(r: KnowledgeResult): SourcesArtifact {
+  const byUri = new Map<string, AnswerSource>();
+  for (const item of r.answerable ? r.items : []) {
+    const known = byUri.get(item.source_uri);
+    // A document seen both current and stale in one result is shown as current.
+    if (known && known.freshness !== 'stale') continue;
+    byUri.set(item.source_uri, {
+      kind: 'knowledge',
+      title: item.source_uri,
+      uri: item.source_uri,
+      freshness: item.freshness,
+    });
+  }
+  return { sources: [...byUri.values()] };
+}
+
 /** `knowledge_search(query)`: the scope's principal, config's scopes, the provider's contract. */
 export function knowledgeSearchTool(d: KnowledgeToolDeps) {
   return tool(
     async ({ query }) => {
       const scope = currentScope();
-      if (!scope) return NO_SCOPE_MESSAGE;
+      if (!scope) return [NO_SCOPE_MESSAGE, { sources: [] }] satisfies [string, SourcesArtifact];
       const result = await d.provider.retrieve({
         query,
         principal_id: (d.principalOf ?? defaultPrincipalOf)(scope),
@@ -98,10 +116,14 @@ export function knowledgeSearchTool(d: KnowledgeToolDeps) {
           result.items.map((i) => ({ chunk_id: i.chunk_id, source_uri: i.source_uri })),
         );
       }
-      return renderKnowledgeResult(query, result);
+      return [renderKnowledgeResult(query, result), knowledgeSources(result)] satisfies [
+        string,
+        SourcesArtifact,
+      ];
     },
     {
       name: 'knowledge_search',
+      responseFormat: 'content_and_artifact',
       description:
         "Search the team's knowledge base (design decisions, ADRs, runbooks, policies) that the person asking may see. Returns cited passages with their source, version and whether they are outdated.",
       schema: z.object({

@@ -79,6 +79,12 @@ export function createMetrics() {
       labelNames: ['how'] as const,
       registers: [registry],
     }),
+    feedback: new Counter({
+      name: 'threadmind_feedback_total',
+      help: 'Votes on answers (a changed vote counts again), by platform, model and vote; by channel when feedback.metricsByChannel',
+      labelNames: ['platform', 'channel', 'model', 'vote'] as const,
+      registers: [registry],
+    }),
     duplicateEvents: new Counter({
       name: 'threadmind_duplicate_events_total',
       help: 'Platform events dropped as retries or duplicates',

@@ -1,10 +1,11 @@
 // The platform port: the few primitive operations the core needs from a chat platform. Each
 // adapter implements it; everything that must behave the same on every platform (streaming and
 // paging an answer, user-visible messages, neutralising mentions, session state) is in src/core.
+import type { AnswerFooter } from './answer-extras.ts';
 import type { Destination, InboundMessage, QueuedFile, ThreadMessage } from './incoming.ts';
 import type { PlatformFormat, RenderedText } from './rendered-text.ts';
 
-export type { Destination, PlatformFormat, ThreadMessage };
+export type { AnswerFooter, Destination, PlatformFormat, ThreadMessage };
 
 import type { Platform, ThreadRef } from './thread-ref.ts';
 
@@ -28,7 +29,8 @@ export interface NativeStream {
   readonly messageId: string;
   /** Adds text; false when the platform closed the stream early (the core continues elsewhere). */
   append(text: RenderedText): Promise<boolean>;
-  stop(): Promise<void>;
+  /** Ends the stream; a footer (feedback buttons, sources) goes on the message where the platform can. */
+  stop(footer?: AnswerFooter): Promise<void>;
 }
 
 export type Reaction = 'ok' | 'warning';
@@ -52,6 +54,16 @@ export interface PlatformPort {
   react(to: Destination, messageId: string, reaction: Reaction): Promise<void>;
   /** Starts a natively streamed message; absent, or null when unavailable: the core posts and edits. */
   startStream?(to: Destination, first: RenderedText): Promise<NativeStream | null>;
+  /**
+   * Puts an answer's footer on its last message (`messageId`, showing `text`), or on a new message
+   * when `messageId` is undefined. Absent: the core posts the sources line as a message.
+   */
+  finishAnswer?(
+    to: Destination,
+    messageId: string | undefined,
+    text: RenderedText | undefined,
+    footer: AnswerFooter,
+  ): Promise<void>;
   /** The thread's messages, oldest first (`after`: only those after that message id). */
   readThread(
     to: Destination,

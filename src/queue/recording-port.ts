@@ -95,10 +95,19 @@ export class RecordingPort implements PlatformPort {
   displayName?: NonNullable<PlatformPort['displayName']>;
   rehydrate?: NonNullable<PlatformPort['rehydrate']>;
   resumeStream?: NonNullable<PlatformPort['resumeStream']>;
+  finishAnswer?: NonNullable<PlatformPort['finishAnswer']>;
+  audience?: NonNullable<PlatformPort['audience']>;
+  reach?: NonNullable<PlatformPort['reach']>;
+  postPrivate?: NonNullable<PlatformPort['postPrivate']>;
 
   constructor(inner: PlatformPort, records: PostRecords) {
     this.inner = inner;
     this.records = records;
+    // What posts no answer text of its own (or only a footer) passes straight through.
+    if (inner.finishAnswer) this.finishAnswer = inner.finishAnswer.bind(inner);
+    if (inner.audience) this.audience = inner.audience.bind(inner);
+    if (inner.reach) this.reach = inner.reach.bind(inner);
+    if (inner.postPrivate) this.postPrivate = inner.postPrivate.bind(inner);
     if (inner.readChannel) this.readChannel = inner.readChannel.bind(inner);
     if (inner.displayName) this.displayName = inner.displayName.bind(inner);
     if (inner.rehydrate) this.rehydrate = inner.rehydrate.bind(inner);
@@ -177,8 +186,8 @@ export class RecordingPort implements PlatformPort {
         }
         return ok;
       },
-      stop: async () => {
-        await stream.stop();
+      stop: async (footer) => {
+        await stream.stop(footer);
         await this.records.put(job, stream.messageId, { text, stream: false, at });
       },
     };

@@ -12,7 +12,7 @@ import {
 } from '../fixtures/documents/index.ts';
 import { jpegWithGpsAndOrientation } from '../fixtures/images/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { callsTo, waitForReply } from '../support/slack-helpers.ts';
+import { callsTo, sourcesLine, waitForReply } from '../support/slack-helpers.ts';
 
 type Req = { messages: { role: string; content: unknown }[] };
 
@@ -70,6 +70,8 @@ describe('Slack files', () => {
     const text = replies.map((m) => m.text).join('\n');
     assert.match(text, /handbook\.pdf, page 5/);
     assert.match(text, /25 days/);
+    // The answer shows what it used, under itself: the file and its page.
+    assert.match(await sourcesLine(h.slack, 'C80', ask.ts), /^Sources: `handbook\.pdf, p\. 5`/);
     const system = JSON.stringify(h.llm.requests.at(-1)?.body.messages[0]);
     assert.match(
       system,

@@ -11,7 +11,7 @@ import { ingestDirectory } from '../../src/knowledge/ingest.ts';
 import type { ScriptedReply } from '../emulators/openai/index.ts';
 import { type KgHarness, startKg } from '../knowledge/kg-harness.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { waitForReply } from '../support/slack-helpers.ts';
+import { sourcesLine, waitForReply } from '../support/slack-helpers.ts';
 
 type Req = { messages: { role: string; content: unknown }[] };
 
@@ -64,6 +64,12 @@ describe('knowledge in Slack', () => {
       .join('\n');
     assert.ok(text.includes(kg.corpus.uri('eng/runbook-order-api.md')), text);
     assert.match(text, /3 seconds/);
+    // Under the answer: the documents it used, the superseded ADR marked outdated.
+    const sources = await sourcesLine(h.slack, 'C70', ts);
+    const runbook = kg.corpus.uri('eng/runbook-order-api.md');
+    const adr1 = kg.corpus.uri('eng/adr/adr-001-timeouts.md');
+    assert.ok(sources.includes(`\`${runbook}\``), sources);
+    assert.ok(sources.includes(`\`${adr1} (outdated)\``), sources);
     assert.match(
       text,
       new RegExp(

@@ -231,7 +231,7 @@ test('knowledge_search answers for the scope’s principal, cites sources and ma
     log: silentLogger(),
     principalOf,
   });
-  assert.equal(await search.invoke({ query: 'order API timeout' }), NO_SCOPE_MESSAGE);
+  assert.equal(String(await search.invoke({ query: 'order API timeout' })), NO_SCOPE_MESSAGE);
   const ref = { platform: 'slack', projectId: 'T1', channelId: 'C1', sessionId: '1.0' } as const;
   const scope = (who: string) => ({
     ref,
@@ -240,16 +240,19 @@ test('knowledge_search answers for the scope’s principal, cites sources and ma
     images: [],
     traceId: `trace-tool-${who}`,
   });
-  const alice = await runInScope(scope('alice'), () =>
-    search.invoke({ query: 'ADR decision order API timeout' }),
+  // Invoked with bare arguments the tool gives its text; a tool call also gets the sources.
+  const alice = String(
+    await runInScope(scope('alice'), () =>
+      search.invoke({ query: 'ADR decision order API timeout' }),
+    ),
   );
   assert.match(alice, /^<data source="knowledge_search">/);
   assert.match(alice, new RegExp(`${kg.corpus.uri('eng/adr/adr-002-timeouts.md')} — chunk chunk-`));
   assert.match(alice, new RegExp(`${kg.corpus.uri('eng/adr/adr-001-timeouts.md')} \\(outdated\\)`));
   assert.doesNotMatch(alice, /zebracorn|sec\//);
-  const bob = await runInScope(scope('bob'), () => search.invoke({ query: 'zebracorn' }));
+  const bob = String(await runInScope(scope('bob'), () => search.invoke({ query: 'zebracorn' })));
   assert.match(bob, /incident-2024-07\.md/);
-  const dave = await runInScope(scope('dave'), () => search.invoke({ query: 'order API' }));
+  const dave = String(await runInScope(scope('dave'), () => search.invoke({ query: 'order API' })));
   assert.match(dave, /^No usable evidence.*no access/);
   const hurried = knowledgeSearchTool({
     provider: kg.provider(),
@@ -257,7 +260,7 @@ test('knowledge_search answers for the scope’s principal, cites sources and ma
     log: silentLogger(),
     principalOf,
   });
-  const late = await runInScope(scope('alice'), () => hurried.invoke({ query: 'order' }));
+  const late = String(await runInScope(scope('alice'), () => hurried.invoke({ query: 'order' })));
   assert.match(late, /^No usable evidence.*did not finish within its 1 ms deadline/);
 });
 

@@ -28,3 +28,21 @@ export function waitForReply(
 export function callsTo(slack: SlackEmulator, method: string) {
   return slack.calls.filter((c) => c.method === method);
 }
+
+/** The sources line (a context block) under the bot's answer in a thread, once it is there. */
+export function sourcesLine(
+  slack: SlackEmulator,
+  channel: string,
+  threadTs: string,
+  timeoutMs = 8000,
+): Promise<string> {
+  return slack.waitFor(() => {
+    for (const m of botReplies(slack, channel, threadTs)) {
+      for (const b of (m.blocks ?? []) as { type?: string; elements?: { text?: string }[] }[]) {
+        const text = b.type === 'context' ? b.elements?.[0]?.text : undefined;
+        if (text?.startsWith('Sources:')) return text;
+      }
+    }
+    return undefined;
+  }, timeoutMs);
+}

@@ -102,8 +102,53 @@ function renderMessage(entry) {
     }
     li.append(list);
   }
+  if (m.sources?.length) {
+    const list = document.createElement('ul');
+    list.className = 'sources';
+    list.setAttribute('aria-label', 'Sources');
+    for (const label of m.sources) {
+      const item = document.createElement('li');
+      item.textContent = label;
+      list.append(item);
+    }
+    li.append(list);
+  }
+  if (m.feedbackId && !m.streaming) li.append(feedbackButtons(m));
   entry.node = li;
   return li;
+}
+
+/** 👍/👎 under an answer; 👎 may say why. The vote comes back through the event stream. */
+function feedbackButtons(m) {
+  const bar = document.createElement('div');
+  bar.className = 'feedback';
+  for (const [vote, label, name] of [
+    ['up', '👍', 'Good answer'],
+    ['down', '👎', 'Not a good answer'],
+  ]) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'vote';
+    b.textContent = label;
+    b.title = name;
+    b.setAttribute('aria-label', name);
+    b.setAttribute('aria-pressed', String(m.vote === vote));
+    b.addEventListener('click', async () => {
+      const reason =
+        vote === 'down' ? (prompt('What was wrong with the answer? (optional)') ?? '') : '';
+      try {
+        await api(`/api/threads/${current}/feedback`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ messageId: m.id, vote, ...(reason ? { reason } : {}) }),
+        });
+      } catch (err) {
+        showError(err.message);
+      }
+    });
+    bar.append(b);
+  }
+  return bar;
 }
 
 function atBottom() {

@@ -29,6 +29,7 @@ import {
   componentInteraction,
   deleteUserMessage,
   editUserMessage,
+  messageCommand,
   modalSubmit,
   slashCommand,
   userMessage,
@@ -219,6 +220,7 @@ export async function startDiscordEmulator(
     userMessage: async (m) => render.recorded(userMessage(ctx, m)),
     userThread: async (t) => threadRecord(userThread(ctx, t).id),
     slashCommand: async (c) => slashCommand(ctx, c),
+    messageCommand: async (c) => messageCommand(ctx, c),
     componentInteraction: async (c) => componentInteraction(ctx, c),
     modalSubmit: async (m) => modalSubmit(ctx, m),
     editUserMessage: async (channelId, messageId, content) =>

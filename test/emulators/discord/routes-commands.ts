@@ -118,11 +118,14 @@ function validateCommands(list: Record<string, unknown>[]): Answer | undefined {
     const at = String(i);
     const type = (c.type ?? 1) as number;
     const name = c.name;
-    if (
-      typeof name !== 'string' ||
-      !NAME_RE.test(name) ||
-      (type === 1 && name !== name.toLowerCase())
-    ) {
+    // Chat input names follow NAME_RE in lowercase; user and message commands may be mixed case
+    // and include spaces (1–32 characters).
+    const valid =
+      typeof name === 'string' &&
+      (type === 1
+        ? NAME_RE.test(name) && name === name.toLowerCase()
+        : [...name].length >= 1 && [...name].length <= 32 && name.trim() === name);
+    if (!valid) {
       return formError([at, 'name'], 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
     }
     if (seen.has(`${type}:${name}`)) {

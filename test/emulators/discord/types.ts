@@ -180,6 +180,15 @@ export interface ComponentInput {
   values?: string[];
 }
 
+/** A person uses a message context-menu command (type 3) on a message. */
+export interface MessageCommandInput {
+  channelId: string;
+  messageId: string;
+  userId: string;
+  name: string;
+  memberPermissions?: string;
+}
+
 export interface UserThreadInput {
   channelId: string;
   userId: string;
@@ -246,6 +255,8 @@ export interface DiscordEmulator {
   userMessage(m: UserMessageInput): Promise<DiscordMessage>;
   userThread(t: UserThreadInput): Promise<ThreadRecord>;
   slashCommand(c: SlashCommandInput): Promise<InteractionHandle>;
+  /** A message context-menu command used on a message (APPLICATION_COMMAND, data.type 3). */
+  messageCommand(c: MessageCommandInput): Promise<InteractionHandle>;
   componentInteraction(c: ComponentInput): Promise<InteractionHandle>;
   /** A person submits the modal an interaction's callback showed: a MODAL_SUBMIT (type 5). */
   modalSubmit(m: ModalSubmitInput): Promise<InteractionHandle>;

@@ -21,6 +21,7 @@ import type {
   CommandOptionInput,
   ComponentInput,
   InteractionHandle,
+  MessageCommandInput,
   ModalSubmitInput,
   SlashCommandInput,
   UserMessageInput,
@@ -264,6 +265,43 @@ export function slashCommand(ctx: EmuCtx, c: SlashCommandInput): InteractionHand
       attachments: Object.fromEntries(files.map((f) => [f.id, ctx.cdn.describe(f)])),
     };
   }
+  if (guildId !== undefined && ctx.commands.get(guildId)?.includes(command) === true) {
+    data.guild_id = guildId;
+  }
+  return createInteraction(ctx, {
+    type: 2,
+    name: c.name,
+    channel,
+    userId: c.userId,
+    data,
+    memberPermissions: c.memberPermissions,
+  });
+}
+
+/**
+ * A message command from a message's Apps menu: an APPLICATION_COMMAND interaction whose data has
+ * type 3, the message as `target_id` and the message itself in `resolved.messages`.
+ */
+export function messageCommand(ctx: EmuCtx, c: MessageCommandInput): InteractionHandle {
+  const channel = resolveChannel(ctx, c.channelId, c.userId);
+  const guildId = channel.guildId;
+  const command = [
+    ...(guildId === undefined ? [] : (ctx.commands.get(guildId) ?? [])),
+    ...(ctx.commands.get('global') ?? []),
+  ].find((x) => x.data.name === c.name && x.data.type === 3);
+  if (command === undefined) {
+    throw new Error(`Discord emulator: message command "${c.name}" is not registered`);
+  }
+  const message = ctx.world.message(channel.id, c.messageId);
+  if (message === undefined)
+    throw new Error(`Discord emulator: no message ${c.messageId} in ${channel.id}`);
+  const data: Record<string, unknown> = {
+    id: command.id,
+    name: c.name,
+    type: 3,
+    target_id: message.msg.id,
+    resolved: { messages: { [message.msg.id]: ctx.render.message(message) } },
+  };
   if (guildId !== undefined && ctx.commands.get(guildId)?.includes(command) === true) {
     data.guild_id = guildId;
   }

@@ -6,11 +6,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deliverer } from './delivery.ts';
 import type { StoredView } from './interactivity.ts';
 import type { ApiContext } from './methods/context.ts';
+import { apiMessage } from './methods/context.ts';
 import { userObject } from './methods/lookup.ts';
 import { renderView, viewProblems } from './methods/views.ts';
 import type {
   DeliveryResult,
   InteractionResult,
+  MessageShortcutInput,
+  PressButtonInput,
+  PressButtonResult,
   SlackOption,
   SlashCommandInput,
   SlashCommandResult,
@@ -405,4 +409,129 @@ function applyViewAction(
     open: true,
     updates: 0,
   });
+}
+
+// --- message buttons ------------------------------------------------------------------------
+
+/** The element `actionId` in a message's blocks, with its block. */
+function messageElement(
+  blocks: unknown[],
+  actionId: string,
+): { block: Record<string, unknown>; element: Record<string, unknown> } | undefined {
+  for (const raw of blocks) {
+    const block = raw as Record<string, unknown>;
+    const elements = Array.isArray(block.elements) ? (block.elements as unknown[]) : [];
+    const candidates = [...elements, block.accessory];
+    for (const el of candidates) {
+      const e = el as Record<string, unknown> | undefined;
+      if (e && e.action_id === actionId) return { block, element: e };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A person clicks an element of a bot message: Slack sends block_actions with the message, the
+ * action (its type, block_id, action_id, value and text) and a fresh trigger id.
+ */
+export async function pressButton(
+  deps: InteractionDeps,
+  p: PressButtonInput,
+): Promise<PressButtonResult> {
+  const { ctx } = deps;
+  const m = ctx.store.find(p.channel, p.ts);
+  if (m === undefined || m.deleted) {
+    throw new Error(`Slack emulator: no message ${p.channel}/${p.ts}`);
+  }
+  const found = messageElement(m.blocks ?? [], p.actionId);
+  if (found === undefined) {
+    throw new Error(`Slack emulator: message ${p.ts} has no element ${p.actionId}`);
+  }
+  const { block, element } = found;
+  let button = element;
+  if (element.type === 'feedback_buttons') {
+    if (p.choice === undefined) throw new Error('Slack emulator: feedback_buttons need a choice');
+    button = element[`${p.choice}_button`] as Record<string, unknown>;
+  } else if (element.type !== 'button') {
+    throw new Error(`Slack emulator: ${p.actionId} is a ${String(element.type)}, not a button`);
+  }
+  const teamId = p.teamId ?? ctx.ids.teamId;
+  const user = userObject(ctx, p.user);
+  const type = ctx.channelTypes.get(p.channel) ?? inferChannelType(p.channel);
+  const actionTs = ctx.store.nextTs();
+  const payload: Record<string, unknown> = {
+    type: 'block_actions',
+    user: { id: p.user, username: user.name, name: user.name, team_id: teamId },
+    api_app_id: ctx.ids.appId,
+    token: deps.deliverer.verificationToken,
+    container: {
+      type: 'message',
+      message_ts: m.ts,
+      channel_id: p.channel,
+      is_ephemeral: false,
+      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+    },
+    trigger_id: ctx.interactivity.newTrigger(p.user),
+    team: { id: teamId, domain: ctx.ids.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: p.channel, name: channelName(p.channel, type) },
+    message: {
+      ...apiMessage(ctx, m),
+      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+    },
+    state: { values: {} },
+    response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, p.channel, p.user),
+    actions: [
+      {
+        type: element.type,
+        block_id: block.block_id,
+        action_id: p.actionId,
+        value: button.value,
+        text: button.text,
+        action_ts: actionTs,
+      },
+    ],
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const r = await deps.deliverer.deliverInteraction('interactive', payload, form, p.ackTimeoutMs);
+  return { ...interactionResult(r), payload };
+}
+
+/**
+ * A message shortcut used on a message: Slack sends message_action with the whole message, the
+ * channel, a trigger id, a response_url and the time it was used (action_ts).
+ */
+export async function messageShortcut(
+  deps: InteractionDeps,
+  s: MessageShortcutInput,
+): Promise<PressButtonResult> {
+  const { ctx } = deps;
+  const m = ctx.store.find(s.channel, s.ts);
+  if (m === undefined || m.deleted)
+    throw new Error(`Slack emulator: no message ${s.channel}/${s.ts}`);
+  const teamId = s.teamId ?? ctx.ids.teamId;
+  const user = userObject(ctx, s.user);
+  const type = ctx.channelTypes.get(s.channel) ?? inferChannelType(s.channel);
+  const payload: Record<string, unknown> = {
+    type: 'message_action',
+    token: deps.deliverer.verificationToken,
+    action_ts: ctx.store.nextTs(),
+    team: { id: teamId, domain: ctx.ids.teamDomain },
+    user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
+    channel: { id: s.channel, name: channelName(s.channel, type) },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: s.callbackId,
+    trigger_id: ctx.interactivity.newTrigger(s.user),
+    response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, s.channel, s.user),
+    message_ts: m.ts,
+    message: {
+      ...apiMessage(ctx, m),
+      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+    },
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const r = await deps.deliverer.deliverInteraction('interactive', payload, form, s.ackTimeoutMs);
+  return { ...interactionResult(r), payload };
 }

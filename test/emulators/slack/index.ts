@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import {
   handleResponseUrl,
   type InteractionDeps,
+  messageShortcut,
+  pressButton,
   slashCommand,
   submitView,
 } from './app-interactions.ts';
@@ -105,6 +107,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     apiLatencyMs: opts.apiLatencyMs ?? 0,
     files,
     streamingAvailable: true,
+    feedbackButtonsAvailable: true,
     assistantStatusAvailable: true,
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
   };
@@ -243,6 +246,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     setStreamingAvailable: (on) => {
       ctx.streamingAvailable = on;
     },
+    setFeedbackButtonsAvailable: (on) => {
+      ctx.feedbackButtonsAvailable = on;
+    },
     setAssistantStatusAvailable: (on) => {
       ctx.assistantStatusAvailable = on;
     },
@@ -325,6 +331,8 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),
     openedViews: () => ctx.interactivity.publicViews(),
     submitView: (v) => submitView(interactionDeps, v),
+    pressButton: (p) => pressButton(interactionDeps, p),
+    messageShortcut: (m) => messageShortcut(interactionDeps, m),
     ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),
     newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),
     setTriggerLifetimeMs: (ms) => {

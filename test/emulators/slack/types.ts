@@ -333,6 +333,34 @@ export interface SubmitViewResult extends InteractionResult {
   errors?: Record<string, string>;
 }
 
+/** A person clicks an interactive element of a message the app posted. */
+export interface PressButtonInput {
+  channel: string;
+  /** The message holding the element. */
+  ts: string;
+  user: string;
+  actionId: string;
+  /** For Slack's feedback_buttons: which of the two was pressed. */
+  choice?: 'positive' | 'negative';
+  teamId?: string;
+  ackTimeoutMs?: number;
+}
+
+/** A person uses one of the app's message shortcuts on a message. */
+export interface MessageShortcutInput {
+  channel: string;
+  ts: string;
+  user: string;
+  callbackId: string;
+  teamId?: string;
+  ackTimeoutMs?: number;
+}
+
+export interface PressButtonResult extends InteractionResult {
+  /** The block_actions payload sent. */
+  payload: Record<string, unknown>;
+}
+
 export interface DeliverOptions {
   eventId?: string;
   retryNum?: number;
@@ -409,6 +437,8 @@ export interface SlackEmulator {
   ): Promise<DeliveryResult[]>;
   failNext(method: string, fault: Fault): void;
   setStreamingAvailable(on: boolean): void;
+  /** Whether messages may carry feedback buttons (a context_actions block); off: invalid_blocks. */
+  setFeedbackButtonsAvailable(on: boolean): void;
   setAssistantStatusAvailable(on: boolean): void;
   expireStream(channel: string, ts: string): void;
   setStreamLifetimeMs(ms: number): void;
@@ -463,6 +493,10 @@ export interface SlackEmulator {
   openedViews(): OpenedView[];
   /** A person submits an open modal; resolves with the app's ack. */
   submitView(s: SubmitViewInput): Promise<SubmitViewResult>;
+  /** Clicks a button (or one of Slack's feedback buttons) in a message: a block_actions payload. */
+  pressButton(p: PressButtonInput): Promise<PressButtonResult>;
+  /** A message shortcut used on a message: a message_action payload. */
+  messageShortcut(s: MessageShortcutInput): Promise<PressButtonResult>;
   /** Messages shown to one person (chat.postEphemeral, slash command responses). */
   ephemeralMessages(): EphemeralMessage[];
   /** A fresh trigger id for this user, as an interaction would give the app. */

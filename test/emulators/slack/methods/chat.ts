@@ -7,6 +7,7 @@ import {
   type ApiResult,
   apiMessage,
   arr,
+  blocksRefusal,
   fail,
   type MethodSpec,
   present,
@@ -38,6 +39,8 @@ function postMessage(args: ApiArgs, ctx: ApiContext): ApiResult {
   if (channel === undefined) return fail('channel_not_found');
   const content = contentOf(args);
   if (content === undefined) return fail('no_text');
+  const refused = blocksRefusal(ctx, content.blocks);
+  if (refused) return refused;
   const m: StoredMessage = {
     channel,
     ts: ctx.store.nextTs(),
@@ -75,6 +78,8 @@ function update(args: ApiArgs, ctx: ApiContext): ApiResult {
   if (isResult(m)) return m;
   const content = contentOf(args);
   if (content === undefined) return fail('no_text');
+  const refused = blocksRefusal(ctx, content.blocks);
+  if (refused) return refused;
   if (content.blocks !== undefined) m.blocks = content.blocks;
   // chat.update with only blocks keeps the text; an explicit empty text is Slack's "clear it".
   if (content.text !== undefined) m.text = content.text;

@@ -44,6 +44,8 @@ export interface ApiContext {
   /** Uploaded files: files.info answers from here. */
   files: FileStore;
   streamingAvailable: boolean;
+  /** false: a context_actions block (feedback buttons) is refused as invalid_blocks. */
+  feedbackButtonsAvailable: boolean;
   assistantStatusAvailable: boolean;
   /** Issues a single-use Socket Mode URL. */
   openSocketUrl(): string;
@@ -149,4 +151,15 @@ export function threadSummary(
     is_locked: false,
     subscribed: false,
   };
+}
+
+/** Slack's answer to blocks this workspace does not know (feedback buttons where unavailable). */
+export function blocksRefusal(
+  ctx: ApiContext,
+  blocks: unknown[] | undefined,
+): ApiResult | undefined {
+  const unknown = (blocks ?? []).some(
+    (b) => (b as { type?: unknown })?.type === 'context_actions' && !ctx.feedbackButtonsAvailable,
+  );
+  return unknown ? fail('invalid_blocks') : undefined;
 }

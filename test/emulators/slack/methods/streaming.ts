@@ -7,6 +7,7 @@ import {
   type ApiResult,
   apiMessage,
   arr,
+  blocksRefusal,
   channelTypeOf,
   fail,
   invalidArguments,
@@ -100,6 +101,8 @@ function appendStream(args: ApiArgs, ctx: ApiContext): ApiResult {
 function stopStream(args: ApiArgs, ctx: ApiContext): ApiResult {
   const m = openStream(args, ctx);
   if (isResult(m)) return m;
+  const refused = blocksRefusal(ctx, arr(args, 'blocks'));
+  if (refused) return refused;
   if (!appendContent(m, present(args, 'markdown_text'), arr(args, 'chunks') ?? [])) {
     return invalidArguments('chunks: each chunk needs a type (markdown_text needs text)');
   }

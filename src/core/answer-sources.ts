@@ -1,0 +1,55 @@
+// The sources an answer used, from its turn's tool results (each tool attaches what it returned
+// as an artifact), and the one short line every platform shows under the answer.
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
+
+/** More than this many sources is noise under a chat answer; the rest are counted. */
+export const MAX_SOURCES_SHOWN = 6;
+
+function isSource(x: unknown): x is AnswerSource {
+  const s = x as Partial<AnswerSource> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    (s.kind === 'file' || s.kind === 'knowledge') &&
+    typeof s.title === 'string'
+  );
+}
+
+function keyOf(s: AnswerSource): string {
+  return [s.kind, s.uri ?? s.title, s.page ?? '', s.section ?? ''].join('\u0000');
+}
+
+/** Every source the turn's tools returned, first seen first, each once. */
+export function answerSources(added: readonly BaseMessage[]): AnswerSource[] {
+  const out = new Map<string, AnswerSource>();
+  for (const m of added) {
+    if (!ToolMessage.isInstance(m)) continue;
+    const sources = (m.artifact as Partial<SourcesArtifact> | undefined)?.sources;
+    if (!Array.isArray(sources)) continue;
+    for (const s of sources) if (isSource(s) && !out.has(keyOf(s))) out.set(keyOf(s), s);
+  }
+  return [...out.values()];
+}
+
+/** One source in words: `report.pdf, p. 3` or `kb://adr/12 (outdated)`. */
+export function sourceLabel(s: AnswerSource): string {
+  const where = [
+    s.page !== undefined ? `p. ${s.page}` : '',
+    s.section ? `“${s.section}”` : '',
+  ].filter(Boolean);
+  const name = s.kind === 'knowledge' ? (s.uri ?? s.title) : s.title;
+  const mark =
+    s.freshness === 'stale' ? ' (outdated)' : s.freshness === 'unknown' ? ' (date unknown)' : '';
+  return `${name}${where.length ? `, ${where.join(', ')}` : ''}${mark}`;
+}
+
+/** The sources line (Markdown), or undefined when the answer used none. */
+export function sourcesMarkdown(sources: readonly AnswerSource[]): string | undefined {
+  if (sources.length === 0) return undefined;
+  const shown = sources
+    .slice(0, MAX_SOURCES_SHOWN)
+    .map((s) => `\`${sourceLabel(s).replace(/`/g, "'")}\``);
+  const more = sources.length - shown.length;
+  return `Sources: ${shown.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`;
+}

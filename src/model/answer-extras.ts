@@ -1,0 +1,33 @@
+// What an answer carries besides its words: the sources it used and the handle people vote on.
+// Tools attach sources to their results (a ToolMessage artifact); the core collects them per turn.
+import type { RenderedText } from './rendered-text.ts';
+
+export type SourceFreshness = 'current' | 'stale' | 'unknown';
+
+export interface AnswerSource {
+  kind: 'file' | 'knowledge';
+  /** A file's name, or a knowledge document's address when it has no title. */
+  title: string;
+  /** A knowledge document's `source_uri`. */
+  uri?: string;
+  page?: number;
+  section?: string;
+  /** Knowledge documents only: `stale` is shown as outdated. */
+  freshness?: SourceFreshness;
+}
+
+/** The artifact a tool result carries so the core can show what an answer used. */
+export interface SourcesArtifact {
+  sources: AnswerSource[];
+}
+
+export type Vote = 'up' | 'down';
+
+/** What the last message of an answer gets: feedback buttons and the sources line. */
+export interface AnswerFooter {
+  /** The turn's trace id, what a vote names; absent: no buttons (the turn could not be recorded). */
+  feedbackId?: string;
+  sources: readonly AnswerSource[];
+  /** The sources as one short line in the platform's format; absent when there are none. */
+  sourcesText?: RenderedText;
+}
