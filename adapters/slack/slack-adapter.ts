@@ -17,10 +17,12 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
+import type { Records } from '../../src/model/records.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
+import { SlackAgentView } from './slack-agent-view.ts';
 import { manifestBotScopes } from './slack-doctor.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
@@ -57,6 +59,8 @@ export interface SlackAdapterDeps {
   sealed?: SealedRecords;
   /** Where user group memberships go (knowledge access); absent: they are not synced. */
   groups?: PlatformGroupSink | undefined;
+  /** The store's records: what each agent-view thread is looking at. */
+  records: Records;
 }
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
@@ -102,6 +106,7 @@ export class SlackAdapter {
   private readonly groupWorkspaces = new Set<string>();
   private groupTimer: NodeJS.Timeout | undefined;
   private readonly feedback: SlackFeedbackDeps;
+  private readonly agentView: SlackAgentView;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -266,6 +271,11 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
     };
     registerSlackFeedback(this.feedback);
+    this.agentView = new SlackAgentView({
+      app: this.app,
+      records: d.records,
+      log: d.log.child({ component: 'slack-agent-view' }),
+    });
     this.app.shortcut(ASK_SHORTCUT, async ({ ack, body }) => {
       await ack();
       await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
@@ -482,12 +492,22 @@ export class SlackAdapter {
       core.skipped('slack', event.ts);
       return;
     }
+    // In an agent-view thread (a DM thread the pane opened): the channel its person looks at.
+    const agent =
+      c.isDirect && event.thread_ts
+        ? await this.agentView.thread(c.ref.projectId, event.channel, event.thread_ts)
+        : undefined;
+    const viewing = agent?.user === c.principal ? agent.viewing : undefined;
+    const to: Destination = {
+      ref: c.ref,
+      context: slackContext(c.teamId, c.principal, c.isDirect),
+    };
     // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
     // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
     const handled = core
       .receiveMessage({
         ref: c.ref,
-        to: { ref: c.ref, context: slackContext(c.teamId, c.principal, c.isDirect) },
+        to,
         principal: c.principal,
         text: c.text,
         messageId: c.messageId,
@@ -503,6 +523,27 @@ export class SlackAdapter {
           `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
         ],
         files,
+        ...(viewing
+          ? {
+              viewedChannel: this.port.viewedChannel(to, viewing, c.principal, c.messageId),
+              platformIds: {
+                viewedChannel: viewing,
+                viewer: c.principal,
+                viewedBefore: c.messageId,
+              },
+            }
+          : {}),
+      })
+      .then(async (h) => {
+        if (agent && !agent.titled && h.status === 'turn' && h.outcome.status === 'answered') {
+          await this.agentView.answered(
+            c.ref.projectId,
+            event.channel,
+            c.ref.sessionId,
+            c.text,
+            token,
+          );
+        }
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
     if (this.d.config.scale.role !== 'all') await handled;

@@ -3,7 +3,7 @@
 import type { Block, WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/log/logger.ts';
-import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
+import type { FileRef, QueuedFile, ViewedChannel } from '../../src/model/incoming.ts';
 import type {
   AnswerFooter,
   Audience,
@@ -15,7 +15,7 @@ import type {
   StatusShown,
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
-import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { footerBlocks } from './slack-blocks.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
@@ -84,6 +84,10 @@ export function tsBefore(a: string, b: string): boolean {
  * who left is still counted (a safe error).
  */
 const MEMBERS_TTL_MS = 60_000;
+
+/** Said in an agent thread when the channel the person looks at is not one both of us are in. */
+export const CANNOT_SEE_CHANNEL =
+  "I can't see the channel you're looking at: I read a channel only when both you and I are members of it. I'll answer without it.";
 const MEMBERS_PAGE = 1000;
 
 interface MembersPage {
@@ -129,15 +133,68 @@ export class SlackPort implements PlatformPort {
     const channel = to.ref.channelId;
     if (to.context.isDirect === true || channel.startsWith('D')) return { kind: 'dm' };
     const self = await this.creds(to.ref.projectId);
-    const key = `${to.ref.projectId}:${channel}`;
+    const members = await this.membersOf(to.ref.projectId, channel, self.token);
+    return { kind: 'channel', members: members.filter((m) => m !== self.botUserId) };
+  }
+
+  /** A channel's members, the bot included, cached for a minute; a failed read is not cached. */
+  private membersOf(projectId: string, channel: string, token: string): Promise<string[]> {
+    const key = `${projectId}:${channel}`;
     let members = this.members.get(key);
     if (!members) {
-      members = this.fetchMembers(channel, self.token);
+      members = this.fetchMembers(channel, token);
       this.members.set(key, members);
-      // A failed read is not cached: the next question asks again.
       members.catch(() => this.members.delete(key));
     }
-    return { kind: 'channel', members: (await members).filter((m) => m !== self.botUserId) };
+    return members;
+  }
+
+  /**
+   * Slack's agent view: the latest messages of `channel`, the one `viewer` looks at beside the
+   * conversation at `to`, before message `before`. Read only when both the viewer and the bot are
+   * its members; otherwise the viewer is told once, in the conversation, and nothing is read.
+   */
+  viewedChannel(
+    to: Destination,
+    channel: string,
+    viewer: string,
+    before: string,
+  ): (limit: number) => Promise<ViewedChannel> {
+    let told = false;
+    return async (limit) => {
+      if (await this.bothMembers(to.ref.projectId, channel, viewer)) {
+        const at: Destination = {
+          ref: { ...to.ref, channelId: channel, sessionId: channel },
+          context: to.context,
+        };
+        return { channelId: channel, messages: await this.readChannel(at, { before, limit }) };
+      }
+      if (!told) {
+        told = true;
+        const [text] = RenderedText.render(
+          this.format,
+          CANNOT_SEE_CHANNEL,
+          'message',
+          MRKDWN_LIMIT,
+        );
+        if (text) await this.post(to, text);
+      }
+      return { channelId: channel, messages: [] };
+    };
+  }
+
+  /** Whether both the person and this workspace's bot are members of `channel`. */
+  private async bothMembers(projectId: string, channel: string, user: string): Promise<boolean> {
+    const self = await this.creds(projectId);
+    if (!self.botUserId) return false;
+    try {
+      const members = await this.membersOf(projectId, channel, self.token);
+      return members.includes(user) && members.includes(self.botUserId);
+    } catch (err) {
+      // A private channel the bot is not in is channel_not_found: not visible, not a failure.
+      this.o.log.info({ channel, error: slackErrorCode(err) }, 'viewed channel members unreadable');
+      return false;
+    }
   }
 
   /** A public channel is open to the whole workspace; private channels, DMs and group DMs are not. */
@@ -353,10 +410,28 @@ export class SlackPort implements PlatformPort {
     return this.streamOf(to, messageId, this.tokenOf(to.ref.projectId));
   }
 
-  rehydrate(queued: { ref: ThreadRef; files?: QueuedFile[] }): { files?: FileRef[] } {
-    if (!queued.files) return {};
+  rehydrate(queued: {
+    ref: ThreadRef;
+    files?: QueuedFile[];
+    platformIds?: Readonly<Record<string, string>>;
+  }): { files?: FileRef[]; viewedChannel?: (limit: number) => Promise<ViewedChannel> } {
     const token = this.tokenOf(queued.ref.projectId);
-    return { files: queued.files.map((f) => this.o.files.fromQueued(f, token)) };
+    const ids = queued.platformIds;
+    return {
+      ...(queued.files
+        ? { files: queued.files.map((f) => this.o.files.fromQueued(f, token)) }
+        : {}),
+      ...(ids?.viewedChannel && ids.viewer && ids.viewedBefore
+        ? {
+            viewedChannel: this.viewedChannel(
+              { ref: queued.ref, context: {} },
+              ids.viewedChannel,
+              ids.viewer,
+              ids.viewedBefore,
+            ),
+          }
+        : {}),
+    };
   }
 
   /** The workspace's bot token, looked up when first needed (a queued message carries none). */

@@ -24,6 +24,7 @@ import { chainPromptCounter } from '../memory/prompt-counter.ts';
 import { GatewayLease } from '../queue/gateway-lease.ts';
 import { RedisRateLimits } from '../queue/shared-rate-limits.ts';
 import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
+import { StoreRecords } from '../store/plain-records.ts';
 import { StoreSealedRecords } from '../store/sealed-records.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
@@ -225,6 +226,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     const keys = config.secrets.encryptionKeys;
     slack = new SlackAdapter({
       ...adapterDeps,
+      records: new StoreRecords(store),
       // Installations (tokens) are sealed at rest; config refuses OAuth mode without a key.
       ...(config.slackOAuth && keys
         ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)) }

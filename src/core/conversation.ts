@@ -326,7 +326,8 @@ export class Conversation {
     m: InboundMessage,
     ref: ThreadRef,
   ) {
-    if (m.topLevel || this.o.seesEveryMessage === false) return false;
+    // Another channel's messages always come with the read: nothing to gain by starting early.
+    if (m.topLevel || m.viewedChannel || this.o.seesEveryMessage === false) return false;
     const cursor = await reader.cursor(ref);
     if (cursor === undefined) return false;
     const seen = this.live.get(sessionKey(ref)) ?? [];

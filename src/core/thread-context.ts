@@ -32,7 +32,7 @@ export interface ThreadContextOptions {
 /** What a turn needs to read its context: where it is, and which message it answers. */
 export type ContextRequest = Pick<
   InboundMessage,
-  'ref' | 'to' | 'messageId' | 'topLevel' | 'replyChain'
+  'ref' | 'to' | 'messageId' | 'topLevel' | 'replyChain' | 'viewedChannel'
 >;
 
 function quote(m: ThreadMessage): QuotedMessage {
@@ -101,6 +101,14 @@ export class ThreadContext {
       if (cursor !== undefined && !port.isBefore(cursor, t.id)) continue;
       if (t.files.length > 0) files.push(t);
       if (t.text.trim() !== '' || t.files.length > 0) quoted.push(quote(withFileNames(t)));
+    }
+    // The channel beside the conversation comes first: what the person looks at while asking.
+    if (m.viewedChannel && channelContext > 0) {
+      const viewed = await m.viewedChannel(channelContext);
+      const beside = viewed.messages
+        .filter((t) => !t.fromSelf && t.text.trim() !== '')
+        .map((t) => ({ ...quote(withFileNames(t)), channelId: viewed.channelId }));
+      quoted.unshift(...beside);
     }
     this.o.metrics?.threadMessagesRead.inc({ platform: m.ref.platform }, quoted.length);
     await this.ingest(m.ref, files, log);

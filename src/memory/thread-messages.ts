@@ -11,6 +11,8 @@ export interface QuotedMessage {
   /** Epoch milliseconds. */
   at: number;
   text: string;
+  /** Posted in another channel (the one the person is looking at), not in this thread. */
+  channelId?: string;
 }
 
 export interface TurnParts {
@@ -47,7 +49,7 @@ export function renderTurn(p: TurnParts): string {
     if (p.omitted > 0) out.push(`(${p.omitted} earlier messages are left out.)`);
     for (const q of p.quoted) {
       out.push(
-        `<data source="thread message" from="${dataAttr(who(q.authorId, q.authorName))}" at="${when(q.at)}">\n${escapeData(q.text)}\n</data>`,
+        `<data source="${q.channelId ? `message in channel ${dataAttr(q.channelId)}` : 'thread message'}" from="${dataAttr(who(q.authorId, q.authorName))}" at="${when(q.at)}">\n${escapeData(q.text)}\n</data>`,
       );
     }
     if (p.text !== '') out.push('The message you are answering:');

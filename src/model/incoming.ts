@@ -81,10 +81,22 @@ export interface InboundMessage extends IncomingMessage {
   /** The messages this one replies to, oldest first (Discord reply chains): its context instead of the channel's. */
   replyChain?: () => Promise<ThreadMessage[]>;
   /**
+   * The channel the person is looking at beside this conversation (Slack's agent view): its
+   * latest messages (at most `limit`), quoted with the thread's. The adapter decides whether the
+   * bot may read it (both must be members) and tells the person itself when not.
+   */
+  viewedChannel?: (limit: number) => Promise<ViewedChannel>;
+  /**
    * Platform ids from which `PlatformPort.rehydrate` rebuilds `replyChain` when the message is
    * run by another process (Discord: the replied-to message's channel and id).
    */
   platformIds?: Readonly<Record<string, string>>;
+}
+
+/** What `viewedChannel` read: the channel's id and its messages, oldest first (none when refused). */
+export interface ViewedChannel {
+  channelId: string;
+  messages: ThreadMessage[];
 }
 
 /** One message of a thread or channel, as a port reads it. */

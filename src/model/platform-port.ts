@@ -96,7 +96,7 @@ export interface PlatformPort {
    */
   rehydrate?(
     queued: Pick<InboundMessage, 'platformIds' | 'ref'> & { files?: QueuedFile[] },
-  ): Pick<InboundMessage, 'files' | 'replyChain'>;
+  ): Pick<InboundMessage, 'files' | 'replyChain' | 'viewedChannel'>;
   /** A native stream left open by a process that died, to finish it (Slack: by channel and ts). */
   resumeStream?(to: Destination, messageId: string): NativeStream;
 }

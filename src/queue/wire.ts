@@ -5,7 +5,7 @@ import type { OpenedThread } from '../core/conversation.ts';
 import type { InboundMessage, QueuedFile } from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 
-type Plain = Omit<InboundMessage, 'openThread' | 'files' | 'replyChain'>;
+type Plain = Omit<InboundMessage, 'openThread' | 'files' | 'replyChain' | 'viewedChannel'>;
 
 export interface QueuedMessage extends Plain {
   files?: QueuedFile[];
@@ -17,7 +17,7 @@ export interface QueuedMessage extends Plain {
 export const JOB_CONTEXT = 'queueJob';
 
 export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): QueuedMessage {
-  const { openThread: _open, files, replyChain: _chain, ...plain } = m;
+  const { openThread: _open, files, replyChain: _chain, viewedChannel: _viewed, ...plain } = m;
   return {
     ...plain,
     ...(files
@@ -52,6 +52,7 @@ export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string):
     to: tagged(q.to, jobId),
     ...(rebuilt?.files ? { files: rebuilt.files } : {}),
     ...(rebuilt?.replyChain ? { replyChain: rebuilt.replyChain } : {}),
+    ...(rebuilt?.viewedChannel ? { viewedChannel: rebuilt.viewedChannel } : {}),
     ...(openedTagged ? { openThread: async () => openedTagged } : {}),
   };
 }

@@ -13,6 +13,12 @@ import {
   slashCommand,
   submitView,
 } from './app-interactions.ts';
+import {
+  type AssistantDeps,
+  AssistantThreads,
+  changeAssistantContext,
+  startAssistantThread,
+} from './assistant-threads.ts';
 import { Deliverer } from './delivery.ts';
 import { FaultQueue } from './faults.ts';
 import { type FileHttpDeps, handleFileRequest, startOtherOrigin } from './file-http.ts';
@@ -109,6 +115,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     streamingAvailable: true,
     feedbackButtonsAvailable: true,
     assistantStatusAvailable: true,
+    assistantThreads: new AssistantThreads(),
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
   };
   const webApi = createWebApi(ctx, calls, faults, opts.botScopes?.join(','));
@@ -196,6 +203,16 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
   };
 
   const editDeps: UserEditDeps = { store, deliverer, teamId, channelTypes: ctx.channelTypes };
+  const assistantDeps: AssistantDeps = {
+    store,
+    deliverer,
+    threads: ctx.assistantThreads,
+    teamId,
+    botUserId: ids.botUserId,
+    botId: ids.botId,
+    channelTypes: ctx.channelTypes,
+    dmUsers: ctx.dmUsers,
+  };
   const interactionDeps: InteractionDeps = { ctx, deliverer, origin: () => `http://${origin}` };
 
   return {
@@ -238,6 +255,12 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
         },
         m,
       );
+    },
+    startAssistantThread: (t) => startAssistantThread(assistantDeps, t),
+    changeAssistantContext: (c) => changeAssistantContext(assistantDeps, c),
+    assistantThread: (channel, ts) => {
+      const t = ctx.assistantThreads.get(channel, ts);
+      return t === undefined ? undefined : structuredClone(t);
     },
     deliverEvent: (event, o) => deliverer.deliverEvent(event, o),
     deliverWithRetries: (event, o) => deliverer.deliverWithRetries(event, o),

@@ -178,6 +178,33 @@ export interface UserMessageInput {
   broadcast?: boolean;
 }
 
+export interface AssistantThreadInput {
+  /** The person's DM with the app (`D…`). */
+  channel: string;
+  user: string;
+  /** The channel they are looking at when they open the pane. */
+  viewing?: string;
+  enterpriseId?: string;
+}
+
+export interface AssistantContextInput {
+  channel: string;
+  threadTs: string;
+  /** The channel they look at now; undefined: none (the event's context has no channel_id). */
+  viewing?: string;
+  enterpriseId?: string;
+}
+
+/** An agent-view thread as the app left it. */
+export interface AssistantThreadState {
+  user: string;
+  /** The last assistant.threads.setSuggestedPrompts. */
+  prompts: { title: string; message: string }[];
+  promptsTitle?: string;
+  /** Every assistant.threads.setTitle, in order. */
+  titles: string[];
+}
+
 export interface EditUserMessageInput {
   channel: string;
   ts: string;
@@ -469,6 +496,17 @@ export interface SlackEmulator {
   setUser(id: string, fields: SlackUserFields): void;
   /** conversations.info's `creator`; default DEFAULT_CHANNEL_CREATOR ('U0EMUOWNER'). */
   setChannelCreator(channel: string, userId: string): void;
+  /**
+   * A person opens the app's agent view (the DM pane): a thread starts in their DM with the app
+   * and assistant_thread_started is delivered, with the channel they look at (`viewing`).
+   */
+  startAssistantThread(
+    t: AssistantThreadInput,
+  ): Promise<{ threadTs: string; delivery: DeliveryResult }>;
+  /** The person looks at another channel with the pane open: assistant_thread_context_changed. */
+  changeAssistantContext(c: AssistantContextInput): Promise<DeliveryResult>;
+  /** What the app set on an agent-view thread (suggested prompts, titles); undefined for others. */
+  assistantThread(channel: string, threadTs: string): AssistantThreadState | undefined;
   /** conversations.members of a channel; default: the bot alone. */
   setChannelMembers(channel: string, userIds: readonly string[]): void;
   /**

@@ -29,7 +29,15 @@ const BOT_SCOPES = [
 ].join(',');
 
 // Form encoding carries structured arguments as JSON strings (WebClient stringifies them).
-const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'view'];
+const JSON_FIELDS = [
+  'blocks',
+  'attachments',
+  'chunks',
+  'metadata',
+  'loading_messages',
+  'view',
+  'prompts',
+];
 
 interface Answer {
   status: number;

@@ -1,4 +1,5 @@
 // What every Web API method handler gets, and the small helpers they share.
+import type { AssistantThreads } from '../assistant-threads.ts';
 import type { FileStore } from '../file-store.ts';
 import type { Interactivity } from '../interactivity.ts';
 import type { MessageStore, StoredMessage } from '../message-store.ts';
@@ -47,6 +48,8 @@ export interface ApiContext {
   /** false: a context_actions block (feedback buttons) is refused as invalid_blocks. */
   feedbackButtonsAvailable: boolean;
   assistantStatusAvailable: boolean;
+  /** Threads of the agent view: what the app set on each (prompts, titles). */
+  assistantThreads: AssistantThreads;
   /** Issues a single-use Socket Mode URL. */
   openSocketUrl(): string;
 }

@@ -1,4 +1,5 @@
 // The Web API method table: adding a method is one entry in one of these files.
+import { assistantMethods } from './assistant.ts';
 import { authMethods } from './auth.ts';
 import { chatMethods } from './chat.ts';
 import type { MethodSpec } from './context.ts';
@@ -13,6 +14,7 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map(
     ...authMethods,
     ...chatMethods,
     ...streamingMethods,
+    ...assistantMethods,
     ...lookupMethods,
     ...historyMethods,
     ...viewMethods,

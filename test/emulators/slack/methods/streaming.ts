@@ -17,7 +17,8 @@ import {
 } from './context.ts';
 
 // What a chat:write-only bot reports as granted when Slack refuses a scope-gated call.
-const PROVIDED_SCOPES = 'app_mentions:read,channels:history,chat:write,im:history,reactions:write';
+export const PROVIDED_SCOPES =
+  'app_mentions:read,channels:history,chat:write,im:history,reactions:write';
 
 /** Appends markdown_text and chunks in call order; false when a chunk is malformed. */
 function appendContent(m: StoredMessage, markdown: string | undefined, chunks: unknown[]): boolean {

@@ -1,0 +1,159 @@
+// Slack's agent view (the DM pane of an AI app): suggested prompts when a thread starts, a title
+// after its first answer, and which channel the person is looking at beside it, remembered per
+// thread in the store so a question there may read that channel (SlackPort.viewedChannel).
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../src/log/logger.ts';
+import type { Records } from '../../src/model/records.ts';
+import { slackErrorCode } from './slack-errors.ts';
+
+/** Slack shows at most four suggested prompts (assistant.threads.setSuggestedPrompts). */
+export const MAX_PROMPTS = 4;
+
+export const SUGGESTED_PROMPTS: readonly { title: string; message: string }[] = [
+  {
+    title: "Summarise a channel I'm looking at",
+    message: "Summarise the recent messages of the channel I'm looking at.",
+  },
+  { title: 'What can you do?', message: 'What can you do, and what can you read?' },
+  { title: 'Ask about a file', message: 'I have a question about a file. I will attach it here.' },
+];
+
+/** The longest thread title kept: Slack shows a line of the thread list. */
+const TITLE_MAX = 60;
+
+/** Agent threads are remembered this long after their last event. */
+const THREAD_TTL_MS = 30 * 24 * 60 * 60_000;
+
+export interface AgentThread {
+  /** The person whose pane it is. */
+  user: string;
+  /** The channel they are looking at (assistant_thread_context_changed), if any. */
+  viewing?: string;
+  /** The title is set once, after the first answer. */
+  titled?: boolean;
+}
+
+/** The `assistant_thread` of assistant_thread_started / assistant_thread_context_changed. */
+interface AssistantThreadEvent {
+  assistant_thread?: {
+    user_id?: string;
+    channel_id?: string;
+    thread_ts?: string;
+    context?: { channel_id?: string; team_id?: string; enterprise_id?: string | null };
+  };
+}
+
+interface Envelope {
+  team_id?: string;
+  enterprise_id?: string;
+}
+
+export interface SlackAgentViewDeps {
+  app: App;
+  records: Records;
+  log: Logger;
+}
+
+/** A short title from the person's first message: Slack markup dropped, cut at a word. */
+export function threadTitle(text: string): string {
+  const plain = text
+    .replace(/<[@#!][^>|]*\|([^>]*)>/g, '$1')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= TITLE_MAX) return plain;
+  const cut = plain.slice(0, TITLE_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+export class SlackAgentView {
+  private readonly d: SlackAgentViewDeps;
+
+  constructor(d: SlackAgentViewDeps) {
+    this.d = d;
+    d.app.event('assistant_thread_started', async ({ event, body, client }) => {
+      await this.onStarted(body as Envelope, event as AssistantThreadEvent, client).catch(
+        (err: unknown) => this.failed('assistant_thread_started', err),
+      );
+    });
+    d.app.event('assistant_thread_context_changed', async ({ event, body }) => {
+      await this.remember(body as Envelope, event as AssistantThreadEvent).catch((err: unknown) =>
+        this.failed('assistant_thread_context_changed', err),
+      );
+    });
+  }
+
+  private key(projectId: string, channel: string, threadTs: string): string {
+    return `slack:${projectId}:agent-thread:${channel}:${threadTs}`;
+  }
+
+  /** The agent thread at `channel`/`threadTs`, or undefined for any other DM thread. */
+  thread(projectId: string, channel: string, threadTs: string): Promise<AgentThread | undefined> {
+    return this.d.records.get<AgentThread>(this.key(projectId, channel, threadTs));
+  }
+
+  /** After the thread's first answer: its title, from the person's first message. */
+  async answered(
+    projectId: string,
+    channel: string,
+    threadTs: string,
+    firstText: string,
+    token: string,
+  ): Promise<void> {
+    const t = await this.thread(projectId, channel, threadTs);
+    const title = threadTitle(firstText);
+    if (!t || t.titled || title === '') return;
+    await this.d.records.set(
+      this.key(projectId, channel, threadTs),
+      { ...t, titled: true },
+      THREAD_TTL_MS,
+    );
+    await this.d.app.client.assistant.threads
+      .setTitle({ token, channel_id: channel, thread_ts: threadTs, title })
+      .catch((err: unknown) => this.failed('assistant.threads.setTitle', err));
+  }
+
+  private async onStarted(env: Envelope, ev: AssistantThreadEvent, client: WebClient) {
+    const t = await this.remember(env, ev);
+    if (!t) return;
+    await client.assistant.threads.setSuggestedPrompts({
+      channel_id: t.channel,
+      thread_ts: t.threadTs,
+      title: 'Try one of these',
+      prompts: SUGGESTED_PROMPTS.slice(0, MAX_PROMPTS).map((p) => ({ ...p })),
+    });
+  }
+
+  /** Stores who the thread belongs to and the channel they look at (events carry both). */
+  private async remember(
+    env: Envelope,
+    ev: AssistantThreadEvent,
+  ): Promise<{ channel: string; threadTs: string } | undefined> {
+    const a = ev.assistant_thread;
+    const team = env.team_id ?? a?.context?.team_id;
+    if (!a?.channel_id || !a.thread_ts || !a.user_id || !team) {
+      this.d.log.warn({ event: ev }, 'slack agent-thread event without its thread; ignored');
+      return undefined;
+    }
+    const projectId = env.enterprise_id ? `${env.enterprise_id}.${team}` : team;
+    const key = this.key(projectId, a.channel_id, a.thread_ts);
+    const before = await this.d.records.get<AgentThread>(key);
+    const viewing = a.context?.channel_id;
+    const next: AgentThread = {
+      ...before,
+      user: a.user_id,
+      ...(viewing ? { viewing } : {}),
+    };
+    // Looking at no channel any more (a DM, a canvas): nothing to read beside the thread.
+    if (!viewing) delete next.viewing;
+    await this.d.records.set(key, next, THREAD_TTL_MS);
+    return { channel: a.channel_id, threadTs: a.thread_ts };
+  }
+
+  private failed(what: string, err: unknown): void {
+    const code = slackErrorCode(err);
+    this.d.log.warn({ what, code, err: code ? undefined : err }, 'slack agent view call failed');
+  }
+}
