@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startDiscordEmulator } from '../test/emulators/discord/index.ts';
 import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
 import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
-import { BotProcess, type Role, writeClusterConfig } from '../test/support/cluster.ts';
+import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../test/support/cluster.ts';
 import { startPrivateRedis } from '../test/support/redis-server.ts';
 import { fmt, summary } from './stats.ts';
 
@@ -65,21 +65,16 @@ scale:
   queue: { name: bench-${process.pid}-${cluster}, concurrency: ${concurrency}, orderPollMs: 20 }
 `,
     );
-    const env = {
-      PORT: '0',
-      DATA_DIR: dir,
-      STORE_URL: redis.url,
-      THREADMIND_CONFIG: config,
-      LLM_TEXT_BASE_URL: llm.baseURL,
-      LLM_VISION_BASE_URL: vision.baseURL,
-      SLACK_API_URL: slack.apiUrl,
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      DISCORD_TOKEN: discord.botToken,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_API_URL: discord.apiUrl,
-      LOG_LEVEL: 'info',
-    };
+    const env = clusterEnv({
+      dir,
+      storeUrl: redis.url,
+      config,
+      llm,
+      vision,
+      slack,
+      signingSecret: SIGNING_SECRET,
+      discord,
+    });
     const ps = roles.map((r, i) => new BotProcess(r, `${r}-${cluster}-${i}`, env));
     procs.push(...ps);
     await Promise.all(ps.map((p) => p.port()));

@@ -3,14 +3,7 @@
 // core's replies back.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
-import {
-  type AllMiddlewareArgs,
-  App,
-  HTTPReceiver,
-  type SlackCommandMiddlewareArgs,
-  type SlackViewMiddlewareArgs,
-  SocketModeReceiver,
-} from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
@@ -23,6 +16,7 @@ import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
 import { SlackAgentView } from './slack-agent-view.ts';
+import { registerSlackCommand } from './slack-command.ts';
 import { manifestBotScopes } from './slack-doctor.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
@@ -33,7 +27,7 @@ import {
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
-import { exportFeedback, registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
+import { registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
@@ -43,13 +37,6 @@ import {
   SlackStateStore,
 } from './slack-installations.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
-import {
-  type FormPlace,
-  mayChangeSettings,
-  patchFromState,
-  SETTINGS_CALLBACK,
-  settingsView,
-} from './slack-settings.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
@@ -238,12 +225,6 @@ export class SlackAdapter {
     };
     this.app.event('app_mention', listener);
     this.app.event('message', listener);
-    this.app.command('/threadmind', async (args) => {
-      await this.onCommand(args);
-    });
-    this.app.view(SETTINGS_CALLBACK, async (args) => {
-      await this.onSettingsSubmitted(args);
-    });
     if (d.groups && config.knowledge.groupSync.enabled) {
       const credentials: SlackCredentialSource =
         this.installations ?? (this.fixed as FixedCredentials);
@@ -271,6 +252,7 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
     };
     registerSlackFeedback(this.feedback);
+    registerSlackCommand(this.feedback);
     this.agentView = new SlackAgentView({
       app: this.app,
       records: d.records,
@@ -584,117 +566,6 @@ export class SlackAdapter {
   }
 
   /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
-  private async onCommand({
-    command,
-    ack,
-    respond,
-    body,
-    client,
-  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
-    // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
-    await ack();
-    const projectId = slackProjectId(
-      body as SlackEnvelope,
-      {
-        team: command.team_id,
-      } as SlackMessageEvent,
-    );
-    const ephemeral = (text: string, limit?: number) =>
-      respond({ response_type: 'ephemeral', text: this.render(text, limit) });
-    if (!projectId) return;
-    const ref: ThreadRef = {
-      platform: 'slack',
-      projectId,
-      channelId: command.channel_id,
-      sessionId: command.channel_id,
-    };
-    const { core } = this.d;
-    const words = command.text.trim().toLowerCase();
-    try {
-      if (words === 'settings' || words === 'show') {
-        await ephemeral(await core.describeSettings(ref));
-        return;
-      }
-      if (words.split(/\s+/)[0] === 'feedback') {
-        await exportFeedback(this.feedback, {
-          client,
-          projectId,
-          userId: command.user_id,
-          words: words.split(/\s+/).slice(1),
-          ephemeral: (md) => ephemeral(md, EPHEMERAL_LIMIT),
-        });
-        return;
-      }
-      if (words !== '' && words !== 'edit') {
-        await ephemeral(
-          'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it.',
-        );
-        return;
-      }
-      const allowed = await this.mayChange(client, command.user_id, command.channel_id);
-      if (!allowed) {
-        // Recorded like any refused change, so the audit trail shows the attempt.
-        const r = await core.changeSettings(ref, { id: command.user_id, mayChange: false }, {});
-        await ephemeral(r.text);
-        return;
-      }
-      const form = await core.settingsForm(ref);
-      await client.views.open({
-        trigger_id: command.trigger_id,
-        view: settingsView(form.effective.settings, form.models, {
-          channel: command.channel_id,
-          projectId,
-        }) as unknown as Parameters<WebClient['views']['open']>[0]['view'],
-      });
-    } catch (err) {
-      this.d.log.error({ err, command: command.command }, 'slash command failed');
-      await ephemeral(
-        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      ).catch(() => undefined);
-    }
-  }
-
-  private async onSettingsSubmitted({
-    ack,
-    body,
-    view,
-    client,
-  }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
-    let place: FormPlace;
-    try {
-      place = JSON.parse(view.private_metadata) as FormPlace;
-    } catch {
-      await ack();
-      return;
-    }
-    const user = body.user.id;
-    const ref: ThreadRef = {
-      platform: 'slack',
-      projectId: place.projectId,
-      channelId: place.channel,
-      sessionId: place.channel,
-    };
-    const patch = patchFromState(
-      view.state.values as unknown as Parameters<typeof patchFromState>[0],
-    );
-    const mayChange = await this.mayChange(client, user, place.channel).catch(() => false);
-    const r = await this.d.core.changeSettings(ref, { id: user, mayChange }, patch);
-    if (!r.ok && mayChange) {
-      // An invalid value: the form stays open with the problem under the field.
-      const block = patch.model !== undefined && /model/i.test(r.text) ? 'model' : 'instructions';
-      await ack({ response_action: 'errors', errors: { [block]: r.text.slice(0, 150) } });
-      return;
-    }
-    await ack();
-    await client.chat
-      .postEphemeral({ channel: place.channel, user, text: this.render(r.text) })
-      .catch((err: unknown) => this.d.log.warn({ err }, 'could not confirm the settings change'));
-  }
-
-  private mayChange(client: WebClient, user: string, channel: string): Promise<boolean> {
-    return mayChangeSettings(client, this.d.config.slack.admins, user, channel);
-  }
-
   /** Bot text for an ephemeral reply, rendered like every other post. */
   private render(markdown: string, limit = MRKDWN_LIMIT): string {
     return RenderedText.render(this.port.format, markdown, 'message', limit)
@@ -714,9 +585,6 @@ interface AskShortcutBody {
   channel: { id: string };
   message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
 }
-
-/** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
-const EPHEMERAL_LIMIT = 39_000;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -36,6 +36,7 @@ export async function createTextModel(config: Config, log: Logger): Promise<Text
       contextSize: local.contextSize,
       port: local.port,
       log,
+      ...(local.downloadEndpoint ? { endpoints: { huggingFace: local.downloadEndpoint } } : {}),
     });
   if (config.textModel === 'embedded') {
     const embedded = await start();

@@ -40,6 +40,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   LLM_LOCAL_THREADS: { path: ['llm', 'local', 'threads'], type: 'int' },
   LLM_LOCAL_CONTEXT: { path: ['llm', 'local', 'contextSize'], type: 'int' },
   LLM_LOCAL_PORT: { path: ['llm', 'local', 'port'], type: 'int' },
+  HF_ENDPOINT: { path: ['llm', 'local', 'downloadEndpoint'], type: 'string' },
   SLACK_API_URL: { path: ['slack', 'apiUrl'], type: 'string' },
   SLACK_REDIRECT_URL: { path: ['slack', 'oauth', 'redirectUrl'], type: 'string' },
   DISCORD_API_URL: { path: ['discord', 'apiUrl'], type: 'string' },

@@ -76,6 +76,7 @@ export const settingsSchema = z
             contextSize: z.number().int().min(512),
             port: z.number().int().min(0).max(65535),
             probeTimeoutMs: positiveInt,
+            downloadEndpoint: z.string(),
           })
           .strict(),
       })

@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
 import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
-import { BotProcess, type Role, writeClusterConfig } from '../support/cluster.ts';
+import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../support/cluster.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { lastQuestionTag, taggedAnswer } from './tagged-answers.ts';
 
@@ -59,21 +59,16 @@ scale:
   gateway: { leaseMs: 3000, renewMs: 1000, pollMs: 500 }
 `,
   );
-  const env = {
-    PORT: '0',
-    DATA_DIR: dir,
-    STORE_URL: redis.url,
-    THREADMIND_CONFIG: config,
-    LLM_TEXT_BASE_URL: llm.baseURL,
-    LLM_VISION_BASE_URL: vision.baseURL,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    DISCORD_TOKEN: discord.botToken,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_API_URL: discord.apiUrl,
-    LOG_LEVEL: 'info',
-  };
+  const env = clusterEnv({
+    dir,
+    storeUrl: redis.url,
+    config,
+    llm,
+    vision,
+    slack,
+    signingSecret: SIGNING_SECRET,
+    discord,
+  });
   for (let i = 0; i < 2; i++) spawnRole('ingress', i, env);
   for (let i = 0; i < 3; i++) spawnRole('worker', i, env);
   for (let i = 0; i < 2; i++) spawnRole('gateway', i, env);

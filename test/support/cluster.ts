@@ -110,3 +110,31 @@ export function writeClusterConfig(dir: string, yaml: string): string {
   writeFileSync(file, yaml);
   return file;
 }
+
+/** The environment every process of a cluster starts with: the shared store and the emulators. */
+export function clusterEnv(o: {
+  dir: string;
+  storeUrl: string;
+  config: string;
+  llm: { baseURL: string };
+  vision: { baseURL: string };
+  slack: { apiUrl: string; botToken: string };
+  signingSecret: string;
+  discord: { botToken: string; applicationId: string; apiUrl: string };
+}): Record<string, string> {
+  return {
+    PORT: '0',
+    DATA_DIR: o.dir,
+    STORE_URL: o.storeUrl,
+    THREADMIND_CONFIG: o.config,
+    LLM_TEXT_BASE_URL: o.llm.baseURL,
+    LLM_VISION_BASE_URL: o.vision.baseURL,
+    SLACK_API_URL: o.slack.apiUrl,
+    SLACK_BOT_TOKEN: o.slack.botToken,
+    SLACK_SIGNING_SECRET: o.signingSecret,
+    DISCORD_TOKEN: o.discord.botToken,
+    DISCORD_APPLICATION_ID: o.discord.applicationId,
+    DISCORD_API_URL: o.discord.apiUrl,
+    LOG_LEVEL: 'info',
+  };
+}

@@ -22,12 +22,20 @@ test('with nothing configured the default address is probed; "embedded" and a UR
       LLM_LOCAL_THREADS: '2',
       LLM_LOCAL_CONTEXT: '4096',
       LLM_LOCAL_PORT: '8090',
+      HF_ENDPOINT: 'https://mirror.internal/',
     },
   });
   assert.equal(embedded.textModel, 'embedded');
   assert.deepEqual(
     { ...embedded.llm.local, probeTimeoutMs: 0 },
-    { model: '/models/x.gguf', threads: 2, contextSize: 4096, port: 8090, probeTimeoutMs: 0 },
+    {
+      model: '/models/x.gguf',
+      threads: 2,
+      contextSize: 4096,
+      port: 8090,
+      probeTimeoutMs: 0,
+      downloadEndpoint: 'https://mirror.internal/',
+    },
   );
 
   // The default address written out is still a choice: no probing, no embedded fallback.

@@ -109,7 +109,7 @@ function progressBar(out: ResolveLocalModelOptions['progress'], label: string) {
 /** The host a URI downloads from (hf: URIs resolve through the Hugging Face endpoint). */
 function hostOf(spec: string, endpoints: ModelDownloadEndpoints | undefined): string {
   if (/^https?:/i.test(spec)) return new URL(spec).origin;
-  return endpoints?.huggingFace ?? process.env.HF_ENDPOINT ?? 'https://huggingface.co/';
+  return endpoints?.huggingFace ?? 'https://huggingface.co/';
 }
 
 /**
