@@ -1,7 +1,9 @@
-// The blocks under an answer: a context block with the sources, and 👍/👎 as Slack's
-// feedback_buttons (a context_actions block) or, where a workspace refuses those, plain buttons.
+// The blocks under an answer: the sources as Slack's own task card with URL sources (or a context
+// block with one line), and 👍/👎 as Slack's feedback_buttons (a context_actions block) or plain
+// buttons. A workspace that refuses the native blocks gets the plainer ones (`plainerStyle`).
 import type { Block } from '@slack/web-api';
-import type { AnswerFooter, Vote } from '../../src/model/answer-extras.ts';
+import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts';
+import type { AnswerFooter, AnswerSource, Vote } from '../../src/model/answer-extras.ts';
 
 /** action_id of the feedback buttons, plain or native; the value is `<vote>:<turn id>`. */
 export const FEEDBACK_ACTION = 'threadmind_feedback';
@@ -22,9 +24,67 @@ export function parseVoteValue(
   return { vote: value.slice(0, cut), id: value.slice(cut + 1) };
 }
 
-export function footerBlocks(footer: AnswerFooter, o: { plain?: boolean } = {}): Block[] {
+/** Which of Slack's newer blocks a footer uses; a workspace that refuses one gets the older kind. */
+export interface FooterStyle {
+  /** A task_card with URL sources instead of a context line. */
+  nativeSources: boolean;
+  /** feedback_buttons instead of plain buttons. */
+  nativeButtons: boolean;
+}
+
+export const NATIVE_FOOTER: FooterStyle = { nativeSources: true, nativeButtons: true };
+
+/** A URL source's words are short in Slack's layout; the full label stays in the answer's text. */
+const SOURCE_TEXT_MAX = 150;
+
+/** The task card listing what the answer used, or undefined when no source has an address. */
+function sourcesCard(sources: readonly AnswerSource[]): Block | undefined {
+  const linked = sources.filter((s) => s.link !== undefined);
+  if (linked.length === 0) return undefined;
+  const shown = linked.slice(0, MAX_SOURCES_SHOWN);
+  const label = (s: AnswerSource) => {
+    const t = sourceLabel(s);
+    return t.length > SOURCE_TEXT_MAX ? `${t.slice(0, SOURCE_TEXT_MAX - 1)}…` : t;
+  };
+  // Sources without an address (a web-chat file, a kb:// document) are named in the details.
+  const unlinked = sources.filter((s) => s.link === undefined).slice(0, MAX_SOURCES_SHOWN);
+  const more = sources.length - shown.length - unlinked.length;
+  const extra = [
+    unlinked.length > 0 ? `Also: ${unlinked.map(label).join(' · ')}` : '',
+    more > 0 ? `and ${more} more` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    type: 'task_card',
+    task_id: 'threadmind_sources',
+    title: 'Sources',
+    status: 'complete',
+    sources: shown.map((s) => ({ type: 'url', url: s.link as string, text: label(s) })),
+    ...(extra
+      ? {
+          details: {
+            type: 'rich_text',
+            elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: extra }] }],
+          },
+        }
+      : {}),
+  } as Block;
+}
+
+/** The next plainer style after Slack refused this one's blocks; undefined when none is left. */
+export function plainerStyle(footer: AnswerFooter, style: FooterStyle): FooterStyle | undefined {
+  if (style.nativeSources && sourcesCard(footer.sources)) return { ...style, nativeSources: false };
+  if (style.nativeButtons && footer.feedbackId !== undefined)
+    return { ...style, nativeButtons: false };
+  return undefined;
+}
+
+export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_FOOTER): Block[] {
   const blocks: Block[] = [];
-  if (footer.sourcesText) {
+  const card = style.nativeSources ? sourcesCard(footer.sources) : undefined;
+  if (card) blocks.push(card);
+  else if (footer.sourcesText) {
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: footer.sourcesText.text }],
@@ -33,7 +93,7 @@ export function footerBlocks(footer: AnswerFooter, o: { plain?: boolean } = {}):
   const id = footer.feedbackId;
   if (id === undefined) return blocks;
   const block_id = `threadmind_feedback:${id}`;
-  const actions: Record<string, unknown> = o.plain
+  const actions: Record<string, unknown> = !style.nativeButtons
     ? {
         type: 'actions',
         block_id,

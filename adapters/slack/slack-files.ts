@@ -2,6 +2,7 @@
 import type { WebClient } from '@slack/web-api';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import { webLink } from '../../src/model/answer-extras.ts';
 import type { FileRef, QueuedFile } from '../../src/model/incoming.ts';
 
 export interface SlackFileRef {
@@ -12,6 +13,8 @@ export interface SlackFileRef {
   mimetype?: string;
   url_private?: string;
   url_private_download?: string;
+  /** The file's page in Slack, for people (never downloaded from). */
+  permalink?: string;
   mode?: string;
 }
 
@@ -43,7 +46,7 @@ export class SlackFiles {
     // app_mention payloads may carry file ids without download addresses.
     const file =
       given.url_private_download || given.url_private ? given : await this.lookUp(given.id, token);
-    return remoteFile(
+    const ref = remoteFile(
       { ...this.o.source, bearerToken: token },
       {
         id: given.id,
@@ -52,6 +55,8 @@ export class SlackFiles {
       },
       file?.url_private_download ?? file?.url_private,
     );
+    const link = webLink(file?.permalink ?? given.permalink);
+    return link ? { ...ref, link } : ref;
   }
 
   /** A file of a message queued by another process, downloaded with its workspace's token. */
@@ -61,6 +66,7 @@ export class SlackFiles {
       name: f.name,
       ...(f.size !== undefined ? { size: f.size } : {}),
       ...(f.url !== undefined ? { url: f.url } : {}),
+      ...(f.link !== undefined ? { link: f.link } : {}),
       download: async () =>
         remoteFile({ ...this.o.source, bearerToken: await token() }, f, f.url).download(),
     };

@@ -17,7 +17,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
-import { footerBlocks } from './slack-blocks.ts';
+import { type FooterStyle, footerBlocks, NATIVE_FOOTER, plainerStyle } from './slack-blocks.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { slackFormat } from './slack-format.ts';
@@ -112,9 +112,9 @@ export class SlackPort implements PlatformPort {
   private readonly caps: {
     streaming?: boolean;
     assistantStatus?: boolean;
-    /** Slack's feedback_buttons element; without it, plain buttons. */
-    feedbackButtons?: boolean;
   } = {};
+  /** Per workspace, once one refused Slack's newer footer blocks (see `withFooterStyle`). */
+  private readonly footerStyles = new LRUCache<string, FooterStyle>({ max: 10_000 });
   private readonly names = new LRUCache<string, string>({ max: 5000, ttl: NAME_TTL_MS });
   /** The workspace each person was last seen in, so a name is looked up with that workspace's token. */
   private readonly userProjects = new LRUCache<string, string>({ max: 20_000 });
@@ -457,36 +457,65 @@ export class SlackPort implements PlatformPort {
       },
       stop: async (footer) => {
         const token = await tokenOf();
-        const blocks = footer && this.caps.feedbackButtons !== false ? footerBlocks(footer) : [];
+        if (!footer) {
+          await client.chat.stopStream({ token, channel, ts });
+          return;
+        }
         try {
-          await client.chat.stopStream({
-            token,
-            channel,
-            ts,
-            ...(blocks.length ? { blocks } : {}),
+          await this.withFooterStyle(to.ref.projectId, footer, async (style) => {
+            const blocks = footerBlocks(footer, style);
+            await client.chat.stopStream({
+              token,
+              channel,
+              ts,
+              ...(blocks.length ? { blocks } : {}),
+            });
           });
           return;
         } catch (err) {
           const code = slackErrorCode(err);
-          if (code === 'message_not_in_streaming_state') {
-            if (footer) await this.finishAnswer(to, undefined, undefined, footer);
-            return;
-          }
-          if (blocks.length === 0 || !isBlocksRefusal(code)) throw err;
-          this.o.log.info({ error: code }, 'feedback buttons refused; using plain buttons');
-          this.caps.feedbackButtons = false;
+          // Slack closes streams after a few minutes: the footer goes under the answer instead.
+          if (code !== 'message_not_in_streaming_state' && !isBlocksRefusal(code)) throw err;
+          if (code !== 'message_not_in_streaming_state')
+            await client.chat.stopStream({ token, channel, ts });
         }
-        // The stream ends without the blocks; the footer follows as a message of its own.
-        await client.chat.stopStream({ token, channel, ts });
-        if (footer) await this.finishAnswer(to, undefined, undefined, footer);
+        await this.finishAnswer(to, undefined, undefined, footer);
       },
     };
   }
 
   /**
-   * The footer (sources line, feedback buttons) under an answer: the last message rewritten as
-   * blocks (its text in a section, which holds as much mrkdwn as a message), or a message of its
-   * own when there is none to edit. Workspaces without feedback_buttons get plain buttons.
+   * Sends a footer in this workspace's style, one step plainer after each refusal of its blocks
+   * (native sources, then native buttons). Learnt per workspace: an org's workspaces can differ.
+   */
+  private async withFooterStyle(
+    project: string,
+    footer: AnswerFooter,
+    send: (style: FooterStyle) => Promise<void>,
+  ): Promise<void> {
+    let style = this.footerStyles.get(project) ?? NATIVE_FOOTER;
+    for (;;) {
+      try {
+        await send(style);
+        return;
+      } catch (err) {
+        const code = slackErrorCode(err);
+        const next = isBlocksRefusal(code) ? plainerStyle(footer, style) : undefined;
+        if (!next) throw err;
+        this.o.log.info(
+          { error: code, project, ...next },
+          'Slack refused newer blocks under an answer; using plainer ones',
+        );
+        this.footerStyles.set(project, next);
+        style = next;
+      }
+    }
+  }
+
+  /**
+   * The footer (sources, feedback buttons) under an answer: the last message rewritten as blocks
+   * (its text in a section, which holds as much mrkdwn as a message), or a message of its own when
+   * there is none to edit.
    */
   async finishAnswer(
     to: Destination,
@@ -495,8 +524,8 @@ export class SlackPort implements PlatformPort {
     footer: AnswerFooter,
   ): Promise<void> {
     const { token } = await this.creds(to.ref.projectId);
-    const send = async (plain: boolean) => {
-      const extra = footerBlocks(footer, { plain });
+    await this.withFooterStyle(to.ref.projectId, footer, async (style) => {
+      const extra = footerBlocks(footer, style);
       if (extra.length === 0) return;
       if (messageId !== undefined && text !== undefined) {
         await this.client.chat.update({
@@ -518,20 +547,7 @@ export class SlackPort implements PlatformPort {
           blocks: extra,
         });
       }
-    };
-    if (this.caps.feedbackButtons === false) return send(true);
-    try {
-      await send(false);
-      if (footer.feedbackId) this.caps.feedbackButtons = true;
-    } catch (err) {
-      if (!footer.feedbackId || !isBlocksRefusal(slackErrorCode(err))) throw err;
-      this.o.log.info(
-        { error: slackErrorCode(err) },
-        'feedback buttons refused; using plain buttons',
-      );
-      this.caps.feedbackButtons = false;
-      await send(true);
-    }
+    });
   }
 
   /** conversations.replies, page by page (the Web API client waits out a 429's Retry-After). */

@@ -72,6 +72,7 @@ export function searchAttachmentTool(d: AttachmentToolDeps) {
       const sources: AnswerSource[] = hits.map((h) => ({
         kind: 'file',
         title: h.filename,
+        ...(h.link !== undefined ? { link: h.link } : {}),
         ...(h.page !== undefined ? { page: h.page } : {}),
         ...(h.heading ? { section: h.heading } : {}),
       }));

@@ -22,6 +22,23 @@ export interface IncomingFile {
   name: string;
   /** Declared size, when the platform tells it: lets a huge file be refused before downloading. */
   size?: number;
+  /** Where a person opens the file (see `FileRef.link`); kept with the record for sources. */
+  link?: string;
+}
+
+/** The part of a platform's file reference the ingestor keeps. */
+export function incomingFile(f: {
+  id: string;
+  name: string;
+  size?: number | undefined;
+  link?: string | undefined;
+}): IncomingFile {
+  return {
+    id: f.id,
+    name: f.name,
+    ...(f.size !== undefined ? { size: f.size } : {}),
+    ...(f.link !== undefined ? { link: f.link } : {}),
+  };
 }
 
 export type IngestOutcome =
@@ -153,7 +170,13 @@ export class Ingestor {
     kind: string,
     mime: string,
   ) {
-    const base = { fileId: file.id, filename: file.name, mime, bytes: bytes.byteLength };
+    const base = {
+      fileId: file.id,
+      filename: file.name,
+      mime,
+      bytes: bytes.byteLength,
+      ...(file.link !== undefined ? { link: file.link } : {}),
+    };
     switch (kind) {
       case 'image': {
         const img = await processImage(bytes, file.name, this.o.images);

@@ -157,12 +157,15 @@ export interface AttachmentRecord {
   chunks: number;
   addedAt: number;
   owner: Owner;
+  /** Where a person opens the file in the platform, when it told us. */
+  link?: string;
 }
 
 export interface SearchHit {
   owner: Owner;
   fileId: string;
   filename: string;
+  link?: string;
   page?: number;
   heading?: string;
   /** A short piece of the chunk around the matched terms. */

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { ownerLabel } from '../attachments/attachment-tools.ts';
 import type { AttachmentIndex } from '../attachments/index/index.ts';
-import type { IngestOutcome, Ingestor } from '../attachments/ingest.ts';
+import { type IngestOutcome, type Ingestor, incomingFile } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { FileRef, InboundMessage, Intent, MessageChange } from '../model/incoming.ts';
@@ -441,11 +441,7 @@ export class Conversation {
     const out = this.output(to, log);
     return Promise.all(
       files.map(async (file) => {
-        const outcome = await ingestor.ingest(
-          owner,
-          { id: file.id, name: file.name, ...(file.size !== undefined ? { size: file.size } : {}) },
-          () => file.download(),
-        );
+        const outcome = await ingestor.ingest(owner, incomingFile(file), () => file.download());
         await this.report(port, out, messageId, outcome).catch((err: unknown) =>
           log.error({ err }, 'could not tell the user about a file'),
         );

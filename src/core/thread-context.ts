@@ -2,7 +2,7 @@
 // yet (all of them on the first mention), with authors and times, and the files posted with them.
 // A cursor per session remembers how far it has read, so a follow-up fetches only what is new;
 // it moves only once a turn's answer is stored, so a failed turn reads the same messages again.
-import type { Ingestor } from '../attachments/ingest.ts';
+import { type Ingestor, incomingFile } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { QuotedMessage } from '../memory/thread-messages.ts';
@@ -146,15 +146,7 @@ export class ThreadContext {
       posted.flatMap((t) =>
         t.files.map((file) =>
           ingestor
-            .ingest(
-              owner,
-              {
-                id: file.id,
-                name: file.name,
-                ...(file.size !== undefined ? { size: file.size } : {}),
-              },
-              () => file.download(),
-            )
+            .ingest(owner, incomingFile(file), () => file.download())
             .then((outcome) => {
               if (outcome.status === 'failed')
                 log.info(

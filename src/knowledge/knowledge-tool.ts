@@ -5,7 +5,7 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
-import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
+import { type AnswerSource, type SourcesArtifact, webLink } from '../model/answer-extras.ts';
 import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../scope/scope.ts';
 import { renderEvidence } from './render.ts';
 import type { KnowledgeSettings } from './settings.ts';
@@ -74,10 +74,12 @@ export function knowledgeSources(r: KnowledgeResult): SourcesArtifact {
     const known = byUri.get(item.source_uri);
     // A document seen both current and stale in one result is shown as current.
     if (known && known.freshness !== 'stale') continue;
+    const link = webLink(item.source_uri);
     byUri.set(item.source_uri, {
       kind: 'knowledge',
       title: item.source_uri,
       uri: item.source_uri,
+      ...(link ? { link } : {}),
       freshness: item.freshness,
     });
   }

@@ -10,6 +10,8 @@ export interface AnswerSource {
   title: string;
   /** A knowledge document's `source_uri`. */
   uri?: string;
+  /** Where a person can open it: an http(s) address (a file's page on the platform, a web doc). */
+  link?: string;
   page?: number;
   section?: string;
   /** Knowledge documents only: `stale` is shown as outdated. */
@@ -30,4 +32,15 @@ export interface AnswerFooter {
   sources: readonly AnswerSource[];
   /** The sources as one short line in the platform's format; absent when there are none. */
   sourcesText?: RenderedText;
+}
+
+/** `candidate` when it is an http(s) address a person can open; nothing else becomes a link. */
+export function webLink(candidate: string | undefined): string | undefined {
+  if (!candidate) return undefined;
+  try {
+    const u = new URL(candidate);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
 }

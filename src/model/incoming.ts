@@ -19,6 +19,8 @@ export interface FileRef {
   download(): Promise<Uint8Array>;
   /** Where `download` fetches from: lets a queued message rebuild it in another process. */
   url?: string;
+  /** Where a person opens it in the platform (an http(s) address), shown with answer sources. */
+  link?: string;
 }
 
 /** A `FileRef` as a queued message carries it (plain data; `PlatformPort.rehydrate` rebuilds it). */
@@ -27,6 +29,7 @@ export interface QueuedFile {
   name: string;
   size?: number;
   url?: string;
+  link?: string;
 }
 
 /**

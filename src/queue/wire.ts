@@ -27,6 +27,7 @@ export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): Q
             name: f.name,
             ...(f.size !== undefined ? { size: f.size } : {}),
             ...(f.url !== undefined ? { url: f.url } : {}),
+            ...(f.link !== undefined ? { link: f.link } : {}),
           })),
         }
       : {}),

@@ -12,7 +12,7 @@ import {
 } from '../fixtures/documents/index.ts';
 import { jpegWithGpsAndOrientation } from '../fixtures/images/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { callsTo, sourcesLine, waitForReply } from '../support/slack-helpers.ts';
+import { callsTo, sourcesCard, sourcesLine, waitForReply } from '../support/slack-helpers.ts';
 
 type Req = { messages: { role: string; content: unknown }[] };
 
@@ -70,14 +70,52 @@ describe('Slack files', () => {
     const text = replies.map((m) => m.text).join('\n');
     assert.match(text, /handbook\.pdf, page 5/);
     assert.match(text, /25 days/);
-    // The answer shows what it used, under itself: the file and its page.
-    assert.match(await sourcesLine(h.slack, 'C80', ask.ts), /^Sources: `handbook\.pdf, p\. 5`/);
+    // The answer shows what it used, under itself, as Slack's own sources: the file and its page,
+    // linked to the file's page in Slack.
+    const card = await sourcesCard(h.slack, 'C80', ask.ts);
+    assert.deepEqual(card.sources[0], {
+      type: 'url',
+      url: file.permalink,
+      text: 'handbook.pdf, p. 5',
+    });
+    assert.ok(card.sources.every((src) => src.url === file.permalink));
     const system = JSON.stringify(h.llm.requests.at(-1)?.body.messages[0]);
     assert.match(
       system,
       /handbook\.pdf \(PDF, 5 pages, posted in this channel\)/,
       'the system prompt lists the file',
     );
+  });
+
+  test('a workspace without task cards gets the sources as a line, and the answer still ends', async () => {
+    const file = h.slack.uploadFile({
+      name: 'rota.pdf',
+      bytes: await buildTextPdf(['The on-call rota changes every Monday at 09:00.']),
+    });
+    const drop = await h.slack.postUserMessage({
+      channel: 'C82',
+      user: 'U1',
+      text: '',
+      files: [file],
+    });
+    await waitForReaction('C82', drop.ts, 'white_check_mark');
+    h.slack.setTaskCardsAvailable(false);
+    try {
+      h.llm.setResponder(toolThenAnswer('search_attachment', () => ({ query: 'on-call rota' })));
+      const ask = await h.slack.postUserMessage({
+        channel: 'C82',
+        user: 'U2',
+        text: `<@${h.slack.botUserId}> when does the rota change?`,
+      });
+      await waitForReply(h.slack, 'C82', ask.ts, 'TOOL RESULT');
+      assert.match(await sourcesLine(h.slack, 'C82', ask.ts), /^Sources: `rota\.pdf, p\. 1`/);
+      const refused = callsTo(h.slack, 'chat.stopStream').filter(
+        (c) => c.error === 'invalid_blocks',
+      );
+      assert.equal(refused.length, 1, 'one refusal, then the plainer footer');
+    } finally {
+      h.slack.setTaskCardsAvailable(true);
+    }
   });
 
   test('a file posted in one thread is not found from another thread', async () => {

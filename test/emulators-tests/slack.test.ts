@@ -655,3 +655,23 @@ test('an unmodified Bolt app in Socket Mode gets slash_commands and interactive 
   );
   assert.match(eph.message_ts ?? '', /^\d+\.\d{6}$/);
 });
+
+test('task cards: documented shape accepted, a non-web source or a workspace without them refused', async (t) => {
+  const defer = cleanups(t);
+  const emu = await emulator(defer);
+  const web = client(emu);
+  const card = (url: string) => ({
+    type: 'task_card',
+    task_id: 'sources',
+    title: 'Sources',
+    status: 'complete',
+    sources: [{ type: 'url', url, text: 'plan.pdf' }],
+  });
+  const post = (blocks: unknown[]) =>
+    web.chat.postMessage({ channel: 'C1', text: 'answer', blocks: blocks as never });
+  assert.equal((await post([card('https://files.example/plan.pdf')])).ok, true);
+  await assert.rejects(post([card('kb://runbook')]), /invalid_blocks/);
+  await assert.rejects(post([{ type: 'task_card', title: 'no id' }]), /invalid_blocks/);
+  emu.setTaskCardsAvailable(false);
+  await assert.rejects(post([card('https://files.example/plan.pdf')]), /invalid_blocks/);
+});

@@ -46,3 +46,26 @@ export function sourcesLine(
     return undefined;
   }, timeoutMs);
 }
+
+export interface TaskCardSources {
+  title: string;
+  sources: { type: string; url: string; text: string }[];
+  details?: unknown;
+}
+
+/** Slack's native sources (a task_card block) under the bot's answer in a thread, once there. */
+export function sourcesCard(
+  slack: SlackEmulator,
+  channel: string,
+  threadTs: string,
+  timeoutMs = 8000,
+): Promise<TaskCardSources> {
+  return slack.waitFor(() => {
+    for (const m of botReplies(slack, channel, threadTs)) {
+      for (const b of (m.blocks ?? []) as ({ type?: string } & TaskCardSources)[]) {
+        if (b.type === 'task_card') return b;
+      }
+    }
+    return undefined;
+  }, timeoutMs);
+}

@@ -106,6 +106,7 @@ export class AttachmentIndex {
         mime: record.mime,
         bytes: record.bytes,
         ...(record.pages === undefined ? {} : { pages: record.pages }),
+        ...(record.link === undefined ? {} : { link: record.link }),
         chunks: chunks.length,
         addedAt: this.now(),
         owner: { kind: owner.kind, key: owner.key },

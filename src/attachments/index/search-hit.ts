@@ -21,6 +21,7 @@ export function toHit(
     end: chunk.end,
     score: r.score,
   };
+  if (seg.record.link !== undefined) hit.link = seg.record.link;
   if (chunk.page !== undefined) hit.page = chunk.page;
   if (chunk.heading !== undefined) hit.heading = chunk.heading;
   return hit;

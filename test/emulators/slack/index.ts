@@ -114,6 +114,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     files,
     streamingAvailable: true,
     feedbackButtonsAvailable: true,
+    taskCardsAvailable: true,
     assistantStatusAvailable: true,
     assistantThreads: new AssistantThreads(),
     openSocketUrl: () => socket.newUrl(`ws://${origin}`),
@@ -271,6 +272,9 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     },
     setFeedbackButtonsAvailable: (on) => {
       ctx.feedbackButtonsAvailable = on;
+    },
+    setTaskCardsAvailable: (on) => {
+      ctx.taskCardsAvailable = on;
     },
     setAssistantStatusAvailable: (on) => {
       ctx.assistantStatusAvailable = on;

@@ -466,6 +466,8 @@ export interface SlackEmulator {
   setStreamingAvailable(on: boolean): void;
   /** Whether messages may carry feedback buttons (a context_actions block); off: invalid_blocks. */
   setFeedbackButtonsAvailable(on: boolean): void;
+  /** Whether messages may carry task cards (Slack's native sources); off: invalid_blocks. */
+  setTaskCardsAvailable(on: boolean): void;
   setAssistantStatusAvailable(on: boolean): void;
   expireStream(channel: string, ts: string): void;
   setStreamLifetimeMs(ms: number): void;

@@ -47,6 +47,8 @@ export interface ApiContext {
   streamingAvailable: boolean;
   /** false: a context_actions block (feedback buttons) is refused as invalid_blocks. */
   feedbackButtonsAvailable: boolean;
+  /** false: a task_card block (native sources) is refused as invalid_blocks. */
+  taskCardsAvailable: boolean;
   assistantStatusAvailable: boolean;
   /** Threads of the agent view: what the app set on each (prompts, titles). */
   assistantThreads: AssistantThreads;
@@ -156,13 +158,40 @@ export function threadSummary(
   };
 }
 
-/** Slack's answer to blocks this workspace does not know (feedback buttons where unavailable). */
+/**
+ * Slack's answer to blocks this workspace does not know (feedback buttons or task cards where
+ * unavailable), or to a task card that breaks the documented shape.
+ */
 export function blocksRefusal(
   ctx: ApiContext,
   blocks: unknown[] | undefined,
 ): ApiResult | undefined {
-  const unknown = (blocks ?? []).some(
-    (b) => (b as { type?: unknown })?.type === 'context_actions' && !ctx.feedbackButtonsAvailable,
-  );
-  return unknown ? fail('invalid_blocks') : undefined;
+  for (const b of (blocks ?? []) as { type?: unknown }[]) {
+    if (b?.type === 'context_actions' && !ctx.feedbackButtonsAvailable)
+      return fail('invalid_blocks');
+    if (b?.type === 'task_card' && (!ctx.taskCardsAvailable || !validTaskCard(b)))
+      return fail('invalid_blocks');
+  }
+  return undefined;
+}
+
+const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
+
+/** task_id and title required; sources are url elements with an address and words. */
+function validTaskCard(b: Record<string, unknown>): boolean {
+  if (typeof b.task_id !== 'string' || !b.task_id) return false;
+  if (typeof b.title !== 'string' || !b.title) return false;
+  if (b.status !== undefined && !TASK_STATUSES.has(b.status as string)) return false;
+  if (b.details !== undefined && (b.details as { type?: unknown }).type !== 'rich_text')
+    return false;
+  if (b.sources === undefined) return true;
+  if (!Array.isArray(b.sources)) return false;
+  return b.sources.every((src: { type?: unknown; url?: unknown; text?: unknown }) => {
+    if (src?.type !== 'url' || typeof src.text !== 'string' || !src.text) return false;
+    try {
+      return /^https?:$/.test(new URL(String(src.url)).protocol);
+    } catch {
+      return false;
+    }
+  });
 }
