@@ -31,6 +31,7 @@ import { registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
+  type RenewalClaims,
   type SlackCredentialSource,
   type SlackCredentials,
   SlackInstallations,
@@ -44,6 +45,8 @@ export interface SlackAdapterDeps {
   log: Logger;
   /** Sealed storage for installations; required when `config.slackOAuth`. */
   sealed?: SealedRecords;
+  /** Store claims: one replica at a time renews a workspace's rotating token. */
+  claims?: RenewalClaims;
   /** Where user group memberships go (knowledge access); absent: they are not synced. */
   groups?: PlatformGroupSink | undefined;
   /** The store's records: what each agent-view thread is looking at. */
@@ -110,8 +113,25 @@ export class SlackAdapter {
       },
     };
     if (config.slackOAuth && !d.sealed) throw new Error('Slack OAuth mode needs sealed storage');
+    // Token rotation: the client id and secret exchange a refresh token for a new bot token.
     this.installations =
-      config.slackOAuth && d.sealed ? new SlackInstallations(d.sealed) : undefined;
+      config.slackOAuth && d.sealed
+        ? new SlackInstallations(
+            d.sealed,
+            d.claims
+              ? {
+                  claims: d.claims,
+                  refresh: (refresh_token) =>
+                    this.app.client.oauth.v2.access({
+                      client_id: s.slackClientId ?? '',
+                      client_secret: s.slackClientSecret ?? '',
+                      grant_type: 'refresh_token',
+                      refresh_token,
+                    }),
+                }
+              : undefined,
+          )
+        : undefined;
     this.fixed = this.installations ? undefined : new FixedCredentials(s.slackBotToken ?? '');
     let receiver: HTTPReceiver | SocketModeReceiver;
     if (this.installations && d.sealed) {

@@ -1,7 +1,8 @@
 // Workspaces installed through Slack's OAuth v2 flow: Bolt's InstallationStore and StateStore on
 // threadmind's store, sealed (SealedRecords encrypts every value), and the credentials the port
 // uses per workspace. An org-wide install (Enterprise Grid) is one record for the whole org.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type {
   Installation,
   InstallationQuery,
@@ -39,12 +40,43 @@ const orgKey = (enterpriseId: string) => `slack:${enterpriseId}:installation`;
 /** Decrypted credentials are kept briefly: a turn makes dozens of calls in one workspace. */
 const CACHE_TTL_MS = 10_000;
 
+/**
+ * With token rotation a bot token lives 12 hours; it is renewed once it has less than this left.
+ * Bolt's own authorize renews within 2 hours, so a longer margin here means it never has to.
+ */
+const RENEW_WITHIN_SEC = 3 * 3600;
+/** How long one replica may hold a workspace's renewal before another may try. */
+const RENEW_CLAIM_MS = 30_000;
+
+type Stored = Installation<'v1' | 'v2', boolean>;
+
+/** oauth.v2.access with grant_type=refresh_token. */
+export type RefreshBotToken = (
+  refreshToken: string,
+) => Promise<{ access_token?: string; refresh_token?: string; expires_in?: number }>;
+
+/** Store claims, so that of several replicas only one spends a (single-use) refresh token. */
+export interface RenewalClaims {
+  claim(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  release(key: string, holder: string): Promise<void>;
+}
+
+/** How rotating bot tokens are renewed (absent: tokens are used as stored). */
+export interface TokenRenewal {
+  refresh: RefreshBotToken;
+  claims: RenewalClaims;
+}
+
 export class SlackInstallations implements InstallationStore, SlackCredentialSource {
   readonly #records: SealedRecords;
   readonly #cache = new LRUCache<string, SlackCredentials>({ max: 1000, ttl: CACHE_TTL_MS });
+  readonly #renewal: TokenRenewal | undefined;
+  /** Renewals running in this process, by record key: concurrent readers share one. */
+  readonly #renewing = new Map<string, Promise<Stored>>();
 
-  constructor(records: SealedRecords) {
+  constructor(records: SealedRecords, renewal?: TokenRenewal) {
     this.#records = records;
+    this.#renewal = renewal;
   }
 
   async storeInstallation<V extends 'v1' | 'v2'>(i: Installation<V, boolean>): Promise<void> {
@@ -93,19 +125,84 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
     return creds;
   }
 
-  async #find(
-    q: InstallationQuery<boolean>,
-  ): Promise<Installation<'v1' | 'v2', boolean> | undefined> {
-    type I = Installation<'v1' | 'v2', boolean>;
-    if (q.isEnterpriseInstall && q.enterpriseId)
-      return this.#records.get<I>(orgKey(q.enterpriseId));
-    if (q.teamId) {
-      const own = await this.#records.get<I>(teamKey(q.enterpriseId, q.teamId));
-      if (own) return own;
+  async #find(q: InstallationQuery<boolean>): Promise<Stored | undefined> {
+    const keys: string[] = [];
+    if (q.isEnterpriseInstall && q.enterpriseId) keys.push(orgKey(q.enterpriseId));
+    else {
+      if (q.teamId) keys.push(teamKey(q.enterpriseId, q.teamId));
+      // A workspace of an org where the app was installed org-wide.
+      if (q.enterpriseId) keys.push(orgKey(q.enterpriseId));
     }
-    // A workspace of an org where the app was installed org-wide.
-    return q.enterpriseId ? this.#records.get<I>(orgKey(q.enterpriseId)) : undefined;
+    for (const key of keys) {
+      const found = await this.#records.get<Stored>(key);
+      if (found) return this.#current(key, found);
+    }
+    return undefined;
   }
+
+  /** The installation with a bot token that has hours left: renewed first when it has not. */
+  async #current(key: string, i: Stored): Promise<Stored> {
+    if (!this.#renewal || !expiring(i)) return i;
+    let running = this.#renewing.get(key);
+    if (!running) {
+      running = this.#renew(key, i).finally(() => this.#renewing.delete(key));
+      this.#renewing.set(key, running);
+    }
+    return running;
+  }
+
+  /**
+   * Spends the refresh token once for all replicas: the one that claims the renewal exchanges it
+   * and stores the new tokens; the others wait for that record (the old token still works until
+   * it expires, so nobody is stopped meanwhile).
+   */
+  async #renew(key: string, seen: Stored): Promise<Stored> {
+    if (!this.#renewal) return seen;
+    const { refresh, claims } = this.#renewal;
+    const holder = randomUUID();
+    const claimKey = `${key}:renewing`;
+    const deadline = Date.now() + RENEW_CLAIM_MS;
+    while (!(await claims.claim(claimKey, holder, RENEW_CLAIM_MS))) {
+      await delay(100);
+      const now = await this.#records.get<Stored>(key);
+      if (!now || !expiring(now)) return now ?? seen;
+      if (Date.now() > deadline) return now;
+    }
+    try {
+      const current = (await this.#records.get<Stored>(key)) ?? seen;
+      const token = current.bot?.refreshToken;
+      if (!expiring(current) || !token || !current.bot) return current;
+      const r = await refresh(token);
+      if (!r.access_token || !r.refresh_token || r.expires_in === undefined)
+        throw new Error('Slack answered a token refresh without new tokens');
+      const renewed: Stored = {
+        ...current,
+        bot: {
+          ...current.bot,
+          token: r.access_token,
+          refreshToken: r.refresh_token,
+          expiresAt: nowSec() + r.expires_in,
+        },
+      };
+      await this.#records.set(key, renewed);
+      this.#cache.clear();
+      return renewed;
+    } finally {
+      await claims.release(claimKey, holder);
+    }
+  }
+}
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** A rotating bot token (it has a refresh token and an expiry) with less than the margin left. */
+function expiring(i: Stored): boolean {
+  const bot = i.bot;
+  return (
+    bot?.refreshToken !== undefined &&
+    bot.expiresAt !== undefined &&
+    bot.expiresAt - nowSec() <= RENEW_WITHIN_SEC
+  );
 }
 
 /**

@@ -229,7 +229,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       records: new StoreRecords(store),
       // Installations (tokens) are sealed at rest; config refuses OAuth mode without a key.
       ...(config.slackOAuth && keys
-        ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)) }
+        ? { sealed: new StoreSealedRecords(store, new SecretBox(keys)), claims: store }
         : {}),
     });
     const events = slack.eventsRoute;

@@ -185,6 +185,49 @@ describe('Slack OAuth install (SQLite store)', () => {
     await until(async () => (await h.app.store.kv.get(key)) === undefined, 'installation removed');
   });
 
+  test('with token rotation, an expiring token is renewed once and answers keep coming', async () => {
+    const team = `TT${suffix()}`;
+    // Installed with 2.5 hours left: inside threadmind's renewal margin, outside Bolt's own.
+    h.slack.setTokenRotation(9000);
+    try {
+      assert.equal((await installWorkspace(h, { teamId: team })).status, 200);
+      const first = h.slack.installedWorkspace(team);
+      assert.ok(first && first.botToken.startsWith('xoxe.xoxb-'));
+      h.slack.setTokenRotation(43_200);
+      const before = h.slack.tokenRefreshes();
+      // Two questions at once: the event's authorize and both turns read the installation together.
+      const [q1, q2] = await Promise.all(
+        ['one', 'two'].map((n) =>
+          h.slack.postUserMessage({
+            channel: 'CT1',
+            user: 'UT1',
+            teamId: team,
+            text: `<@${first.botUserId}> rotation ${n}`,
+          }),
+        ),
+      );
+      await waitForReply(h.slack, 'CT1', q1?.ts ?? '', 'rotation one');
+      await waitForReply(h.slack, 'CT1', q2?.ts ?? '', 'rotation two');
+      assert.equal(h.slack.tokenRefreshes() - before, 1, 'the refresh token was spent once');
+      const renewed = h.slack.installedWorkspace(team);
+      assert.ok(renewed && renewed.botToken !== first.botToken);
+      const refused = h.slack.calls.filter(
+        (c) => c.error === 'invalid_refresh_token' || c.error === 'token_expired',
+      );
+      assert.deepEqual(refused, []);
+      // The renewed token is stored sealed like the first.
+      const db = new DatabaseSync(h.config.storeUrl.slice('sqlite://'.length), { readOnly: true });
+      try {
+        const rows = db.prepare('SELECT value FROM kv').all() as { value: string }[];
+        assert.ok(rows.every((r) => !r.value.includes(renewed.botToken)));
+      } finally {
+        db.close();
+      }
+    } finally {
+      h.slack.setTokenRotation(undefined);
+    }
+  });
+
   test('an org-wide install answers in every workspace of the org with the org’s token', async () => {
     const org = `E${suffix()}`;
     const team = `TO${suffix()}`;

@@ -366,6 +366,10 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
       ctx.interactivity.triggerLifetimeMs = ms;
     },
     oauthClient: { id: oauth.clientId, secret: oauth.clientSecret },
+    setTokenRotation: (lifetimeSec) => {
+      oauth.tokenLifetimeSec = lifetimeSec;
+    },
+    tokenRefreshes: () => oauth.refreshes,
     approveInstall: (url, o) => oauth.approve(url, o),
     installedWorkspace: (team, enterprise) => {
       const ws = oauth.forTeam(team, enterprise);

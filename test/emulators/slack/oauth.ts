@@ -23,6 +23,10 @@ interface PendingCode {
 
 export interface Workspace extends InstalledWorkspace {
   revoked: boolean;
+  /** Token rotation: when this access token stops working (ms). */
+  expiresAt?: number;
+  /** Token rotation: the single-use token that gets the next access token. */
+  refreshToken?: string;
 }
 
 export class OAuthWorkspaces {
@@ -31,8 +35,14 @@ export class OAuthWorkspaces {
   readonly #codes = new Map<string, PendingCode>();
   /** By token, revoked ones kept so their use answers token_revoked. */
   readonly #byToken = new Map<string, Workspace>();
+  /** By refresh token, until it is used (Slack revokes a refresh token once exchanged). */
+  readonly #byRefresh = new Map<string, Workspace>();
   readonly #appId: string;
   readonly #teamDomain: string;
+  /** Token rotation on (the app setting): access tokens live this long, in seconds. */
+  tokenLifetimeSec: number | undefined;
+  /** How many times a refresh token was exchanged. */
+  refreshes = 0;
 
   constructor(appId: string, teamDomain: string, clientId?: string, clientSecret?: string) {
     this.#appId = appId;
@@ -81,6 +91,7 @@ export class OAuthWorkspaces {
       basic?.secret ?? (typeof args.client_secret === 'string' ? args.client_secret : undefined);
     if (id !== this.clientId) return { ok: false, error: 'invalid_client_id' };
     if (secret !== this.clientSecret) return { ok: false, error: 'bad_client_secret' };
+    if (args.grant_type === 'refresh_token') return this.#refresh(args.refresh_token);
     const code = typeof args.code === 'string' ? args.code : '';
     const pending = this.#codes.get(code);
     this.#codes.delete(code);
@@ -96,9 +107,10 @@ export class OAuthWorkspaces {
       orgWide: pending.orgWide,
       botUserId: slackId('U', 9),
       botId: slackId('B', 9),
-      botToken: `xoxb-${randomBytes(5).readUIntBE(0, 5)}-${randomBytes(5).readUIntBE(0, 5)}-${randomBytes(12).toString('base64url')}`,
+      botToken: newBotToken(this.tokenLifetimeSec !== undefined),
       revoked: false,
     };
+    const rotation = this.#rotating(ws);
     // A reinstall replaces the workspace's old token.
     for (const old of this.#byToken.values()) {
       if (this.#sameInstall(old, ws)) old.revoked = true;
@@ -119,6 +131,39 @@ export class OAuthWorkspaces {
           : { id: pending.enterpriseId, name: `Org ${pending.enterpriseId}` },
       authed_user: { id: pending.userId },
       is_enterprise_install: pending.orgWide,
+      ...rotation,
+    };
+  }
+
+  /** With rotation on: an expiry and a refresh token for the workspace's new access token. */
+  #rotating(ws: Workspace): { refresh_token?: string; expires_in?: number } {
+    if (this.tokenLifetimeSec === undefined) return {};
+    ws.expiresAt = Date.now() + this.tokenLifetimeSec * 1000;
+    ws.refreshToken = `xoxe-1-${randomBytes(24).toString('base64url')}`;
+    this.#byRefresh.set(ws.refreshToken, ws);
+    return { refresh_token: ws.refreshToken, expires_in: this.tokenLifetimeSec };
+  }
+
+  /**
+   * grant_type=refresh_token: a new access token for the same installation; the refresh token is
+   * used up (a second use answers invalid_refresh_token). The old access token lives until it expires.
+   */
+  #refresh(refreshToken: unknown): ApiResult {
+    const old = typeof refreshToken === 'string' ? this.#byRefresh.get(refreshToken) : undefined;
+    if (old === undefined || old.revoked) return { ok: false, error: 'invalid_refresh_token' };
+    this.#byRefresh.delete(refreshToken as string);
+    this.refreshes += 1;
+    const ws: Workspace = { ...old, botToken: newBotToken(true), revoked: false };
+    const rotation = this.#rotating(ws);
+    this.#byToken.set(ws.botToken, ws);
+    return {
+      ok: true,
+      access_token: ws.botToken,
+      token_type: 'bot',
+      app_id: this.#appId,
+      team: ws.orgWide ? null : { id: ws.teamId },
+      enterprise: ws.enterpriseId === undefined ? null : { id: ws.enterpriseId },
+      ...rotation,
     };
   }
 
@@ -128,12 +173,14 @@ export class OAuthWorkspaces {
 
   /** The live installation that serves this team (its own, or its org's org-wide one). */
   forTeam(teamId: string, enterpriseId?: string): Workspace | undefined {
+    // The newest: after a token refresh, the installation's current token.
+    let found: Workspace | undefined;
     for (const ws of this.#byToken.values()) {
       if (ws.revoked) continue;
-      if (!ws.orgWide && ws.teamId === teamId) return ws;
-      if (ws.orgWide && enterpriseId !== undefined && ws.enterpriseId === enterpriseId) return ws;
+      if (!ws.orgWide && ws.teamId === teamId) found = ws;
+      if (ws.orgWide && enterpriseId !== undefined && ws.enterpriseId === enterpriseId) found = ws;
     }
-    return undefined;
+    return found;
   }
 
   /** Whether any installation (live or not) was made for this team or its org. */
@@ -148,7 +195,9 @@ export class OAuthWorkspaces {
   /** Revokes every token of the installation serving this team; the revoked workspace, if any. */
   revoke(teamId: string, enterpriseId?: string): Workspace | undefined {
     const ws = this.forTeam(teamId, enterpriseId);
-    if (ws !== undefined) ws.revoked = true;
+    // Every token of the installation: refreshed ones share its ids.
+    if (ws !== undefined)
+      for (const t of this.#byToken.values()) if (this.#sameInstall(t, ws)) t.revoked = true;
     return ws;
   }
 
@@ -172,4 +221,10 @@ export class OAuthWorkspaces {
       (a.orgWide ? a.enterpriseId === b.enterpriseId : a.teamId === b.teamId)
     );
   }
+}
+
+function newBotToken(rotating: boolean): string {
+  const tail = `${randomBytes(5).readUIntBE(0, 5)}-${randomBytes(5).readUIntBE(0, 5)}-${randomBytes(12).toString('base64url')}`;
+  // Slack's expiring tokens carry the xoxe. prefix.
+  return rotating ? `xoxe.xoxb-1-${tail}` : `xoxb-${tail}`;
 }

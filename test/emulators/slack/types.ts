@@ -553,6 +553,13 @@ export interface SlackEmulator {
     authorizeUrl: string,
     o: ApproveInstallInput,
   ): { redirectUrl: string; code: string };
+  /**
+   * Token rotation (the app setting): tokens issued from now on expire after `lifetimeSec` and
+   * come with a single-use refresh token; undefined turns it off.
+   */
+  setTokenRotation(lifetimeSec: number | undefined): void;
+  /** How many refresh tokens were exchanged (oauth.v2.access, grant_type=refresh_token). */
+  tokenRefreshes(): number;
   /** The live installation serving this team (its own, or its org's), if any. */
   installedWorkspace(teamId: string, enterpriseId?: string): InstalledWorkspace | undefined;
   /**

@@ -108,6 +108,8 @@ export function createWebApi(
     if (token === undefined || token === '') return ok200(fail('not_authed'));
     const installed = ctx.oauth.byToken(token);
     if (installed?.revoked === true) return ok200(fail('token_revoked'));
+    if (installed?.expiresAt !== undefined && installed.expiresAt <= Date.now())
+      return ok200(fail('token_expired'));
     const kind: TokenKind | undefined = installed !== undefined ? 'bot' : tokenKind(token);
     if (kind === undefined) return ok200(fail('invalid_auth'));
     if (kind !== spec.token) return ok200(fail('not_allowed_token_type'));
