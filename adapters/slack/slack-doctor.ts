@@ -1,5 +1,6 @@
 // Slack's part of `npm run doctor`: the bot token (auth.test), the scopes it was granted against
-// those manifest.yaml asks for, and the Socket Mode app token. It lives in the adapter because the
+// those manifest.yaml asks for, and the Socket Mode app token; in OAuth mode the app's client id and
+// secret and where installers are sent back. It lives in the adapter because the
 // manifest and the meaning of Slack's error codes are Slack knowledge; src/doctor only runs it.
 // Plain fetch rather than Bolt's WebClient: the granted scopes come only as the `x-oauth-scopes`
 // response header, which WebClient does not hand back.
@@ -31,16 +32,17 @@ interface Answer {
 async function call(
   config: Config,
   method: string,
-  token: string,
+  token: string | undefined,
   ctx: CheckContext,
+  form: Record<string, string> = {},
 ): Promise<Answer> {
   const res = await fetch(new URL(method, config.slack.apiUrl), {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${token}`,
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
       'content-type': 'application/x-www-form-urlencoded',
     },
-    body: '',
+    body: new URLSearchParams(form).toString(),
     signal: stepSignal(ctx),
   });
   if (!res.ok) {
@@ -146,9 +148,102 @@ function socketCheck(answer: Answer): CheckResult {
   };
 }
 
+/** A code no install produced: Slack judges the client id and secret before the code. */
+const PROBE_CODE = 'threadmind-doctor-probe';
+
+function clientCheck(answer: Answer): CheckResult {
+  const error = String(answer.body.error ?? '');
+  if (error === 'invalid_code' || error === 'code_already_used') {
+    return {
+      name: 'slack.oauth_client',
+      status: 'ok',
+      summary:
+        'Slack accepts the app’s client id and secret (a probe code was refused as it should be)',
+    };
+  }
+  const fixes: Record<string, string> = {
+    invalid_client_id:
+      'Set SLACK_CLIENT_ID to the Client ID under api.slack.com/apps → your app → Basic Information → App Credentials.',
+    bad_client_secret:
+      'Set SLACK_CLIENT_SECRET to the Client Secret under Basic Information → App Credentials (regenerated secrets replace the old one at once).',
+  };
+  return {
+    name: 'slack.oauth_client',
+    status: 'fail',
+    summary: `Slack refused the app’s OAuth credentials: ${error || 'unknown error'}`,
+    fix:
+      fixes[error] ??
+      'Check SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (Basic Information → App Credentials).',
+  };
+}
+
+function redirectCheck(config: Config): CheckResult {
+  const name = 'slack.oauth_redirect';
+  const url = config.slack.oauth.redirectUrl;
+  const path = '/slack/oauth_redirect';
+  if (!url) {
+    return {
+      name,
+      status: 'warn',
+      summary:
+        'SLACK_REDIRECT_URL is not set: Slack sends installers to the app’s only Redirect URL',
+      fix: `Set SLACK_REDIRECT_URL to https://<this bot's public host>${path} and list the same URL under OAuth & Permissions → Redirect URLs; with several listed, Slack needs to be told which.`,
+    };
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  const loopback = parsed && ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
+  if (!parsed || (parsed.protocol !== 'https:' && !loopback) || parsed.pathname !== path) {
+    return {
+      name,
+      status: 'fail',
+      summary: `SLACK_REDIRECT_URL (${url}) is not an https address ending in ${path}; installs will fail`,
+      fix: `Slack requires https: set SLACK_REDIRECT_URL to https://<this bot's public host>${path}, the same as under OAuth & Permissions → Redirect URLs.`,
+    };
+  }
+  return {
+    name,
+    status: 'ok',
+    summary: `installers come back to ${url} (list it under OAuth & Permissions → Redirect URLs)`,
+  };
+}
+
+/** OAuth mode: the client credentials (a probe exchange) and the redirect address. */
+function oauthGroups(config: Config): CheckGroup[] {
+  const id = config.secrets.slackClientId;
+  const secret = config.secrets.slackClientSecret;
+  if (!id || !secret) return [];
+  return [
+    {
+      names: ['slack.oauth_client', 'slack.oauth_redirect'],
+      async run(ctx, report) {
+        try {
+          report(
+            clientCheck(
+              await call(config, 'oauth.v2.access', undefined, ctx, {
+                client_id: id,
+                client_secret: secret,
+                code: PROBE_CODE,
+              }),
+            ),
+          );
+        } catch (err) {
+          report(unreachable(config, 'slack.oauth_client', err));
+        }
+        report(redirectCheck(config));
+      },
+    },
+  ];
+}
+
 /** The Slack checks for this configuration (none when Slack is not configured). */
 export function slackCheckGroups(config: Config): CheckGroup[] {
   const bot = config.secrets.slackBotToken;
+  if (config.slackTransport && config.slackOAuth) return oauthGroups(config);
   if (!config.slackTransport || !bot) return [];
   const groups: CheckGroup[] = [
     {

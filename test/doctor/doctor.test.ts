@@ -1,6 +1,7 @@
 // `npm run doctor` against the emulators: a healthy set-up is all ✓ and exits 0; each fault an
 // operator meets is reported with its fix, and any ✗ makes the exit code 1.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestRedis } from '../support/redis-server.ts';
 import { closedPort, type DoctorSetup, doctorProcess, runDoctor, startSetup } from './setup.ts';
@@ -206,5 +207,44 @@ describe('faults, each reported with its fix', () => {
     assert.match(lines[0] ?? '', /^✗ config +the configuration is not valid \(3 problems\)/);
     assert.match(run.stdout, /SLACK_BOT_TOKEN must be a bot token starting with xoxb-/);
     assert.match(run.stdout, /PORT must be a whole number/);
+  });
+});
+
+describe('Slack installed through OAuth', () => {
+  function oauthEnv(s: DoctorSetup, over: Record<string, string> = {}): Record<string, string> {
+    const { SLACK_BOT_TOKEN: _bot, SLACK_APP_TOKEN: _app, ...env } = s.env;
+    return {
+      ...env,
+      SLACK_CLIENT_ID: s.slack.oauthClient.id,
+      SLACK_CLIENT_SECRET: s.slack.oauthClient.secret,
+      SLACK_SIGNING_SECRET: 'doctor-signing-secret',
+      THREADMIND_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SLACK_REDIRECT_URL: 'https://bot.example.test/slack/oauth_redirect',
+      ...over,
+    };
+  }
+
+  test('the client id and secret are probed, and the redirect address checked', async () => {
+    const s = await startSetup();
+    try {
+      const run = await runDoctor(oauthEnv(s));
+      assert.equal(run.byName.get('slack.oauth_client')?.status, 'ok', run.output);
+      assert.equal(run.byName.get('slack.oauth_redirect')?.status, 'ok', run.output);
+      assert.equal(run.byName.has('slack.auth'), false, 'no single bot token to test');
+      const wrong = await runDoctor(
+        oauthEnv(s, {
+          SLACK_CLIENT_SECRET: 'not-the-secret',
+          SLACK_REDIRECT_URL: 'http://bot.example.test/install',
+        }),
+      );
+      const client = wrong.byName.get('slack.oauth_client');
+      assert.equal(client?.status, 'fail');
+      assert.match(client?.summary ?? '', /bad_client_secret/);
+      assert.match(client?.fix ?? '', /SLACK_CLIENT_SECRET/);
+      assert.doesNotMatch(wrong.output, /not-the-secret/, 'the secret is never printed');
+      assert.equal(wrong.byName.get('slack.oauth_redirect')?.status, 'fail');
+    } finally {
+      await s.close();
+    }
   });
 });
