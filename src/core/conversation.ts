@@ -607,7 +607,7 @@ export class Conversation {
       this.o.metrics.errors.inc({ kind: 'internal' });
       r = { status: 'failed', text: messages.handlingFailed };
     }
-    const handled: Handled['status'] =
+    const handled: Exclude<Handled, { status: 'turn' }>['status'] =
       r.status === 'duplicate'
         ? 'duplicate'
         : r.status === 'refused'
@@ -619,7 +619,7 @@ export class Conversation {
               : r.status === 'failed'
                 ? 'failed'
                 : 'shared';
-    this.emit(s.ref.platform, s.messageId, { status: handled } as Handled);
+    this.emit(s.ref.platform, s.messageId, { status: handled });
     return r;
   }
 
