@@ -9,6 +9,8 @@ import { MAX_CHANNEL_CONTEXT, MAX_INSTRUCTIONS_CHARS } from '../../src/core/chan
 
 /** The message command's name (up to 32 characters), as the Apps menu shows it. */
 export const ASK_ABOUT_COMMAND = 'Ask threadmind about this';
+/** The message command that shares a message's attachments with the whole server. */
+export const SHARE_FILE_COMMAND = 'Share file with server';
 
 export const COMMANDS = [
   new SlashCommandBuilder()
@@ -92,6 +94,10 @@ export const COMMANDS = [
   // On a message's Apps menu: threadmind answers about it in a thread started from it.
   new ContextMenuCommandBuilder()
     .setName(ASK_ABOUT_COMMAND)
+    .setType(ApplicationCommandType.Message),
+  // On a message's Apps menu: its attachments become searchable from every channel of the server.
+  new ContextMenuCommandBuilder()
+    .setName(SHARE_FILE_COMMAND)
     .setType(ApplicationCommandType.Message),
 ].map((c) => c.toJSON());
 

@@ -22,8 +22,8 @@ import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { ASK_ABOUT_COMMAND, threadName } from './commands.ts';
-import { DiscordCommands } from './discord-commands.ts';
+import { ASK_ABOUT_COMMAND, SHARE_FILE_COMMAND, threadName } from './commands.ts';
+import { DiscordCommands, isShareInteraction } from './discord-commands.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
@@ -290,8 +290,14 @@ export class DiscordAdapter {
         : this.feedback.reason(interaction));
       return;
     }
+    if (interaction.isButton() && isShareInteraction(interaction.customId)) {
+      await this.commands.shareButton(interaction);
+      return;
+    }
     if (interaction.isMessageContextMenuCommand()) {
       if (interaction.commandName === ASK_ABOUT_COMMAND) await this.commands.askAbout(interaction);
+      if (interaction.commandName === SHARE_FILE_COMMAND)
+        await this.commands.shareFile(interaction);
       return;
     }
     if (!interaction.isChatInputCommand()) return;

@@ -38,6 +38,7 @@ import {
   SlackStateStore,
 } from './slack-installations.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
+import { registerSlackShare } from './slack-share.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
@@ -283,6 +284,14 @@ export class SlackAdapter {
       await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
         d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
       );
+    });
+    registerSlackShare({
+      app: this.app,
+      core: d.core,
+      files: this.files,
+      log: d.log.child({ component: 'slack-share' }),
+      noteUser: (user, project) => this.port.noteUser(user, project),
+      render: (md) => this.render(md),
     });
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {

@@ -97,6 +97,40 @@ export interface AskAbout {
   openThread?: InboundMessage['openThread'];
 }
 
+/**
+ * "Share file with the workspace" used on one message (a Slack message shortcut, a Discord message
+ * command). Stateless: a confirmation names the message, and the adapter reads its files again.
+ */
+export interface ShareMessageFiles {
+  /** The conversation the message is in (reactions and reach are read there). */
+  ref: ThreadRef;
+  to: Destination;
+  /** Who asked now (on a confirmation: who pressed the button). */
+  principal: string;
+  /** The message that carries the files. */
+  messageId: string;
+  files: FileRef[];
+  /** The person pressed the confirmation's button: share even from a private place. */
+  confirmed: boolean;
+  /** On a confirmation: who asked for the share (the button carries it); nobody else may confirm. */
+  askedBy?: string;
+  traceId: string;
+  dedupe: string[];
+}
+
+/** What to tell the person who shared (privately); `confirm` asks them first. */
+export interface ShareReply {
+  status: 'shared' | 'already' | 'nothing' | 'confirm' | 'failed' | 'refused' | 'duplicate';
+  /** Empty for a duplicate delivery: nothing to say again. */
+  text: string;
+}
+
+/** One share's outcome, before it is put in words: the typed command and the shortcut say it differently. */
+type ShareStep =
+  | { status: 'nothing' }
+  | { status: 'confirm'; names: string[]; place: 'dm' | 'private'; readers: number | undefined }
+  | { status: 'done'; outcomes: IngestOutcome[] };
+
 /** What a feedback export gives an admin: a file, or words saying why not. */
 export type FeedbackExport =
   | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
@@ -135,6 +169,7 @@ export type Handled =
         | 'refused'
         | 'listed'
         | 'queued'
+        | 'confirming'
         | 'failed';
     }
   | { status: 'turn'; outcome: TurnOutcome };
@@ -422,7 +457,7 @@ export class Conversation {
     if (!ingestor || f.files.length === 0 || SHARE_REQUEST.test(f.text)) return;
     const owner = f.where === 'session' ? sessionOwner(f.ref) : channelOwner(f.ref);
     const log = this.logFor(f).child({ message_id: f.messageId });
-    this.ingestAll(owner, f.files, f.to, f.messageId, log).then(
+    this.ingestAll(owner, f.files, f.to, f.messageId, log, this.output(f.to, log)).then(
       () => this.events.emit('files', { platform: f.ref.platform, messageId: f.messageId }),
       (err: unknown) => log.error({ err }, 'file ingestion failed'),
     );
@@ -434,15 +469,16 @@ export class Conversation {
     to: Destination,
     messageId: string,
     log: Logger,
+    /** Where failures and notices are told; absent: the caller tells them (reactions still go on). */
+    out: ThreadOutput | undefined,
   ): Promise<IngestOutcome[]> {
     const ingestor = this.o.ingestor;
     if (!ingestor) return [];
     const { port } = this.platform(to.ref.platform);
-    const out = this.output(to, log);
     return Promise.all(
       files.map(async (file) => {
         const outcome = await ingestor.ingest(owner, incomingFile(file), () => file.download());
-        await this.report(port, out, messageId, outcome).catch((err: unknown) =>
+        await this.report(port, to, out, messageId, outcome).catch((err: unknown) =>
           log.error({ err }, 'could not tell the user about a file'),
         );
         return outcome;
@@ -452,17 +488,18 @@ export class Conversation {
 
   private async report(
     port: PlatformPort,
-    out: ThreadOutput,
+    to: Destination,
+    out: ThreadOutput | undefined,
     messageId: string,
     outcome: IngestOutcome,
   ): Promise<void> {
-    const react = (r: 'ok' | 'warning') => port.react(out.to, messageId, r).catch(() => undefined);
+    const react = (r: 'ok' | 'warning') => port.react(to, messageId, r).catch(() => undefined);
     if (outcome.status === 'failed') {
       await react('warning');
-      await out.post(messages.fileFailed(outcome.error.userMessage));
+      await out?.post(messages.fileFailed(outcome.error.userMessage));
     } else if (outcome.status === 'ready') {
       await react('ok');
-      if (outcome.notice) await out.post(messages.fileNotice(outcome.notice));
+      if (outcome.notice) await out?.post(messages.fileNotice(outcome.notice));
     }
   }
 
@@ -474,7 +511,10 @@ export class Conversation {
   private async share(m: InboundMessage, out: ThreadOutput, log: Logger): Promise<void> {
     const { port, settings } = this.platform(m.ref.platform);
     const pendingKey = `${m.ref.platform}:${m.ref.projectId}:${m.ref.channelId}:${m.principal}`;
-    if (CONFIRM_SHARE_REQUEST.test(m.text)) {
+    let files = m.files ?? [];
+    let source = m.messageId;
+    const confirmed = CONFIRM_SHARE_REQUEST.test(m.text);
+    if (confirmed) {
       const pending = this.pendingShares.get(pendingKey);
       this.pendingShares.delete(pendingKey);
       if (!pending) {
@@ -482,38 +522,122 @@ export class Conversation {
         return;
       }
       log.info({ files: pending.files.length }, 'share from a private place confirmed');
-      await this.shareFiles(m, pending.files, pending.source, out, log);
-      return;
-    }
-    let files = m.files ?? [];
-    let source = m.messageId;
-    if (files.length === 0) {
+      ({ files, source } = pending);
+    } else if (files.length === 0) {
       for await (const first of port.readThread(m.to, { limit: 1 })) {
         files = first.files;
         source = first.id;
         break;
       }
     }
-    if (files.length === 0) {
+    const step = await this.shareStep({ ref: m.ref, to: m.to, files, source, confirmed }, out, log);
+    if (step.status === 'nothing') {
       await out.post(messages.nothingToShare);
-      return;
-    }
-    const reach = await this.reachOf(port, m.to, log);
-    if (reach !== 'public') {
+    } else if (step.status === 'confirm') {
       this.pendingShares.set(pendingKey, { files, source });
       await out.post(
         messages.confirmShare({
-          names: files.map((f) => f.name),
-          place: reach.place,
-          readers: reach.readers,
+          ...step,
           project: settings.projectNoun,
-          botName: this.o.botName,
-          minutes: SHARE_CONFIRM_MINUTES,
+          how: { reply: this.o.botName, minutes: SHARE_CONFIRM_MINUTES },
         }),
       );
-      return;
+    } else {
+      const said = sharedText(step.outcomes, settings.projectNoun);
+      if (said) await out.post(said);
     }
-    await this.shareFiles(m, files, source, out, log);
+  }
+
+  /**
+   * "Share file with the workspace" on one message: its files become the project's, after a
+   * confirmation where the message is private. Says what to tell the person (privately); file
+   * outcomes are also reactions on the message. Never rejects.
+   */
+  async shareMessageFiles(s: ShareMessageFiles): Promise<ShareReply> {
+    const { settings } = this.platform(s.ref.platform);
+    const project = settings.projectNoun;
+    const log = this.logFor(s).child({ message_id: s.messageId, user: s.principal });
+    const reply = async (): Promise<ShareReply> => {
+      if (!(await this.o.state.claimOnce(s.dedupe))) return { status: 'duplicate', text: '' };
+      if (s.confirmed && s.askedBy !== undefined && s.askedBy !== s.principal) {
+        log.info({ asked_by: s.askedBy }, 'share confirmation from someone else refused');
+        return { status: 'refused', text: messages.shareNotYours };
+      }
+      const step = await this.shareStep(
+        { ref: s.ref, to: s.to, files: s.files, source: s.messageId, confirmed: s.confirmed },
+        undefined,
+        log,
+      );
+      if (step.status === 'nothing') return { status: 'nothing', text: messages.noFilesOnMessage };
+      if (step.status === 'confirm')
+        return {
+          status: 'confirm',
+          text: messages.confirmShare({ ...step, project, how: 'button' }),
+        };
+      const failed = step.outcomes.flatMap((o) =>
+        o.status === 'failed' ? [messages.fileFailed(o.error.userMessage)] : [],
+      );
+      const notices = step.outcomes.flatMap((o) =>
+        o.status === 'ready' && o.notice ? [messages.fileNotice(o.notice)] : [],
+      );
+      const noAccess = step.outcomes.some(
+        (o) => o.status === 'failed' && o.error.code === 'no_access',
+      );
+      const said = sharedText(step.outcomes, project);
+      const text = [said, ...notices, ...failed, ...(noAccess ? [messages.shareNoAccessHint] : [])]
+        .filter((t) => t !== undefined)
+        .join('\n');
+      const status = step.outcomes.some((o) => o.status === 'ready')
+        ? 'shared'
+        : failed.length > 0
+          ? 'failed'
+          : 'already';
+      log.info({ status, files: s.files.length, confirmed: s.confirmed }, 'message files shared');
+      return { status, text };
+    };
+    let r: ShareReply;
+    try {
+      r = await reply();
+    } catch (err) {
+      log.error({ err }, "sharing a message's files failed");
+      this.o.metrics.errors.inc({ kind: 'internal' });
+      r = { status: 'failed', text: messages.handlingFailed };
+    }
+    const handled: Exclude<Handled, { status: 'turn' }>['status'] =
+      r.status === 'duplicate'
+        ? 'duplicate'
+        : r.status === 'refused'
+          ? 'refused'
+          : r.status === 'confirm'
+            ? 'confirming'
+            : r.status === 'nothing'
+              ? 'hinted'
+              : r.status === 'failed'
+                ? 'failed'
+                : 'shared';
+    this.emit(s.ref.platform, s.messageId, { status: handled });
+    return r;
+  }
+
+  /**
+   * The one share both paths run: nothing to share, a confirmation needed (a private place not yet
+   * confirmed), or the files read into the project (a reaction on the source message for each, and
+   * with `out` a message in the thread for each failure).
+   */
+  private async shareStep(
+    s: { ref: ThreadRef; to: Destination; files: FileRef[]; source: string; confirmed: boolean },
+    out: ThreadOutput | undefined,
+    log: Logger,
+  ): Promise<ShareStep> {
+    const { port } = this.platform(s.ref.platform);
+    if (s.files.length === 0) return { status: 'nothing' };
+    if (!s.confirmed) {
+      const reach = await this.reachOf(port, s.to, log);
+      if (reach !== 'public')
+        return { status: 'confirm', names: s.files.map((f) => f.name), ...reach };
+    }
+    const outcomes = await this.ingestAll(projectOwner(s.ref), s.files, s.to, s.source, log, out);
+    return { status: 'done', outcomes };
   }
 
   /** Where a share was asked: open to the whole project, or a DM or private channel (and its readers). */
@@ -533,21 +657,6 @@ export class Conversation {
       log.warn({ err }, 'could not tell whether this place is private; asking before sharing');
       return { place: 'private', readers: undefined };
     }
-  }
-
-  private async shareFiles(
-    m: InboundMessage,
-    files: FileRef[],
-    source: string,
-    out: ThreadOutput,
-    log: Logger,
-  ): Promise<void> {
-    const { settings } = this.platform(m.ref.platform);
-    const outcomes = await this.ingestAll(projectOwner(m.ref), files, m.to, source, log);
-    const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
-    if (shared.length > 0) await out.post(messages.shared(shared, settings.projectNoun));
-    else if (outcomes.every((o) => o.status === 'duplicate'))
-      await out.post(messages.alreadyShared(settings.projectNoun));
   }
 
   /**
@@ -718,4 +827,12 @@ export class Conversation {
       ),
     );
   }
+}
+
+/** What a share says once its files are read: their names, "already shared", or nothing (all failed). */
+function sharedText(outcomes: IngestOutcome[], project: string): string | undefined {
+  const shared = outcomes.flatMap((o) => (o.status === 'ready' ? [o.record.filename] : []));
+  if (shared.length > 0) return messages.shared(shared, project);
+  if (outcomes.every((o) => o.status === 'duplicate')) return messages.alreadyShared(project);
+  return undefined;
 }

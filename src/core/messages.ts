@@ -101,15 +101,17 @@ export const messages = {
   alreadyShared(project: string): string {
     return `That is already shared with the ${project}.`;
   },
-  /** Sharing from a private channel or a DM widens who can ask about the file: asked first. */
+  /**
+   * Sharing from a private channel or a DM widens who can ask about the file: asked first, by a
+   * reply naming the bot (`how.reply`) or by the confirmation's buttons.
+   */
   confirmShare(o: {
     names: string[];
     place: 'dm' | 'private';
     /** People who can read the private channel now (the bot left out), when known. */
     readers: number | undefined;
     project: string;
-    botName: string;
-    minutes: number;
+    how: { reply: string; minutes: number } | 'button';
   }): string {
     const it = o.names.length > 1 ? 'them' : 'it';
     const now =
@@ -118,8 +120,23 @@ export const messages = {
         : o.readers === undefined
           ? 'a private channel'
           : `a private channel that ${o.readers === 1 ? '1 person' : `${o.readers} people`} can see`;
-    return `${INFO} ${o.names.join(', ')} ${o.names.length > 1 ? 'are' : 'is'} in ${now}. Shared with the whole ${o.project}, everyone in the ${o.project} can ask me about ${it} in any channel and read what I quote from ${it}. To go ahead, reply here with “@${o.botName} confirm share” within ${o.minutes} minutes; otherwise nothing is shared.`;
+    const goAhead =
+      o.how === 'button'
+        ? `Press “${messages.shareConfirmLabel}” to go ahead, or “${messages.shareCancelLabel}”; nothing is shared until you do.`
+        : `To go ahead, reply here with “@${o.how.reply} confirm share” within ${o.how.minutes} minutes; otherwise nothing is shared.`;
+    return `${INFO} ${o.names.join(', ')} ${o.names.length > 1 ? 'are' : 'is'} in ${now}. Shared with the whole ${o.project}, everyone in the ${o.project} can ask me about ${it} in any channel and read what I quote from ${it}. ${goAhead}`;
   },
+  shareConfirmLabel: 'Share',
+  shareCancelLabel: 'Cancel',
+  shareCancelled: 'Cancelled: nothing was shared.',
+  /** The shortcut used on a message without files. */
+  noFilesOnMessage: 'There are no files on that message, so there is nothing to share.',
+  shareNotYours: 'Only the person who asked to share these files can confirm it.',
+  /** A confirmation whose message cannot be read again (deleted, or no longer visible to the bot). */
+  shareMessageGone:
+    'I cannot read that message any more (it may have been deleted, or I am not in that channel), so nothing was shared.',
+  shareNoAccessHint:
+    'If the message is in a channel I am not a member of, add me to that channel and try again.',
   nothingToConfirm(minutes: number): string {
     return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
   },

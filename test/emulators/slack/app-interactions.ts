@@ -156,11 +156,28 @@ export async function handleResponseUrl(
   const hook = ctx.interactivity.useHook(path);
   if ('error' in hook) return answer(404, hook.error);
   if (body === undefined) return answer(400, 'invalid_payload');
-  if (body.delete_original === true) return answer(200, 'ok');
+  // An ephemeral message's buttons answer by replacing or deleting it (chat.update cannot reach it).
+  const original =
+    hook.ephemeralTs === undefined
+      ? undefined
+      : ctx.interactivity.ephemerals.find(
+          (e) => e.channel === hook.channel && e.message_ts === hook.ephemeralTs,
+        );
+  if (body.delete_original === true) {
+    if (original !== undefined)
+      ctx.interactivity.ephemerals.splice(ctx.interactivity.ephemerals.indexOf(original), 1);
+    return answer(200, 'ok');
+  }
   const text = typeof body.text === 'string' ? body.text : '';
   const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
   if (text === '' && (blocks === undefined || blocks.length === 0)) return answer(400, 'no_text');
-  if (body.response_type === 'in_channel') postAsApp(ctx, hook.channel, text, blocks);
+  if (body.replace_original === true && original !== undefined) {
+    original.text = text;
+    if (blocks === undefined) delete original.blocks;
+    else original.blocks = blocks;
+    original.replaced = (original.replaced ?? 0) + 1;
+    original.at = Date.now();
+  } else if (body.response_type === 'in_channel') postAsApp(ctx, hook.channel, text, blocks);
   else {
     ctx.interactivity.ephemerals.push({
       channel: hook.channel,
@@ -168,6 +185,7 @@ export async function handleResponseUrl(
       text,
       ...(blocks === undefined ? {} : { blocks }),
       source: 'response_url',
+      message_ts: ctx.store.nextTs(),
       at: Date.now(),
     });
   }
@@ -439,11 +457,18 @@ export async function pressButton(
   p: PressButtonInput,
 ): Promise<PressButtonResult> {
   const { ctx } = deps;
-  const m = ctx.store.find(p.channel, p.ts);
-  if (m === undefined || m.deleted) {
+  const stored = ctx.store.find(p.channel, p.ts);
+  const m = stored?.deleted === true ? undefined : stored;
+  const ephemeral =
+    m === undefined
+      ? ctx.interactivity.ephemerals.find((e) => e.channel === p.channel && e.message_ts === p.ts)
+      : undefined;
+  if (m === undefined && ephemeral === undefined) {
     throw new Error(`Slack emulator: no message ${p.channel}/${p.ts}`);
   }
-  const found = messageElement(m.blocks ?? [], p.actionId);
+  const blocks = m?.blocks ?? ephemeral?.blocks ?? [];
+  const threadTs = m?.thread_ts ?? ephemeral?.thread_ts;
+  const found = messageElement(blocks, p.actionId);
   if (found === undefined) {
     throw new Error(`Slack emulator: message ${p.ts} has no element ${p.actionId}`);
   }
@@ -466,22 +491,33 @@ export async function pressButton(
     token: deps.deliverer.verificationToken,
     container: {
       type: 'message',
-      message_ts: m.ts,
+      message_ts: p.ts,
       channel_id: p.channel,
-      is_ephemeral: false,
-      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+      is_ephemeral: m === undefined,
+      ...(threadTs !== undefined ? { thread_ts: threadTs } : {}),
     },
     trigger_id: ctx.interactivity.newTrigger(p.user),
     team: { id: teamId, domain: ctx.ids.teamDomain },
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: p.channel, name: channelName(p.channel, type) },
-    message: {
-      ...apiMessage(ctx, m),
-      ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
-    },
+    // Slack leaves the message out when it was ephemeral: the app never stored it.
+    ...(m === undefined
+      ? {}
+      : {
+          message: {
+            ...apiMessage(ctx, m),
+            ...(m.thread_ts !== undefined ? { thread_ts: m.thread_ts } : {}),
+          },
+        }),
     state: { values: {} },
-    response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, p.channel, p.user),
+    response_url: ctx.interactivity.newResponseUrl(
+      deps.origin(),
+      teamId,
+      p.channel,
+      p.user,
+      m === undefined ? p.ts : undefined,
+    ),
     actions: [
       {
         type: element.type,

@@ -31,6 +31,8 @@ export interface ResponseHook {
   user: string;
   issuedAt: number;
   uses: number;
+  /** The ephemeral message a block action came from: replace_original/delete_original act on it. */
+  ephemeralTs?: string;
 }
 
 export class Interactivity {
@@ -58,10 +60,23 @@ export class Interactivity {
     return { userId: t.userId };
   }
 
-  newResponseUrl(origin: string, teamId: string, channel: string, user: string): string {
+  newResponseUrl(
+    origin: string,
+    teamId: string,
+    channel: string,
+    user: string,
+    ephemeralTs?: string,
+  ): string {
     const path = `/commands/${teamId}/${randomDigits(13)}/${randomBytes(12).toString('base64url')}`;
     const url = `${origin}${path}`;
-    this.#hooks.set(path, { url, channel, user, issuedAt: Date.now(), uses: 0 });
+    this.#hooks.set(path, {
+      url,
+      channel,
+      user,
+      issuedAt: Date.now(),
+      uses: 0,
+      ...(ephemeralTs === undefined ? {} : { ephemeralTs }),
+    });
     return url;
   }
 

@@ -295,6 +295,8 @@ export interface EphemeralMessage {
   source: 'chat.postEphemeral' | 'response_url' | 'ack';
   message_ts?: string;
   at: number;
+  /** Times a response_url with replace_original changed it (an ephemeral's buttons answered). */
+  replaced?: number;
 }
 
 export interface OpenedView {
@@ -363,7 +365,11 @@ export interface SubmitViewResult extends InteractionResult {
 /** A person clicks an interactive element of a message the app posted. */
 export interface PressButtonInput {
   channel: string;
-  /** The message holding the element. */
+  /**
+   * The message holding the element, or an ephemeral message's `message_ts`. Slack shows an
+   * ephemeral message to its recipient only; a test may press it as someone else to check that the
+   * app refuses them.
+   */
   ts: string;
   user: string;
   actionId: string;
@@ -533,7 +539,10 @@ export interface SlackEmulator {
   openedViews(): OpenedView[];
   /** A person submits an open modal; resolves with the app's ack. */
   submitView(s: SubmitViewInput): Promise<SubmitViewResult>;
-  /** Clicks a button (or one of Slack's feedback buttons) in a message: a block_actions payload. */
+  /**
+   * Clicks a button (or one of Slack's feedback buttons) in a message or an ephemeral message: a
+   * block_actions payload.
+   */
   pressButton(p: PressButtonInput): Promise<PressButtonResult>;
   /** A message shortcut used on a message: a message_action payload. */
   messageShortcut(s: MessageShortcutInput): Promise<PressButtonResult>;
