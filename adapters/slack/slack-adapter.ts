@@ -503,12 +503,10 @@ export class SlackAdapter {
       core.skipped('slack', event.ts);
       return;
     }
-    // In an agent-view thread (a DM thread the pane opened): the channel its person looks at.
-    const agent =
-      c.isDirect && event.thread_ts
-        ? await this.agentView.thread(c.ref.projectId, event.channel, event.thread_ts)
-        : undefined;
-    const viewing = agent?.user === c.principal ? agent.viewing : undefined;
+    // In the app's DM (an agent-view thread, or agent messaging): the channel the person looks at.
+    const { thread: agent, viewing } = c.isDirect
+      ? await this.agentView.viewing(c.ref.projectId, event.channel, event.thread_ts, c.principal)
+      : {};
     const to: Destination = {
       ref: c.ref,
       context: slackContext(c.teamId, c.principal, c.isDirect),

@@ -1,6 +1,7 @@
 // Slack's agent view (the DM pane of an AI app): suggested prompts when a thread starts, a title
 // after its first answer, and which channel the person is looking at beside it, remembered per
-// thread in the store so a question there may read that channel (SlackPort.viewedChannel).
+// thread (assistant threads) or per person (app_context_changed, the agent messaging of manifests
+// with `agent_view`) in the store, so a question there may read that channel (SlackPort.viewedChannel).
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../src/log/logger.ts';
@@ -24,6 +25,8 @@ const TITLE_MAX = 60;
 
 /** Agent threads are remembered this long after their last event. */
 const THREAD_TTL_MS = 30 * 24 * 60 * 60_000;
+/** What a person looks at is current state: forgotten a day after the last change. */
+const CONTEXT_TTL_MS = 24 * 60 * 60_000;
 
 export interface AgentThread {
   /** The person whose pane it is. */
@@ -47,6 +50,24 @@ interface AssistantThreadEvent {
 interface Envelope {
   team_id?: string;
   enterprise_id?: string;
+}
+
+/** app_context_changed: the person in their DM with the app, and what they look at. */
+interface AppContextEvent {
+  channel?: string;
+  user?: string;
+  context?: { entities?: { type?: string; value?: unknown }[] };
+}
+
+/** The channel among the entities: one looked at, or the channel of a message opened. */
+export function viewedChannelOf(ev: AppContextEvent): string | undefined {
+  for (const e of ev.context?.entities ?? []) {
+    if (e.type === 'slack#/types/channel_id' && typeof e.value === 'string') return e.value;
+    const inMessage = (e.value as { channel_id?: unknown } | undefined)?.channel_id;
+    if (e.type === 'slack#/types/message_context' && typeof inMessage === 'string')
+      return inMessage;
+  }
+  return undefined;
 }
 
 export interface SlackAgentViewDeps {
@@ -83,6 +104,52 @@ export class SlackAgentView {
         this.failed('assistant_thread_context_changed', err),
       );
     });
+    d.app.event('app_context_changed', async ({ event, body }) => {
+      await this.rememberContext(body as Envelope, event as AppContextEvent).catch((err: unknown) =>
+        this.failed('app_context_changed', err),
+      );
+    });
+  }
+
+  private contextKey(projectId: string, channel: string, user: string): string {
+    return `slack:${projectId}:agent-context:${channel}:${user}`;
+  }
+
+  /**
+   * The channel `user` looks at beside their DM `channel` with the app: from the agent thread the
+   * message is in, else from the person's latest app_context_changed.
+   */
+  async viewing(
+    projectId: string,
+    channel: string,
+    threadTs: string | undefined,
+    user: string,
+  ): Promise<{ thread?: AgentThread; viewing?: string }> {
+    const thread = threadTs ? await this.thread(projectId, channel, threadTs) : undefined;
+    if (thread)
+      return {
+        thread,
+        ...(thread.user === user && thread.viewing ? { viewing: thread.viewing } : {}),
+      };
+    const ctx = await this.d.records.get<{ viewing?: string }>(
+      this.contextKey(projectId, channel, user),
+    );
+    return ctx?.viewing ? { viewing: ctx.viewing } : {};
+  }
+
+  private async rememberContext(env: Envelope, ev: AppContextEvent): Promise<void> {
+    if (!ev.channel || !ev.user || !env.team_id) {
+      this.d.log.warn({ event: ev }, 'slack app_context_changed without its person; ignored');
+      return;
+    }
+    const projectId = env.enterprise_id ? `${env.enterprise_id}.${env.team_id}` : env.team_id;
+    const viewing = viewedChannelOf(ev);
+    // Looking at no channel any more (a canvas, a list): nothing to read beside the DM.
+    await this.d.records.set(
+      this.contextKey(projectId, ev.channel, ev.user),
+      viewing ? { viewing } : {},
+      CONTEXT_TTL_MS,
+    );
   }
 
   private key(projectId: string, channel: string, threadTs: string): string {

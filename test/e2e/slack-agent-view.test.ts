@@ -152,4 +152,61 @@ describe('Slack agent view', () => {
       assert.doesNotMatch(sent, /acquisition closes/);
     });
   }
+  test('agent messaging: app_context_changed in the DM decides which channel a question may read', async () => {
+    const dm = 'D0AGENT010';
+    const contextKey = `slack:${h.slack.teamId}:agent-context:${dm}:${VIEWER}`;
+    const untilContext = async (channel: string | undefined) => {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const rec = (await h.app.store.kv.get(contextKey)) as { viewing?: string } | undefined;
+        if (rec !== undefined && rec.viewing === channel) return;
+        if (Date.now() > deadline) throw new Error(`context never recorded ${channel}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    h.slack.setChannelMembers('C0VIEWED02', [h.slack.botUserId, VIEWER, OTHER]);
+    const said = await h.slack.postUserMessage({
+      channel: 'C0VIEWED02',
+      user: OTHER,
+      text: 'Vendor contract renewal is due on the 3rd; legal has the draft.',
+    });
+    await h.handled(said.ts);
+    // A message opened in that channel counts as looking at it.
+    await h.slack.changeAppContext({
+      channel: dm,
+      user: VIEWER,
+      message: { channel: 'C0VIEWED02', ts: said.ts },
+    });
+    await untilContext('C0VIEWED02');
+    const before = h.llm.requests.length;
+    const q = await h.slack.postUserMessage({
+      channel: dm,
+      user: VIEWER,
+      text: 'When is the renewal due?',
+    });
+    await h.handled(q.ts, 1, 15_000);
+    const human = JSON.stringify(
+      (h.llm.requests.slice(before)[0]?.body as Req | undefined)?.messages.at(-1),
+    );
+    assert.match(human, /message in channel C0VIEWED02/);
+    assert.match(human, /legal has the draft/);
+    // Moving to a channel the bot is not in: refused, and not read.
+    h.slack.setChannelMembers('C0NOBOT002', [VIEWER, OTHER]);
+    await h.slack.changeAppContext({ channel: dm, user: VIEWER, viewing: 'C0NOBOT002' });
+    await untilContext('C0NOBOT002');
+    const q2 = await h.slack.postUserMessage({
+      channel: dm,
+      user: VIEWER,
+      text: 'And this channel?',
+    });
+    await waitForReply(h.slack, dm, q2.ts, "can't see the channel you're looking at", 15_000);
+    assert.equal(
+      h.slack.callsTo('conversations.history').filter((c) => c.args.channel === 'C0NOBOT002')
+        .length,
+      0,
+    );
+    // A canvas: no channel, nothing read beside the DM.
+    await h.slack.changeAppContext({ channel: dm, user: VIEWER, canvas: 'F0CANVAS01' });
+    await untilContext(undefined);
+  });
 });

@@ -1,10 +1,13 @@
 // Slack's agent view (the AI app's DM pane): opening the pane starts a thread in the app's DM
 // (its root is a message of subtype assistant_app_thread) and sends assistant_thread_started with
 // the channel the person is looking at; moving to another channel sends
-// assistant_thread_context_changed. What the app sets on a thread (prompts, titles) is kept here.
+// assistant_thread_context_changed. In the newer agent messaging (manifest `agent_view`) the person
+// talks to the app in its DM and app_context_changed says what they look at, as entities.
+// What the app sets on a thread (prompts, titles) is kept here.
 import type { Deliverer } from './delivery.ts';
 import type { MessageStore } from './message-store.ts';
 import type {
+  AppContextInput,
   AssistantContextInput,
   AssistantThreadInput,
   AssistantThreadState,
@@ -101,6 +104,34 @@ export function changeAssistantContext(
   };
   return deps.deliverer.deliverEvent(
     event,
+    c.enterpriseId !== undefined ? { enterpriseId: c.enterpriseId } : {},
+  );
+}
+
+/** app_context_changed: the person (in their DM with the app) now looks at these things. */
+export function changeAppContext(deps: AssistantDeps, c: AppContextInput): Promise<DeliveryResult> {
+  deps.channelTypes.set(c.channel, 'im');
+  deps.dmUsers.set(c.channel, c.user);
+  const at = { team_id: deps.teamId, ...(c.enterpriseId ? { enterprise_id: c.enterpriseId } : {}) };
+  const entities: Record<string, unknown>[] = [];
+  if (c.viewing !== undefined)
+    entities.push({ type: 'slack#/types/channel_id', value: c.viewing, ...at });
+  if (c.message !== undefined)
+    entities.push({
+      type: 'slack#/types/message_context',
+      value: { channel_id: c.message.channel, message_ts: c.message.ts },
+      ...at,
+    });
+  if (c.canvas !== undefined)
+    entities.push({ type: 'slack#/types/canvas_id', value: c.canvas, ...at });
+  return deps.deliverer.deliverEvent(
+    {
+      type: 'app_context_changed',
+      channel: c.channel,
+      user: c.user,
+      context: { entities },
+      event_ts: deps.store.nextTs(),
+    },
     c.enterpriseId !== undefined ? { enterpriseId: c.enterpriseId } : {},
   );
 }

@@ -16,6 +16,7 @@ import {
 import {
   type AssistantDeps,
   AssistantThreads,
+  changeAppContext,
   changeAssistantContext,
   startAssistantThread,
 } from './assistant-threads.ts';
@@ -259,6 +260,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     },
     startAssistantThread: (t) => startAssistantThread(assistantDeps, t),
     changeAssistantContext: (c) => changeAssistantContext(assistantDeps, c),
+    changeAppContext: (c) => changeAppContext(assistantDeps, c),
     assistantThread: (channel, ts) => {
       const t = ctx.assistantThreads.get(channel, ts);
       return t === undefined ? undefined : structuredClone(t);

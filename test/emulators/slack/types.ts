@@ -195,6 +195,18 @@ export interface AssistantContextInput {
   enterpriseId?: string;
 }
 
+/** What the person looks at beside their DM with the app (app_context_changed's entities). */
+export interface AppContextInput {
+  /** The person's DM with the app. */
+  channel: string;
+  user: string;
+  viewing?: string;
+  /** A message they opened (a message_context entity). */
+  message?: { channel: string; ts: string };
+  canvas?: string;
+  enterpriseId?: string;
+}
+
 /** An agent-view thread as the app left it. */
 export interface AssistantThreadState {
   user: string;
@@ -513,6 +525,8 @@ export interface SlackEmulator {
   ): Promise<{ threadTs: string; delivery: DeliveryResult }>;
   /** The person looks at another channel with the pane open: assistant_thread_context_changed. */
   changeAssistantContext(c: AssistantContextInput): Promise<DeliveryResult>;
+  /** Agent messaging: the person, in their DM with the app, looks at something else (app_context_changed). */
+  changeAppContext(c: AppContextInput): Promise<DeliveryResult>;
   /** What the app set on an agent-view thread (suggested prompts, titles); undefined for others. */
   assistantThread(channel: string, threadTs: string): AssistantThreadState | undefined;
   /** conversations.members of a channel; default: the bot alone. */
