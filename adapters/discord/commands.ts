@@ -91,6 +91,10 @@ export const COMMANDS = [
         .setDescription('File format')
         .addChoices({ name: 'CSV', value: 'csv' }, { name: 'JSON', value: 'json' }),
     ),
+  new SlashCommandBuilder()
+    .setName('erase-server')
+    .setDescription('Erase everything threadmind stored for this server (admins; asks first)')
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild),
   // On a message's Apps menu: threadmind answers about it in a thread started from it.
   new ContextMenuCommandBuilder()
     .setName(ASK_ABOUT_COMMAND)

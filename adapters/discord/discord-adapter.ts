@@ -24,6 +24,7 @@ import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { ASK_ABOUT_COMMAND, SHARE_FILE_COMMAND, threadName } from './commands.ts';
 import { DiscordCommands, isShareInteraction } from './discord-commands.ts';
+import { DiscordErase, isEraseInteraction } from './discord-erase.ts';
 import { placeOf, stripBotMention } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
@@ -50,6 +51,7 @@ export class DiscordAdapter {
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
   private readonly feedback: DiscordFeedback;
+  private readonly erase: DiscordErase;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
@@ -100,6 +102,12 @@ export class DiscordAdapter {
       admins: config.discord.admins,
     });
     this.feedback = new DiscordFeedback({
+      client: this.client,
+      core: d.core,
+      log: d.log,
+      admins: config.discord.admins,
+    });
+    this.erase = new DiscordErase({
       client: this.client,
       core: d.core,
       log: d.log,
@@ -281,6 +289,10 @@ export class DiscordAdapter {
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
+    if (interaction.isButton() && isEraseInteraction(interaction.customId)) {
+      await this.erase.button(interaction);
+      return;
+    }
     if (
       (interaction.isButton() || interaction.isModalSubmit()) &&
       isFeedbackInteraction(interaction.customId)
@@ -301,6 +313,12 @@ export class DiscordAdapter {
       return;
     }
     if (!interaction.isChatInputCommand()) return;
+    if (interaction.commandName === 'erase-server') {
+      await this.erase.command(interaction).catch((err: unknown) => {
+        this.d.log.error({ err, command: 'erase-server' }, 'command failed');
+      });
+      return;
+    }
     if (interaction.commandName === 'feedback-export') {
       await this.feedback.export(interaction).catch((err: unknown) => {
         this.d.log.error({ err, command: 'feedback-export' }, 'command failed');

@@ -31,6 +31,7 @@ import { registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
+  installationKeyOf,
   type RenewalClaims,
   type SlackCredentialSource,
   type SlackCredentials,
@@ -229,6 +230,7 @@ export class SlackAdapter {
       projectNoun: 'workspace',
       settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
       feedbackAdmins: "workspace admins and owners and the bot's admins",
+      erasePreserves: (projectId) => [installationKeyOf(projectId)],
       updateIntervalMs: config.slack.updateIntervalMs,
       nativeStreaming: config.slack.streaming === 'auto',
       thinkingText: config.slack.thinkingText,

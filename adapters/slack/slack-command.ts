@@ -1,5 +1,6 @@
 // `/threadmind`: the channel's settings form (a modal), `settings` to show them with their changes,
-// `feedback export` for admins; and the form's submission, a settings change for the core.
+// `feedback export` and `erase-workspace` for admins; and the form's submission, a settings change
+// for the core.
 import type {
   AllMiddlewareArgs,
   SlackCommandMiddlewareArgs,
@@ -7,6 +8,7 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import { openEraseConfirmation, registerSlackErase } from './slack-erase.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import {
@@ -23,6 +25,7 @@ const EPHEMERAL_LIMIT = 39_000;
 export function registerSlackCommand(d: SlackFeedbackDeps): void {
   d.app.command('/threadmind', (args) => onCommand(d, args));
   d.app.view(SETTINGS_CALLBACK, (args) => onSettingsSubmitted(d, args));
+  registerSlackErase(d);
 }
 
 async function onCommand(
@@ -63,9 +66,20 @@ async function onCommand(
       });
       return;
     }
+    if (words === 'erase-workspace') {
+      await openEraseConfirmation(d, {
+        client,
+        projectId,
+        userId: command.user_id,
+        channel: command.channel_id,
+        triggerId: command.trigger_id,
+        ephemeral: (md) => ephemeral(md),
+      });
+      return;
+    }
     if (words !== '' && words !== 'edit') {
       await ephemeral(
-        'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it.',
+        'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
       );
       return;
     }

@@ -37,6 +37,12 @@ const teamKey = (enterpriseId: string | undefined, teamId: string) =>
   `slack:${enterpriseId ? `${enterpriseId}.${teamId}` : teamId}:installation`;
 const orgKey = (enterpriseId: string) => `slack:${enterpriseId}:installation`;
 
+/** Where a workspace's installation is stored: erasing the workspace's data keeps it. */
+export function installationKeyOf(projectId: string): string {
+  const { enterpriseId, teamId } = splitProject(projectId);
+  return teamKey(enterpriseId, teamId);
+}
+
 /** Decrypted credentials are kept briefly: a turn makes dozens of calls in one workspace. */
 const CACHE_TTL_MS = 10_000;
 

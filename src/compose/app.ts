@@ -10,6 +10,7 @@ import type { Config } from '../config/schema.ts';
 import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
 import { FeedbackService } from '../core/feedback.ts';
+import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { ThreadContext } from '../core/thread-context.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
@@ -149,6 +150,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
   });
   const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
+  const eraser = new ProjectEraser({ store, log });
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -171,6 +173,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       log,
       context: attachments.context,
       feedback,
+      erasures: eraser,
     },
   );
 
@@ -217,6 +220,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     wrapPort: worker?.wrap,
     seesEveryMessage: role === 'all',
     feedback,
+    eraser,
   });
   // Slack user groups and Discord roles feed knowledge access (ARCHITECTURE.md, "Knowledge").
   const adapterDeps = { config, core, log, groups: knowledge?.groups };

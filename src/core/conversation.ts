@@ -29,6 +29,7 @@ import type {
 } from './channel-settings.ts';
 import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { messages } from './messages.ts';
+import type { ErasedCounts, ProjectEraser, ProjectPlace } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
 import { type OutputSettings, ThreadOutput } from './thread-output.ts';
@@ -41,6 +42,10 @@ export interface PlatformSettings extends OutputSettings {
   settingsAdmins: string;
   /** Who may export the project's feedback, in words; default `settingsAdmins`. */
   feedbackAdmins?: string;
+  /** Who may erase the project's stored data, in words; default `feedbackAdmins`. */
+  eraseAdmins?: string;
+  /** Keys under the project that erasing keeps (the installation: it belongs to uninstalling). */
+  erasePreserves?: (projectId: string) => string[];
 }
 
 export interface ConversationOptions {
@@ -72,6 +77,8 @@ export interface ConversationOptions {
   wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
   /** Votes on answers; absent: votes are refused as unreadable. */
   feedback?: FeedbackService | undefined;
+  /** Erases a project's stored data for its admins; absent: erasing is refused. */
+  eraser?: ProjectEraser | undefined;
 }
 
 /** The thread a message opened before it was queued (Discord: the thread started from a mention). */
@@ -135,6 +142,9 @@ type ShareStep =
 export type FeedbackExport =
   | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
   | { ok: false; text: string };
+
+/** What an erase request or its confirmation gives the admin: words, and what went. */
+export type EraseReply = { ok: boolean; text: string; counts?: ErasedCounts };
 
 /** What became of an edit or a deletion: applied to stored history, or nothing held it. */
 export interface ChangedEvent {
@@ -814,6 +824,61 @@ export class Conversation {
       'feedback exported',
     );
     return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
+  }
+
+  /** Who may erase, in words. */
+  private eraseAdmins(platform: string): string {
+    const { settings } = this.platform(platform);
+    return settings.eraseAdmins ?? settings.feedbackAdmins ?? settings.settingsAdmins;
+  }
+
+  /**
+   * An admin asks to erase the project's data (the platform says who is one): what the
+   * confirmation says, or a refusal for anyone else. Nothing is erased until `eraseProject`.
+   */
+  async eraseRequest(
+    p: ProjectPlace,
+    actor: { id: string; isAdmin: boolean },
+  ): Promise<EraseReply> {
+    const { settings } = this.platform(p.platform);
+    if (!actor.isAdmin || !this.o.eraser) {
+      this.o.log.info(
+        { platform: p.platform, project: p.projectId, user: actor.id },
+        'erase refused',
+      );
+      return {
+        ok: false,
+        text: messages.eraseRefused(this.eraseAdmins(p.platform), settings.projectNoun),
+      };
+    }
+    return { ok: true, text: messages.eraseConfirm(settings.projectNoun) };
+  }
+
+  /** The confirmed erase: every key of this project, none of any other; what to tell the admin. */
+  async eraseProject(
+    p: ProjectPlace,
+    actor: { id: string; isAdmin: boolean },
+  ): Promise<EraseReply> {
+    const refused = await this.eraseRequest(p, actor);
+    if (!refused.ok || !this.o.eraser) return refused;
+    const { settings } = this.platform(p.platform);
+    const counts = await this.o.eraser.erase(p, settings.erasePreserves?.(p.projectId) ?? []);
+    // Files waiting for "confirm share" were this project's too.
+    for (const key of [...this.pendingShares.keys()])
+      if (key.startsWith(`${p.platform}:${p.projectId}:`)) this.pendingShares.delete(key);
+    const keys = Object.values(counts).reduce((a, b) => a + b, 0);
+    this.o.log.info(
+      {
+        platform: p.platform,
+        project: p.projectId,
+        user: actor.id,
+        at: new Date().toISOString(),
+        keys,
+        counts,
+      },
+      'project data erased',
+    );
+    return { ok: true, text: messages.erased(counts, settings.projectNoun), counts };
   }
 
   /** The files a turn in `ref` could read. */

@@ -7,6 +7,7 @@ import type {
   SettingField,
   SettingsPatch,
 } from './channel-settings.ts';
+import type { ErasedCounts } from './project-eraser.ts';
 
 const FIELD_NAMES: Record<SettingField, string> = {
   replyMode: 'reply mode',
@@ -218,6 +219,28 @@ export const messages = {
   askAbout(author: string, at: number): string {
     return `Look at the message from ${author} posted at ${utc(at)} in this conversation (and any files it has). Tell me briefly what it says and what matters in it, then offer to help with it.`;
   },
+  eraseRefused(who: string, noun: string): string {
+    return `Only ${who} can erase what threadmind stored for this ${noun}.`;
+  },
+  /** What an admin confirms before a project's data is erased. */
+  eraseConfirm(noun: string): string {
+    return (
+      `This erases everything threadmind stored for this ${noun}: conversation history and ` +
+      'summaries, files shared with it, channel settings and their change history, and 👍/👎 ' +
+      'votes. It cannot be undone. The installation stays (uninstall the app to remove it).'
+    );
+  },
+  erased(counts: ErasedCounts, noun: string): string {
+    const n = (x: number, one: string) => `${x} ${one}${x === 1 ? '' : 's'}`;
+    return (
+      `Erased what threadmind stored for this ${noun}: ` +
+      `${n(counts.conversations, 'conversation record')}, ${n(counts.files, 'file record')}, ` +
+      `${n(counts.settings, 'settings record')}, ${n(counts.feedback, 'feedback record')} and ` +
+      `${n(counts.other, 'other record')}.`
+    );
+  },
+  eraseCancelled: 'Nothing was erased.',
+  eraseExpired: 'That confirmation has expired, and nothing was erased. Run the command again.',
   feedbackExportUsage:
     'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
 } as const;

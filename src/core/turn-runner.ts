@@ -26,6 +26,7 @@ import type { AnswerAudience } from './audience.ts';
 import { type ChannelSettings, TOOL_GROUP_OF } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
 import { messages } from './messages.ts';
+import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { CaughtUp } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
@@ -71,6 +72,8 @@ export interface TurnRunnerDeps {
   context?: (owners: readonly Owner[]) => Promise<TurnContext>;
   /** Records answered turns so people can vote on them; absent: answers carry no buttons. */
   feedback?: FeedbackService | undefined;
+  /** Says whether the turn's project was erased while it ran (then its history is not kept). */
+  erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
 }
 
 export interface TurnContext {
@@ -361,6 +364,7 @@ export class TurnRunner {
 
   private async answer({ msg, out, key, log, lock, input }: Admitted): Promise<TurnOutcome> {
     const started = performance.now();
+    const startedAt = Date.now();
     let answer: AnswerWriter | undefined;
     // A lost session lock stops the turn like a timeout: another replica owns the thread now.
     const watchdog = new TurnWatchdog({
@@ -544,8 +548,13 @@ export class TurnRunner {
       lock.signal.throwIfAborted();
       // A private answer's words stay out of the thread's memory: a later asker may not read them.
       const added = isPrivate ? [new AIMessage(messages.privateAnswerRecord)] : result.added;
-      await this.d.history.save(key, this.d.memory.settle(history, human, added));
-      await (caught ?? NOTHING_NEW).commit();
+      // An admin erased the project meanwhile: writing now would bring the thread back.
+      if (await this.d.erasures?.erasedSince(msg.ref, startedAt)) {
+        log.info('the project was erased during the turn; its history is not kept');
+      } else {
+        await this.d.history.save(key, this.d.memory.settle(history, human, added));
+        await (caught ?? NOTHING_NEW).commit();
+      }
       await answer?.placeFooter();
       this.d.metrics.tokens.inc({ direction: 'in' }, result.usage.inputTokens);
       this.d.metrics.tokens.inc({ direction: 'out' }, result.usage.outputTokens);

@@ -7,6 +7,23 @@ import type { Store } from './store.ts';
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+/** Keys one SCAN step asks for and one UNLINK removes: big enough to be quick, small enough not to block. */
+const SCAN_BATCH = 500;
+
+/** The two commands prefix deletion needs, as node-redis's single client has them. */
+interface Scanner {
+  scan(
+    cursor: string,
+    o: { MATCH: string; COUNT: number },
+  ): Promise<{ cursor: unknown; keys: unknown[] }>;
+  unlink(keys: string[]): Promise<unknown>;
+}
+
+/** A SCAN MATCH pattern for keys starting with `prefix`: glob characters in it match themselves. */
+function globPrefix(prefix: string): string {
+  return `${prefix.replace(/[\\*?[\]^]/g, (c) => `\\${c}`)}*`;
+}
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   readonly kv: Keyv;
@@ -58,6 +75,35 @@ export class RedisStore implements Store {
     const client = await this.client();
     const v = await client.get(this.claimKey(key));
     return v === null ? undefined : String(v);
+  }
+
+  async deletePrefix(prefix: string, keep: readonly string[] = []): Promise<number> {
+    // As the adapter names keys in Redis (keyv hands it its own namespace: `keyv::<key>`).
+    const stored = (key: string) => this.adapter.createKeyPrefix(key, this.adapter.namespace);
+    return this.unlinkStarting(stored(prefix), new Set(keep.map(stored)));
+  }
+
+  async deleteClaims(prefix: string): Promise<number> {
+    return this.unlinkStarting(this.claimKey(prefix), new Set());
+  }
+
+  /** SCAN + UNLINK in batches; a key written meanwhile may survive, as with any SCAN. */
+  private async unlinkStarting(start: string, keep: ReadonlySet<string>): Promise<number> {
+    const client = await this.client();
+    // A cluster would need a SCAN per master; threadmind runs on one Redis (or a replicated one).
+    if (this.adapter.isCluster() || !('scan' in client))
+      throw new Error('deleting by prefix needs a non-cluster Redis');
+    const redis = client as unknown as Scanner;
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const page = await redis.scan(cursor, { MATCH: globPrefix(start), COUNT: SCAN_BATCH });
+      cursor = String(page.cursor);
+      // The pattern is exact already; the check keeps a mistake in escaping from over-matching.
+      const doomed = page.keys.map(String).filter((k) => k.startsWith(start) && !keep.has(k));
+      if (doomed.length > 0) deleted += Number(await redis.unlink(doomed));
+    } while (cursor !== '0');
+    return deleted;
   }
 
   async ping(): Promise<void> {

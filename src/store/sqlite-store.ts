@@ -8,6 +8,17 @@ import type { Store } from './store.ts';
 
 type Clock = () => number;
 
+/** The keyv namespace: keyv stores `tm:<key>`. */
+const NAMESPACE = 'tm';
+
+/**
+ * `LIKE` pattern for keys starting with `prefix`. SQLite's LIKE ignores ASCII case, so callers also
+ * compare the start exactly; LIKE only narrows the rows.
+ */
+function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 const PRUNE_EVERY_WRITES = 500;
 
 /** keyv storage adapter over a `kv` table; keyv does the (de)serialising, we keep the expiry. */
@@ -104,7 +115,25 @@ export class SqliteStore implements Store {
     );
     this.releaseStmt = this.db.prepare('DELETE FROM claims WHERE key = ? AND holder = ?');
     this.holderStmt = this.db.prepare('SELECT holder FROM claims WHERE key = ? AND expires_at > ?');
-    this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.db, now), namespace: 'tm' });
+    this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.db, now), namespace: NAMESPACE });
+  }
+
+  async deletePrefix(prefix: string, keep: readonly string[] = []): Promise<number> {
+    return this.deleteStarting('kv', `${NAMESPACE}:${prefix}`, [
+      ...new Set(keep.map((k) => `${NAMESPACE}:${k}`)),
+    ]);
+  }
+
+  async deleteClaims(prefix: string): Promise<number> {
+    return this.deleteStarting('claims', prefix, []);
+  }
+
+  private deleteStarting(table: 'kv' | 'claims', start: string, keep: string[]): number {
+    const except = keep.length > 0 ? ` AND key NOT IN (${keep.map(() => '?').join(', ')})` : '';
+    const stmt = this.db.prepare(
+      `DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND substr(key, 1, length(?)) = ?${except}`,
+    );
+    return Number(stmt.run(likePrefix(start), start, start, ...keep).changes);
   }
 
   async claim(key: string, holder: string, ttlMs: number): Promise<boolean> {

@@ -16,6 +16,14 @@ export interface Store {
   release(key: string, holder: string): Promise<void>;
   /** Who holds the claim now, if anyone. */
   holder(key: string): Promise<string | undefined>;
+  /**
+   * Deletes every `kv` key that starts with `prefix` (exactly: case and wildcard characters in it
+   * match only themselves), except the keys in `keep`; how many went. keyv has no prefix scan, and
+   * erasing a project needs one.
+   */
+  deletePrefix(prefix: string, keep?: readonly string[]): Promise<number>;
+  /** Frees every claim whose key starts with `prefix`, whoever holds it; how many went. */
+  deleteClaims(prefix: string): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -76,6 +76,52 @@ export function storeContract(
       assert.equal(await store.claim(key, 'b', 10_000), true);
     });
 
+    test('deletePrefix deletes exactly the keys under a prefix, whatever characters it holds', async () => {
+      const b = randomUUID();
+      // A project id with SQL LIKE wildcards (% _) and glob wildcards (* ? [ ]).
+      const prefix = `${b}:p%_*?[x]:`;
+      const doomed = [`${prefix}1`, `${prefix}nested:2`];
+      const kept = `${prefix}installation`;
+      const survivors = [
+        `${b}:pAB*?[x]:1`, // what % and _ would match unescaped
+        `${b}:p%_LONGQx:1`, // what *, ? and [x] would match unescaped
+        `${b}:P%_*?[x]:1`, // another case: SQLite's LIKE ignores it
+        `${b}:p%_*?[x]`, // the prefix without its separator
+        `other:${prefix}1`, // the prefix later in a key
+      ];
+      for (const key of [...doomed, kept, ...survivors]) await store.kv.set(key, { key });
+      await store.claim(`${prefix}claim`, 'h', 10_000);
+
+      assert.equal(await store.deletePrefix(prefix, [kept]), doomed.length);
+      for (const key of doomed) assert.equal(await store.kv.get(key), undefined, key);
+      for (const key of [kept, ...survivors])
+        assert.deepEqual(await store.kv.get(key), { key }, key);
+      assert.equal(await store.holder(`${prefix}claim`), 'h', 'claims are not values');
+      assert.equal(await store.deletePrefix(prefix, [kept]), 0);
+
+      // A backslash is a character like any other (it is the escape in both patterns).
+      await store.kv.set(`${b}:q\\%:1`, 1);
+      await store.kv.set(`${b}:q\\Z:1`, 2);
+      assert.equal(await store.deletePrefix(`${b}:q\\%:`), 1);
+      assert.equal(await store.kv.get(`${b}:q\\Z:1`), 2);
+    });
+
+    test('deleteClaims frees exactly the claims under a prefix', async () => {
+      const b = randomUUID();
+      const prefix = `${b}:p%_*?[x]:`;
+      await store.claim(`${prefix}ingest:f1`, 'a', 10_000);
+      await store.claim(`${prefix}ingest:f2`, 'b', 10_000);
+      await store.claim(`${b}:pAB*?[x]:ingest:f1`, 'c', 10_000);
+      await store.claim(`${b}:p%_LONGQx:ingest:f1`, 'd', 10_000);
+      await store.kv.set(`${prefix}value`, 'v');
+      assert.equal(await store.deleteClaims(prefix), 2);
+      assert.equal(await store.holder(`${prefix}ingest:f1`), undefined);
+      assert.equal(await store.claim(`${prefix}ingest:f2`, 'e', 10_000), true);
+      assert.equal(await store.holder(`${b}:pAB*?[x]:ingest:f1`), 'c');
+      assert.equal(await store.holder(`${b}:p%_LONGQx:ingest:f1`), 'd');
+      assert.equal(await store.kv.get(`${prefix}value`), 'v', 'values are not claims');
+    });
+
     test('session history survives reopening the store', async () => {
       const key = k('history');
       const history = new SessionHistory(store, 100);

@@ -178,6 +178,8 @@ export interface ComponentInput {
   /** 2 button (default), 3 string select, … */
   componentType?: number;
   values?: string[];
+  /** The member's permissions as Discord computes them (default: from roles and overwrites). */
+  memberPermissions?: string;
 }
 
 /** A person uses a message context-menu command (type 3) on a message. */

@@ -333,6 +333,7 @@ export function componentInteraction(ctx: EmuCtx, c: ComponentInput): Interactio
     data,
     message: ctx.render.message(message),
     messageId: message.msg.id,
+    memberPermissions: c.memberPermissions,
   });
 }
 

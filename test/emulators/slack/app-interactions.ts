@@ -10,6 +10,8 @@ import { apiMessage } from './methods/context.ts';
 import { userObject } from './methods/lookup.ts';
 import { renderView, viewProblems } from './methods/views.ts';
 import type {
+  CloseViewInput,
+  CloseViewResult,
   DeliveryResult,
   InteractionResult,
   MessageShortcutInput,
@@ -395,6 +397,41 @@ export async function submitView(
     stored.open = false;
   }
   return result;
+}
+
+/** Cancel or ×: the modal closes; Slack sends view_closed only to a view with notify_on_close. */
+export async function closeView(
+  deps: InteractionDeps,
+  c: CloseViewInput,
+): Promise<CloseViewResult> {
+  const { ctx } = deps;
+  const stored = ctx.interactivity.views.get(c.viewId);
+  if (stored === undefined || !stored.open) {
+    throw new Error(`Slack emulator: no open view ${c.viewId}`);
+  }
+  if (stored.userId !== c.user) {
+    throw new Error(
+      `Slack emulator: view ${c.viewId} was opened for ${stored.userId}, not ${c.user}`,
+    );
+  }
+  stored.open = false;
+  if (stored.view.notify_on_close !== true) return { delivered: false };
+  const teamId = c.teamId ?? ctx.ids.teamId;
+  const user = userObject(ctx, c.user);
+  const payload: Record<string, unknown> = {
+    type: 'view_closed',
+    team: { id: teamId, domain: ctx.ids.teamDomain },
+    user: { id: c.user, username: user.name, name: user.name, team_id: teamId },
+    api_app_id: ctx.ids.appId,
+    token: deps.deliverer.verificationToken,
+    view: structuredClone(stored.view),
+    is_cleared: false,
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const r = await deps.deliverer.deliverInteraction('interactive', payload, form, c.ackTimeoutMs);
+  return { ...interactionResult(r), delivered: true, payload };
 }
 
 function applyViewAction(

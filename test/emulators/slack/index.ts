@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  closeView,
   handleResponseUrl,
   type InteractionDeps,
   messageShortcut,
@@ -360,6 +361,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     responses: () => ctx.interactivity.responses.map((r) => structuredClone(r)),
     openedViews: () => ctx.interactivity.publicViews(),
     submitView: (v) => submitView(interactionDeps, v),
+    closeView: (c) => closeView(interactionDeps, c),
     pressButton: (p) => pressButton(interactionDeps, p),
     messageShortcut: (m) => messageShortcut(interactionDeps, m),
     ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),

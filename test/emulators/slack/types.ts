@@ -374,6 +374,21 @@ export interface SubmitViewResult extends InteractionResult {
   errors?: Record<string, string>;
 }
 
+/** A person closes a modal (Cancel or ×) instead of submitting it. */
+export interface CloseViewInput {
+  viewId: string;
+  user: string;
+  teamId?: string;
+  ackTimeoutMs?: number;
+}
+
+export interface CloseViewResult extends Partial<InteractionResult> {
+  /** False when the view did not ask for `notify_on_close`: Slack then tells the app nothing. */
+  delivered: boolean;
+  /** The view_closed payload sent, when one was. */
+  payload?: Record<string, unknown>;
+}
+
 /** A person clicks an interactive element of a message the app posted. */
 export interface PressButtonInput {
   channel: string;
@@ -553,6 +568,8 @@ export interface SlackEmulator {
   openedViews(): OpenedView[];
   /** A person submits an open modal; resolves with the app's ack. */
   submitView(s: SubmitViewInput): Promise<SubmitViewResult>;
+  /** The person closes the modal; `view_closed` goes to the app if the view asked for it. */
+  closeView(c: CloseViewInput): Promise<CloseViewResult>;
   /**
    * Clicks a button (or one of Slack's feedback buttons) in a message or an ephemeral message: a
    * block_actions payload.

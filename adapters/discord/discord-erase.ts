@@ -1,0 +1,110 @@
+// `/erase-server`: a server admin erases what threadmind stored for the server. The command answers
+// privately with Erase / Cancel buttons; only Erase erases, and Cancel says nothing was. The core
+// decides and erases; this only translates.
+import {
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  MessageFlags,
+  PermissionFlagsBits,
+} from 'discord.js';
+import type { Conversation } from '../../src/core/conversation.ts';
+import { messages } from '../../src/core/messages.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import { RenderedText } from '../../src/model/rendered-text.ts';
+import { placeOf } from './discord-events.ts';
+import { discordFormat } from './discord-format.ts';
+
+/** custom_ids: `tm:erase:ok:<issued at, ms>` and `tm:erase:no`. */
+const PREFIX = 'tm:erase:';
+const CONFIRM = `${PREFIX}ok:`;
+const CANCEL = `${PREFIX}no`;
+/** A confirmation older than this is refused: the admin should see a fresh one. */
+const CONFIRM_TTL_MS = 10 * 60_000;
+const LIMIT = 2000;
+
+export function isEraseInteraction(customId: string): boolean {
+  return customId.startsWith(PREFIX);
+}
+
+export interface DiscordEraseOptions {
+  client: Client;
+  core: Conversation;
+  log: Logger;
+  admins: readonly string[];
+}
+
+function text(markdown: string): string {
+  return RenderedText.render(discordFormat, markdown, 'message', LIMIT)[0]?.text ?? '';
+}
+
+export class DiscordErase {
+  private readonly o: DiscordEraseOptions;
+
+  constructor(o: DiscordEraseOptions) {
+    this.o = o;
+  }
+
+  private async projectOf(i: ButtonInteraction | ChatInputCommandInteraction) {
+    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId ?? ''));
+    return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
+  }
+
+  private isAdmin(i: ButtonInteraction | ChatInputCommandInteraction): boolean {
+    return (
+      this.o.admins.includes(i.user.id) ||
+      (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false)
+    );
+  }
+
+  /** The command: a refusal, or the confirmation with its two buttons (only the admin sees it). */
+  async command(i: ChatInputCommandInteraction): Promise<void> {
+    const projectId = await this.projectOf(i);
+    if (!projectId) return;
+    const r = await this.o.core.eraseRequest(
+      { platform: 'discord', projectId },
+      { id: i.user.id, isAdmin: this.isAdmin(i) },
+    );
+    const row = {
+      type: 1,
+      components: [
+        { type: 2, style: 4, custom_id: `${CONFIRM}${Date.now()}`, label: 'Erase everything' },
+        { type: 2, style: 2, custom_id: CANCEL, label: 'Cancel' },
+      ],
+    };
+    await i.reply({
+      content: text(r.text),
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+      ...(r.ok ? { components: [row] } : {}),
+    });
+  }
+
+  /** A button of the confirmation: Erase erases (if still an admin and in time), Cancel does not. */
+  async button(i: ButtonInteraction): Promise<void> {
+    const done = (markdown: string) =>
+      i.editReply({ content: text(markdown), components: [], allowedMentions: { parse: [] } });
+    const issuedAt = i.customId.startsWith(CONFIRM)
+      ? Number(i.customId.slice(CONFIRM.length))
+      : undefined;
+    if (issuedAt === undefined || !Number.isFinite(issuedAt)) {
+      await i.update({ content: text(messages.eraseCancelled), components: [] });
+      return;
+    }
+    // Erasing may take longer than Discord's 3 seconds: acknowledge, then edit the confirmation.
+    await i.deferUpdate();
+    if (Date.now() - issuedAt > CONFIRM_TTL_MS) {
+      await done(messages.eraseExpired);
+      return;
+    }
+    const projectId = await this.projectOf(i);
+    if (!projectId) return;
+    const r = await this.o.core
+      .eraseProject({ platform: 'discord', projectId }, { id: i.user.id, isAdmin: this.isAdmin(i) })
+      .catch((err: unknown) => {
+        this.o.log.error({ err, project: projectId }, 'erasing the server failed');
+        return { ok: false, text: messages.handlingFailed };
+      });
+    await done(r.text);
+  }
+}
