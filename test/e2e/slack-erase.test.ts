@@ -270,5 +270,51 @@ for (const backend of ['sqlite', 'redis'] as const) {
       assert.ok(!found.includes(A.word), found);
       await assertIntact(B);
     });
+
+    test('a turn that was running when its workspace was erased keeps no history', async () => {
+      const C = { team: `T0C${suffix()}`, channel: `C0C${suffix()}`, word: '', thread: '' };
+      let release: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      h.llm.setResponder(async (req) => {
+        if (JSON.stringify(req.messages.at(-1)?.content ?? '').includes('slow question'))
+          await gate;
+        return responder(req as Req);
+      });
+      try {
+        const asked = h.llm.requests.length;
+        const { ts, deliveries } = await h.slack.postUserMessage({
+          channel: C.channel,
+          user: MEMBER,
+          teamId: C.team,
+          text: `<@${h.slack.botUserId}> a slow question`,
+        });
+        // The model has the question: the turn is running.
+        await h.slack.waitFor(() => h.llm.requests.length > asked || undefined);
+        const { views } = await command(C, ADMIN, 'erase-workspace');
+        const modal = await h.slack.waitFor(() => h.slack.openedViews().slice(views)[0]);
+        const seen = h.slack.ephemeralMessages().length;
+        await h.slack.submitView({
+          viewId: modal.id,
+          user: ADMIN,
+          teamId: C.team,
+          values: { confirm: { value: 'ERASE' } },
+        });
+        await ephemeralTo(ADMIN, seen, /Erased what threadmind stored/);
+        release();
+        const done = await h.handled(ts, deliveries.length);
+        assert.ok(
+          done.some((d) => d.handled.status === 'turn'),
+          'the person still got an answer',
+        );
+        const left = await keysOf(C.team);
+        for (const kind of ['history:', 'archive:', 'thread-read:', 'participating:'])
+          assert.ok(!left.some((k) => k.includes(kind)), `${kind} kept: ${left.join(' ')}`);
+      } finally {
+        release();
+        h.llm.setResponder(responder);
+      }
+    });
   });
 }
