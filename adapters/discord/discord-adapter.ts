@@ -22,9 +22,9 @@ import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { ASK_ABOUT_COMMAND, threadName } from './commands.ts';
+import { ASK_ABOUT_COMMAND, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
-import { placeOf, stripBotMention } from './discord-events.ts';
+import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordPort } from './discord-port.ts';
@@ -295,6 +295,10 @@ export class DiscordAdapter {
       return;
     }
     if (!interaction.isChatInputCommand()) return;
+    if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction)) {
+      await this.commands.refuseServerOnly(interaction);
+      return;
+    }
     if (interaction.commandName === 'feedback-export') {
       await this.feedback.export(interaction).catch((err: unknown) => {
         this.d.log.error({ err, command: 'feedback-export' }, 'command failed');
