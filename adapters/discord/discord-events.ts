@@ -67,8 +67,7 @@ export function userInstallPlace(i: BaseInteraction): ThreadRef | undefined {
 
 /**
  * A user install's answer: through the interaction only, and ephemeral — in someone else's server
- * or a group DM the bot cannot tell who reads a public reply, and Discord itself often forces these
- * replies to be ephemeral.
+ * or a group DM the bot cannot tell who reads a public reply, so only the asker does.
  */
 export function userInstallDestination(ref: ThreadRef, interactionToken: string): Destination {
   return { ref, context: { interactionToken, [INTERACTION_ONLY]: true, [EPHEMERAL]: true } };

@@ -115,6 +115,25 @@ describe('Discord user installs', () => {
     assert.match(human, /Launch notes for the zirconia release/);
     assert.match(human, /\[attached: zirconia\.txt\]/);
 
+    // 👍 on the private answer counts in bob's own project.
+    const last = [answered.original, ...answered.followups].findLast(
+      (m) => (m?.components?.length ?? 0) > 0,
+    );
+    const row = last?.components?.[0] as { components?: { custom_id?: string }[] } | undefined;
+    const up = row?.components?.find((c) => c.custom_id?.startsWith('tm:fb:up:'))?.custom_id;
+    assert.ok(last && up, 'the answer carries the feedback buttons');
+    const click = await d.componentInteraction({
+      channelId,
+      messageId: last.id,
+      userId: bob,
+      customId: up,
+    });
+    const thanked = await d.waitFor(() => {
+      const x = d.interactions().find((i) => i.id === click.id);
+      return x?.original?.content ? x : undefined;
+    });
+    assert.match(thanked.original?.content ?? '', /Thanks for the 👍/);
+
     assert.deepEqual(channelCalls(channelId), [], 'no read, post, typing or thread in the channel');
     assert.equal(d.threads().filter((t) => t.parentId === channelId).length, 0);
     assert.equal(d.calls.filter((c) => c.status === 403).length, 0, 'nothing it may not do');
