@@ -1,7 +1,13 @@
 // Slash commands, defined once: registered by `npm run discord:register`, handled by the adapter.
+// Each says where it is offered: `integration_types` (installed to a server, to a person's
+// account) and `contexts` (a server, the bot's DM, group DMs and DMs between people). A user
+// install answers only through the interaction (ARCHITECTURE.md, "Discord user installs"), so only
+// the commands that need nothing else from the server are offered there.
 import {
   ApplicationCommandType,
+  ApplicationIntegrationType,
   ContextMenuCommandBuilder,
+  InteractionContextType,
   PermissionFlagsBits,
   SlashCommandBuilder,
 } from 'discord.js';
@@ -12,9 +18,35 @@ export const ASK_ABOUT_COMMAND = 'Ask threadmind about this';
 /** The message command that shares a message's attachments with the whole server. */
 export const SHARE_FILE_COMMAND = 'Share file with server';
 
+/** Answerable through the interaction alone: offered to server and user installs, everywhere. */
+const ANYWHERE = {
+  integrationTypes: [
+    ApplicationIntegrationType.GuildInstall,
+    ApplicationIntegrationType.UserInstall,
+  ],
+  contexts: [
+    InteractionContextType.Guild,
+    InteractionContextType.BotDM,
+    InteractionContextType.PrivateChannel,
+  ],
+};
+
+/** Needs the bot in the server (a channel's settings, the server's votes): server installs only. */
+const SERVER_INSTALL = { integrationTypes: [ApplicationIntegrationType.GuildInstall] };
+
+/** Commands that need the bot in the server; a user install refuses them if they arrive anyway. */
+export const SERVER_INSTALL_COMMANDS: ReadonlySet<string> = new Set([
+  'settings',
+  'feedback-export',
+  'erase-server',
+  SHARE_FILE_COMMAND,
+]);
+
 export const COMMANDS = [
   new SlashCommandBuilder()
     .setName('ask')
+    .setIntegrationTypes(ANYWHERE.integrationTypes)
+    .setContexts(ANYWHERE.contexts)
     .setDescription('Ask threadmind; the answer continues in a thread')
     .addStringOption((o) =>
       o.setName('question').setDescription('Your question').setRequired(true).setMaxLength(4000),
@@ -24,17 +56,25 @@ export const COMMANDS = [
     ),
   new SlashCommandBuilder()
     .setName('summarize')
-    .setDescription('Post a summary of this thread so far'),
+    .setDescription('Post a summary of this thread so far')
+    .setIntegrationTypes(ANYWHERE.integrationTypes)
+    .setContexts(ANYWHERE.contexts),
   new SlashCommandBuilder()
     .setName('files')
-    .setDescription('List the files threadmind can see here (only you see the answer)'),
+    .setDescription('List the files threadmind can see here (only you see the answer)')
+    .setIntegrationTypes(ANYWHERE.integrationTypes)
+    .setContexts(ANYWHERE.contexts),
   new SlashCommandBuilder()
     .setName('forget')
     .setDescription("Clear threadmind's memory of this thread (its starter or Manage Threads)")
-    .setDefaultMemberPermissions(PermissionFlagsBits.SendMessages),
+    .setDefaultMemberPermissions(PermissionFlagsBits.SendMessages)
+    .setIntegrationTypes(ANYWHERE.integrationTypes)
+    .setContexts(ANYWHERE.contexts),
   new SlashCommandBuilder()
     .setName('settings')
     .setDescription('How threadmind behaves in this channel')
+    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .addSubcommand((c) => c.setName('show').setDescription('Show the settings and their changes'))
     .addSubcommand((c) =>
       c
@@ -85,6 +125,8 @@ export const COMMANDS = [
     .setName('feedback-export')
     .setDescription("Export this server's 👍/👎 on answers (admins; only you see it)")
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
+    .setContexts(InteractionContextType.Guild)
     .addStringOption((o) =>
       o
         .setName('format')
@@ -94,16 +136,31 @@ export const COMMANDS = [
   new SlashCommandBuilder()
     .setName('erase-server')
     .setDescription('Erase everything threadmind stored for this server (admins; asks first)')
-    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild),
-  // On a message's Apps menu: threadmind answers about it in a thread started from it.
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
+    .setContexts(InteractionContextType.Guild),
+  // On a message's Apps menu: threadmind answers about it in a thread started from it (a user
+  // install: privately, through the interaction).
   new ContextMenuCommandBuilder()
     .setName(ASK_ABOUT_COMMAND)
-    .setType(ApplicationCommandType.Message),
+    .setType(ApplicationCommandType.Message)
+    .setIntegrationTypes(ANYWHERE.integrationTypes)
+    .setContexts(ANYWHERE.contexts),
   // On a message's Apps menu: its attachments become searchable from every channel of the server.
   new ContextMenuCommandBuilder()
     .setName(SHARE_FILE_COMMAND)
-    .setType(ApplicationCommandType.Message),
+    .setType(ApplicationCommandType.Message)
+    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
+    .setContexts(InteractionContextType.Guild),
 ].map((c) => c.toJSON());
+
+/**
+ * The commands for one server (`--guild`): Discord takes installation and interaction contexts
+ * only on global commands, and a server's own commands exist only where it installed the bot.
+ */
+export function guildCommands(): Record<string, unknown>[] {
+  return COMMANDS.map(({ integration_types: _i, contexts: _c, ...rest }) => rest);
+}
 
 /** A thread name from the question: Discord wants 1–100 characters. */
 export function threadName(question: string): string {

@@ -22,10 +22,15 @@ import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { ASK_ABOUT_COMMAND, SHARE_FILE_COMMAND, threadName } from './commands.ts';
+import {
+  ASK_ABOUT_COMMAND,
+  SERVER_INSTALL_COMMANDS,
+  SHARE_FILE_COMMAND,
+  threadName,
+} from './commands.ts';
 import { DiscordCommands, isShareInteraction } from './discord-commands.ts';
 import { DiscordErase, isEraseInteraction } from './discord-erase.ts';
-import { placeOf, stripBotMention } from './discord-events.ts';
+import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordPort } from './discord-port.ts';
@@ -307,12 +312,19 @@ export class DiscordAdapter {
       return;
     }
     if (interaction.isMessageContextMenuCommand()) {
-      if (interaction.commandName === ASK_ABOUT_COMMAND) await this.commands.askAbout(interaction);
-      if (interaction.commandName === SHARE_FILE_COMMAND)
+      if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction))
+        await this.commands.refuseServerOnly(interaction);
+      else if (interaction.commandName === ASK_ABOUT_COMMAND)
+        await this.commands.askAbout(interaction);
+      else if (interaction.commandName === SHARE_FILE_COMMAND)
         await this.commands.shareFile(interaction);
       return;
     }
     if (!interaction.isChatInputCommand()) return;
+    if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction)) {
+      await this.commands.refuseServerOnly(interaction);
+      return;
+    }
     if (interaction.commandName === 'erase-server') {
       await this.erase.command(interaction).catch((err: unknown) => {
         this.d.log.error({ err, command: 'erase-server' }, 'command failed');

@@ -24,8 +24,8 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { threadName } from './commands.ts';
-import { placeOf } from './discord-events.ts';
+import { SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
+import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
 export interface DiscordCommandsOptions {
@@ -102,10 +102,30 @@ export class DiscordCommands {
   }
 
   /**
+   * A command that needs the bot in the server (its channel settings, its votes), used through a
+   * user install where the server did not add it: refused in words, only to the person.
+   */
+  async refuseServerOnly(
+    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  ): Promise<void> {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const name = i.isChatInputCommand() ? `/${i.commandName}` : `“${i.commandName}”`;
+    await this.reply(
+      i,
+      `${name} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`,
+    );
+  }
+
+  /**
    * "Ask threadmind about this" on a message: a thread started from it (or the thread it is in),
    * where the core answers with the message read as the thread's first message.
    */
   async askAbout(i: MessageContextMenuCommandInteraction): Promise<void> {
+    const place = userInstallPlace(i);
+    if (place) {
+      await this.askAboutAsUser(i, place);
+      return;
+    }
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const traceId = randomUUID();
     try {
@@ -259,7 +279,93 @@ export class DiscordCommands {
     );
   }
 
+  /**
+   * The same through a user install, where the bot is not in the channel: it cannot read it or
+   * start a thread, so the message Discord resolved into the interaction is handed to the core,
+   * and the answer is the interaction's own (ephemeral) response.
+   */
+  private async askAboutAsUser(
+    i: MessageContextMenuCommandInteraction,
+    ref: ThreadRef,
+  ): Promise<void> {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
+      const target = i.targetMessage;
+      await this.o.core.askAbout({
+        ref,
+        to: userInstallDestination(ref, i.token),
+        principal: i.user.id,
+        about: { authorId: target.author.id, at: target.createdTimestamp },
+        message: this.o.port.deliveredMessage(target),
+        requestId: i.id,
+        traceId,
+        dedupe: [`discord:interaction:${i.id}`],
+      });
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(i, '⚠️ Something went wrong with that command.').catch(() => undefined);
+    }
+  }
+
+  /**
+   * A slash command through a user install: answered privately through the interaction, in the
+   * person's own conversation about this channel. Nothing of the channel is read (the bot may not),
+   * so `/ask` answers from the question, its file and the conversation so far.
+   */
+  private async handleAsUser(i: ChatInputCommandInteraction, ref: ThreadRef): Promise<void> {
+    const intent = INTENTS[i.commandName];
+    if (!intent || SERVER_INSTALL_COMMANDS.has(i.commandName)) {
+      await this.refuseServerOnly(i);
+      return;
+    }
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
+      const to = userInstallDestination(ref, i.token);
+      const question = i.options.getString('question') ?? '';
+      const file = i.options.getAttachment('file');
+      const files = file ? [this.o.port.fileRef(file)] : [];
+      this.o.core.receiveFiles({
+        ref,
+        to,
+        where: 'session',
+        messageId: i.id,
+        text: question,
+        files,
+        traceId,
+      });
+      await this.o.core.receiveMessage({
+        ref,
+        to,
+        principal: i.user.id,
+        principalName: i.user.globalName ?? i.user.username,
+        text: question,
+        messageId: i.id,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: 'command',
+        intent,
+        // The conversation is the person's own.
+        mayForget: true,
+        dedupe: [`discord:interaction:${i.id}`],
+        delivered: [],
+      });
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(
+        i,
+        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
+      ).catch(() => undefined);
+    }
+  }
+
   async handle(i: ChatInputCommandInteraction): Promise<void> {
+    const place = userInstallPlace(i);
+    if (place) {
+      await this.handleAsUser(i, place);
+      return;
+    }
     if (i.commandName === 'settings') {
       await this.settings(i).catch(async (err: unknown) => {
         this.o.log.error({ err, command: 'settings' }, 'command failed');

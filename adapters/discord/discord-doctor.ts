@@ -53,13 +53,18 @@ function failure(config: Config, name: string, err: unknown): CheckResult {
   };
 }
 
-/** What a command does for the person using it: its name, description and options. */
+/**
+ * What a command does for the person using it and where it is offered: its name, description,
+ * options, installations (Discord's default: servers only) and contexts (default: everywhere).
+ */
 function signature(c: Record<string, unknown>): string {
   const options = Array.isArray(c.options) ? (c.options as Record<string, unknown>[]) : [];
   const opts = options.map(
     (o) => `${String(o.name)}:${String(o.type)}:${o.required === true ? 'r' : 'o'}`,
   );
-  return `${String(c.name)}|${String(c.description ?? '')}|${opts.join(',')}`;
+  const installs = Array.isArray(c.integration_types) ? c.integration_types.join(',') : '0';
+  const contexts = Array.isArray(c.contexts) ? c.contexts.join(',') : '0,1,2';
+  return `${String(c.name)}|${String(c.description ?? '')}|${opts.join(',')}|${installs}|${contexts}`;
 }
 
 function commandsCheck(registered: Record<string, unknown>[]): CheckResult {

@@ -1,7 +1,16 @@
 // Discord → the bot's vocabulary (ARCHITECTURE.md, "Vocabulary"): a guild is a project (a DM is
-// `dm:<user>`), a thread is a session, and the channel is the one that holds the thread.
-import type { Channel } from 'discord.js';
+// `dm:<user>`, a user install `user:<user>`), a thread is a session, and the channel is the one
+// that holds the thread.
+import { type BaseInteraction, type Channel, InteractionContextType } from 'discord.js';
+import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
+
+/**
+ * Destination context keys of a user install's answer: everything goes through the interaction
+ * (`interactionToken`), and `ephemeral` answers are seen by the person who asked alone.
+ */
+export const INTERACTION_ONLY = 'interactionOnly';
+export const EPHEMERAL = 'ephemeral';
 
 export function discordProjectId(guildId: string | null, userId: string): string {
   return guildId ?? `dm:${userId}`;
@@ -34,4 +43,32 @@ export function stripBotMention(text: string, botId: string): string {
     .replace(new RegExp(`<@!?${botId}>`, 'g'), '')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * Where an interaction of a user install belongs when the bot is not there itself (a server that
+ * did not add it, a group DM, a DM between people): the installing person's own project, never the
+ * server's, with one session per channel (the person's private conversation about that channel).
+ * Undefined where the bot is present: a server install (`authorizing_integration_owners` has
+ * "0") or the bot's own DM.
+ */
+export function userInstallPlace(i: BaseInteraction): ThreadRef | undefined {
+  if (i.context === InteractionContextType.BotDM) return undefined;
+  const owners = i.authorizingIntegrationOwners;
+  if (owners.guildId !== null || owners.userId === null) return undefined;
+  const channelId = i.channelId ?? i.id;
+  return {
+    platform: 'discord',
+    projectId: `user:${owners.userId}`,
+    channelId,
+    sessionId: channelId,
+  };
+}
+
+/**
+ * A user install's answer: through the interaction only, and ephemeral — in someone else's server
+ * or a group DM the bot cannot tell who reads a public reply, so only the asker does.
+ */
+export function userInstallDestination(ref: ThreadRef, interactionToken: string): Destination {
+  return { ref, context: { interactionToken, [INTERACTION_ONLY]: true, [EPHEMERAL]: true } };
 }

@@ -13,7 +13,7 @@ import { type ExportFormat, parseVote } from '../../src/core/feedback.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
-import { placeOf } from './discord-events.ts';
+import { placeOf, userInstallPlace } from './discord-events.ts';
 import { discordFormat } from './discord-format.ts';
 
 /** custom_id prefixes: a vote button (`tm:fb:<vote>:<turn>`) and the reason modal (`tm:fbr:<turn>`). */
@@ -56,6 +56,9 @@ export class DiscordFeedback {
   private async projectOf(
     i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction,
   ) {
+    // A user install's answers belong to the installing person's project; its channel is not ours.
+    const installed = userInstallPlace(i);
+    if (installed) return installed.projectId;
     const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId ?? ''));
     return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
   }

@@ -1,8 +1,13 @@
 // The platform port on Discord's REST API. A session is a channel id (a thread, or a DM), so every
 // reply goes to `ref.sessionId`; a deferred interaction's first reply edits its original response.
+// A user install's answer (`INTERACTION_ONLY`) never touches the channel: the bot is not in it, so
+// it is the original response and follow-ups through the interaction's webhook, and reads, typing
+// and reactions are skipped.
 import {
   type APIMessage,
   type Attachment,
+  type Message,
+  MessageFlags,
   MessageReferenceType,
   type REST,
   Routes,
@@ -22,6 +27,7 @@ import type {
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { channelReaders, everyoneCanView } from './discord-audience.ts';
+import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
 import { feedbackRow } from './discord-feedback.ts';
 import { discordFormat } from './discord-format.ts';
 
@@ -37,6 +43,13 @@ const NO_PINGS = { parse: [] as never[] };
  */
 const READERS_TTL_MS = 60_000;
 const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
+
+/** A message the interaction's webhook posted: the original response, or a follow-up. */
+interface WebhookMessage {
+  token: string;
+  /** `@original`, or the follow-up's id. */
+  route: string;
+}
 
 export interface DiscordPortOptions {
   rest: REST;
@@ -57,8 +70,8 @@ export class DiscordPort implements PlatformPort {
   private readonly o: DiscordPortOptions;
   /** Interactions whose original response already holds a reply. */
   private readonly usedInteractions = new Set<string>();
-  /** Original interaction responses: only the interaction's webhook may edit them. */
-  private readonly webhookMessages = new Map<string, string>();
+  /** Interaction responses and follow-ups: only the interaction's webhook may edit them. */
+  private readonly webhookMessages = new Map<string, WebhookMessage>();
 
   private readonly readers = new LRUCache<string, Promise<string[]>>({
     max: 2000,
@@ -69,10 +82,13 @@ export class DiscordPort implements PlatformPort {
     this.o = o;
   }
 
-  /** A DM is one person; a guild channel (and its threads) the members who can view the channel. */
+  /**
+   * A DM, or an ephemeral answer, is one person; a guild channel (and its threads) the members who
+   * can view the channel.
+   */
   async audience(to: Destination): Promise<Audience> {
     const { projectId: guild, channelId } = to.ref;
-    if (guild.startsWith('dm:')) return { kind: 'dm' };
+    if (guild.startsWith('dm:') || to.context[EPHEMERAL] === true) return { kind: 'dm' };
     const key = `${guild}:${channelId}`;
     let readers = this.readers.get(key);
     if (!readers) {
@@ -87,7 +103,7 @@ export class DiscordPort implements PlatformPort {
   /** A channel every member of the server can view is public; a DM or a restricted channel is not. */
   async reach(to: Destination): Promise<'public' | 'private'> {
     const { projectId: guild, channelId } = to.ref;
-    if (guild.startsWith('dm:')) return 'private';
+    if (guild.startsWith('dm:') || to.context[INTERACTION_ONLY] === true) return 'private';
     return (await everyoneCanView(this.o.rest, guild, channelId)) ? 'public' : 'private';
   }
 
@@ -115,24 +131,43 @@ export class DiscordPort implements PlatformPort {
         Routes.webhookMessage(this.o.applicationId, token, '@original'),
         { body, auth: false },
       )) as APIMessage;
-      this.webhookMessages.set(m.id, token);
-      setTimeout(() => {
-        this.usedInteractions.delete(token);
-        this.webhookMessages.delete(m.id);
-      }, INTERACTION_TTL_MS).unref();
+      this.remember(m.id, { token, route: '@original' });
+      setTimeout(() => this.usedInteractions.delete(token), INTERACTION_TTL_MS).unref();
       return m.id;
     }
-    const m = (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+    return (await this.send(to, body)).id;
+  }
+
+  /**
+   * A new message: in the channel, or for a user install a follow-up through the interaction
+   * (Discord allows such an answer five of them, and keeps its token for 15 minutes).
+   */
+  private async send(to: Destination, body: Record<string, unknown>): Promise<APIMessage> {
+    const token = to.context.interactionToken;
+    if (to.context[INTERACTION_ONLY] === true && typeof token === 'string') {
+      const flags = to.context[EPHEMERAL] === true ? MessageFlags.Ephemeral : 0;
+      const m = (await this.o.rest.post(Routes.webhook(this.o.applicationId, token), {
+        body: { ...body, flags },
+        auth: false,
+      })) as APIMessage;
+      this.remember(m.id, { token, route: m.id });
+      return m;
+    }
+    return (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
       body,
     })) as APIMessage;
-    return m.id;
+  }
+
+  private remember(messageId: string, w: WebhookMessage): void {
+    this.webhookMessages.set(messageId, w);
+    setTimeout(() => this.webhookMessages.delete(messageId), INTERACTION_TTL_MS).unref();
   }
 
   /** The route that may change a message: the interaction's webhook for its own responses. */
   private messageRoute(to: Destination, messageId: string) {
-    const token = this.webhookMessages.get(messageId);
-    return token
-      ? { route: Routes.webhookMessage(this.o.applicationId, token, '@original'), auth: false }
+    const w = this.webhookMessages.get(messageId);
+    return w
+      ? { route: Routes.webhookMessage(this.o.applicationId, w.token, w.route), auth: false }
       : { route: Routes.channelMessage(to.ref.sessionId, messageId), auth: true };
   }
 
@@ -168,9 +203,7 @@ export class DiscordPort implements PlatformPort {
       }
     }
     if (!sources && components.length === 0) return;
-    await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
-      body: { content: sources ?? '', components, allowed_mentions: NO_PINGS },
-    });
+    await this.send(to, { content: sources ?? '', components, allowed_mentions: NO_PINGS });
   }
 
   async delete(to: Destination, messageId: string): Promise<void> {
@@ -179,11 +212,15 @@ export class DiscordPort implements PlatformPort {
   }
 
   async showStatus(to: Destination): Promise<StatusShown> {
+    // A user install's deferred response already shows "… is thinking"; it may not type there.
+    if (to.context[INTERACTION_ONLY] === true) return 'indicator';
     await this.o.rest.post(Routes.channelTyping(to.ref.sessionId));
     return 'indicator';
   }
 
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    // Only members react; a file's failure is still told in words.
+    if (to.context[INTERACTION_ONLY] === true) return;
     await this.o.rest.put(
       Routes.channelMessageOwnReaction(
         to.ref.sessionId,
@@ -198,6 +235,8 @@ export class DiscordPort implements PlatformPort {
     to: Destination,
     opts: { after?: string; limit?: number } = {},
   ): AsyncIterable<ThreadMessage> {
+    // A user install cannot read the channel; what it may know comes with the interaction.
+    if (to.context[INTERACTION_ONLY] === true) return;
     let after = opts.after ?? '0';
     let left = opts.limit ?? Number.POSITIVE_INFINITY;
     // A thread started from a message begins with it, though Discord keeps that message in the
@@ -238,6 +277,7 @@ export class DiscordPort implements PlatformPort {
     to: Destination,
     opts: { before: string; limit: number },
   ): Promise<ThreadMessage[]> {
+    if (to.context[INTERACTION_ONLY] === true) return [];
     const query = new URLSearchParams({
       before: opts.before,
       limit: String(Math.min(100, opts.limit)),
@@ -268,7 +308,26 @@ export class DiscordPort implements PlatformPort {
     };
   }
 
-  /** One message by id, or undefined when it is gone or unreadable. */
+  /**
+   * A message an interaction carried (a message command's target, resolved by Discord), quoted
+   * even when the bot wrote it: it is what was asked about.
+   */
+  deliveredMessage(m: Message): ThreadMessage {
+    return {
+      id: m.id,
+      authorId: m.author.id,
+      authorName: m.author.globalName ?? m.author.username,
+      isBot: m.author.bot,
+      fromSelf: false,
+      text: messageText({
+        content: m.content,
+        message_snapshots: m.messageSnapshots.map((s) => ({ message: { content: s.content } })),
+      } as Pick<APIMessage, 'content' | 'message_snapshots'>),
+      at: m.createdTimestamp,
+      files: [...m.attachments.values()].map((a) => this.fileRef(a)),
+    };
+  }
+
   /** The messages a reply answers, oldest first, up to a few levels up. */
   async replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
     const chain: ThreadMessage[] = [];
@@ -303,6 +362,7 @@ export class DiscordPort implements PlatformPort {
     };
   }
 
+  /** One message by id, or undefined when it is gone or unreadable. */
   async fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
     return (await this.o.rest
       .get(Routes.channelMessage(channelId, messageId))

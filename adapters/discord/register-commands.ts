@@ -1,8 +1,9 @@
 // `npm run discord:register`: registers the slash commands globally (production; Discord may take
-// up to an hour to show them), or with `-- --guild <id>` in one guild only (instant, for development).
+// up to an hour to show them), or with `-- --guild <id>` in one guild only (instant, for development;
+// a guild's commands are server-install only, so user installs need the global registration).
 import { REST, Routes } from 'discord.js';
 import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
-import { COMMANDS } from './commands.ts';
+import { COMMANDS, guildCommands } from './commands.ts';
 
 async function main(): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
@@ -33,7 +34,9 @@ async function main(): Promise<number> {
   const route = guildId
     ? Routes.applicationGuildCommands(appId, guildId)
     : Routes.applicationCommands(appId);
-  const result = (await rest.put(route, { body: COMMANDS })) as unknown[];
+  const result = (await rest.put(route, {
+    body: guildId ? guildCommands() : COMMANDS,
+  })) as unknown[];
   process.stdout.write(
     `Registered ${result.length} commands ${guildId ? `in guild ${guildId}` : 'globally (may take up to an hour to appear)'}.\n`,
   );

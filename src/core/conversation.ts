@@ -8,7 +8,13 @@ import type { AttachmentIndex } from '../attachments/index/index.ts';
 import { type IngestOutcome, type Ingestor, incomingFile } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
-import type { FileRef, InboundMessage, Intent, MessageChange } from '../model/incoming.ts';
+import type {
+  FileRef,
+  InboundMessage,
+  Intent,
+  MessageChange,
+  ThreadMessage,
+} from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 import {
   channelOwner,
@@ -94,6 +100,11 @@ export interface AskAbout {
   principal: string;
   /** The message asked about: who wrote it and when. */
   about: { authorId: string; at: number };
+  /**
+   * The message itself, where the platform hands it over and the bot cannot read the thread (a
+   * Discord user install): quoted from here instead of a thread read.
+   */
+  message?: ThreadMessage;
   /**
    * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
    * the interaction's snowflake), so the thread read quotes the message and what came before it.
@@ -371,8 +382,15 @@ export class Conversation {
     m: InboundMessage,
     ref: ThreadRef,
   ) {
-    // Another channel's messages always come with the read: nothing to gain by starting early.
-    if (m.topLevel || m.viewedChannel || this.o.seesEveryMessage === false) return false;
+    // Another channel's messages, or messages handed over, always come with the read: nothing
+    // to gain by starting early.
+    if (
+      m.topLevel ||
+      m.viewedChannel ||
+      (m.delivered?.length ?? 0) > 0 ||
+      this.o.seesEveryMessage === false
+    )
+      return false;
     const cursor = await reader.cursor(ref);
     if (cursor === undefined) return false;
     const seen = this.live.get(sessionKey(ref)) ?? [];
@@ -772,7 +790,8 @@ export class Conversation {
    */
   async askAbout(a: AskAbout): Promise<Handled> {
     const { port } = this.platform(a.ref.platform);
-    const name = await port.displayName?.(a.about.authorId).catch(() => undefined);
+    const name =
+      a.message?.authorName ?? (await port.displayName?.(a.about.authorId).catch(() => undefined));
     return this.receiveMessage({
       ref: a.ref,
       to: a.to,
@@ -788,6 +807,7 @@ export class Conversation {
       intent: 'ask',
       topLevel: false,
       dedupe: a.dedupe,
+      ...(a.message ? { delivered: [a.message] } : {}),
       ...(a.openThread ? { openThread: a.openThread } : {}),
     });
   }

@@ -32,7 +32,7 @@ export interface ThreadContextOptions {
 /** What a turn needs to read its context: where it is, and which message it answers. */
 export type ContextRequest = Pick<
   InboundMessage,
-  'ref' | 'to' | 'messageId' | 'topLevel' | 'replyChain' | 'viewedChannel'
+  'ref' | 'to' | 'messageId' | 'topLevel' | 'replyChain' | 'viewedChannel' | 'delivered'
 >;
 
 function quote(m: ThreadMessage): QuotedMessage {
@@ -82,7 +82,9 @@ export class ThreadContext {
     const key = this.cursorKey(m.ref);
     const cursor = (await this.o.store.kv.get(key)) as string | undefined;
     let read: ThreadMessage[] = [];
-    if (m.topLevel && cursor === undefined) {
+    if (m.delivered) {
+      read = m.delivered;
+    } else if (m.topLevel && cursor === undefined) {
       if (m.replyChain) read = await m.replyChain();
       else if (channelContext > 0 && port.readChannel)
         read = await port.readChannel(m.to, { before: m.messageId, limit: channelContext });
@@ -98,7 +100,8 @@ export class ThreadContext {
         continue;
       }
       if (t.fromSelf || !port.isBefore(t.id, m.messageId)) continue;
-      if (cursor !== undefined && !port.isBefore(cursor, t.id)) continue;
+      // A delivered message is quoted even if older than the cursor: it is what was asked about.
+      if (!m.delivered && cursor !== undefined && !port.isBefore(cursor, t.id)) continue;
       if (t.files.length > 0) files.push(t);
       if (t.text.trim() !== '' || t.files.length > 0) quoted.push(quote(withFileNames(t)));
     }

@@ -25,13 +25,16 @@ export interface KnowledgeToolDeps {
 /**
  * The principal id of a platform user: the one place the id's shape is decided. The workspace
  * (Slack team, Discord guild) is part of it, so ids of two workspaces or platforms never meet; a
- * Discord DM (project `dm:<user>`) has no guild and is `discord:dm:<user>` (see principal-id.ts).
+ * Discord DM (project `dm:<user>`) has no guild and is `discord:dm:<user>` (see principal-id.ts),
+ * and so is a Discord user install (project `user:<user>`): the server it was used in did not
+ * install the bot, so the person has none of that server's groups there, only their own.
  */
 export function principalIdOf(
   ref: Pick<TurnScope['ref'], 'platform' | 'projectId'>,
   userId: string,
 ): string {
-  const workspace = ref.projectId.startsWith('dm:') ? 'dm' : ref.projectId;
+  const workspace =
+    ref.projectId.startsWith('dm:') || ref.projectId.startsWith('user:') ? 'dm' : ref.projectId;
   return `${ref.platform}:${workspace}:${userId}`;
 }
 

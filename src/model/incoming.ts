@@ -90,6 +90,13 @@ export interface InboundMessage extends IncomingMessage {
    */
   viewedChannel?: (limit: number) => Promise<ViewedChannel>;
   /**
+   * Where the bot cannot read the conversation (a Discord user install, which only answers the
+   * interaction): the messages the platform handed over with this one, oldest first (the message
+   * "Ask threadmind about this" was used on), read instead of the thread — quoted like thread
+   * messages, their files taken into the session. An empty list: there is nothing to read.
+   */
+  delivered?: ThreadMessage[];
+  /**
    * Platform ids from which `PlatformPort.rehydrate` rebuilds `replyChain` when the message is
    * run by another process (Discord: the replied-to message's channel and id).
    */

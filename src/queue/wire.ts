@@ -2,13 +2,20 @@
 // credentials, opening a thread, reading a reply chain) cannot travel, so the message keeps the
 // platform ids instead and the worker's port rebuilds them (`PlatformPort.rehydrate`).
 import type { OpenedThread } from '../core/conversation.ts';
-import type { InboundMessage, QueuedFile } from '../model/incoming.ts';
+import type { FileRef, InboundMessage, QueuedFile, ThreadMessage } from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 
-type Plain = Omit<InboundMessage, 'openThread' | 'files' | 'replyChain' | 'viewedChannel'>;
+type Plain = Omit<
+  InboundMessage,
+  'openThread' | 'files' | 'replyChain' | 'viewedChannel' | 'delivered'
+>;
+
+/** A handed-over message with its files as plain data. */
+type QueuedThreadMessage = Omit<ThreadMessage, 'files'> & { files: QueuedFile[] };
 
 export interface QueuedMessage extends Plain {
   files?: QueuedFile[];
+  delivered?: QueuedThreadMessage[];
   /** The thread the ingress or gateway opened for the answer (Discord: from a top-level mention). */
   opened?: OpenedThread;
 }
@@ -16,20 +23,30 @@ export interface QueuedMessage extends Plain {
 /** The destination context key that names the job a reply belongs to (see RecordingPort). */
 export const JOB_CONTEXT = 'queueJob';
 
+function queuedFile(f: FileRef): QueuedFile {
+  return {
+    id: f.id,
+    name: f.name,
+    ...(f.size !== undefined ? { size: f.size } : {}),
+    ...(f.url !== undefined ? { url: f.url } : {}),
+    ...(f.link !== undefined ? { link: f.link } : {}),
+  };
+}
+
 export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): QueuedMessage {
-  const { openThread: _open, files, replyChain: _chain, viewedChannel: _viewed, ...plain } = m;
+  const {
+    openThread: _open,
+    files,
+    replyChain: _chain,
+    viewedChannel: _viewed,
+    delivered,
+    ...plain
+  } = m;
   return {
     ...plain,
-    ...(files
-      ? {
-          files: files.map((f) => ({
-            id: f.id,
-            name: f.name,
-            ...(f.size !== undefined ? { size: f.size } : {}),
-            ...(f.url !== undefined ? { url: f.url } : {}),
-            ...(f.link !== undefined ? { link: f.link } : {}),
-          })),
-        }
+    ...(files ? { files: files.map(queuedFile) } : {}),
+    ...(delivered
+      ? { delivered: delivered.map((d) => ({ ...d, files: d.files.map(queuedFile) })) }
       : {}),
     ...(opened ? { opened } : {}),
   };
@@ -41,12 +58,18 @@ function tagged(to: Destination, jobId: string): Destination {
 
 /** Rebuilds the message on a worker; every reply it makes is tagged with the job's id. */
 export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string): InboundMessage {
-  const { opened, files, ...plain } = q;
+  const { opened, files, delivered, ...plain } = q;
   const rebuilt = port.rehydrate?.({
     ref: q.ref,
     ...(files ? { files } : {}),
     ...(q.platformIds ? { platformIds: q.platformIds } : {}),
   });
+  // A handed-over message's files are fetched again with this process's credentials.
+  const handedOver = delivered?.map((d) => ({
+    ...d,
+    files:
+      d.files.length === 0 ? [] : (port.rehydrate?.({ ref: q.ref, files: d.files }).files ?? []),
+  }));
   const openedTagged = opened ? { ref: opened.ref, to: tagged(opened.to, jobId) } : undefined;
   return {
     ...plain,
@@ -54,6 +77,7 @@ export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string):
     ...(rebuilt?.files ? { files: rebuilt.files } : {}),
     ...(rebuilt?.replyChain ? { replyChain: rebuilt.replyChain } : {}),
     ...(rebuilt?.viewedChannel ? { viewedChannel: rebuilt.viewedChannel } : {}),
+    ...(handedOver ? { delivered: handedOver } : {}),
     ...(openedTagged ? { openThread: async () => openedTagged } : {}),
   };
 }

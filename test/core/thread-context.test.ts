@@ -68,6 +68,41 @@ describe('what a turn reads of its thread', () => {
     assert.deepEqual(afterForget.quoted, [], 'what was forgotten is not read back');
   });
 
+  test('messages the platform handed over are quoted instead of a read, even ones older than the cursor', async () => {
+    const port = new MockPort({ thread: [msg('1.0', 'in the thread, never read here')] });
+    const ctx = new ThreadContext({ store, maxMessages: 100, log: silentLogger() });
+    const ref = { ...REF, sessionId: 'tc.delivered' };
+    const m = { ref, to: { ...TO, ref } };
+    const first = await ctx.read(
+      port,
+      { ...m, messageId: '5.0', delivered: [msg('4.0', 'the message asked about')] },
+      10,
+      silentLogger(),
+    );
+    assert.deepEqual(
+      first.quoted.map((q) => q.text),
+      ['the message asked about'],
+    );
+    await first.commit();
+    const older = await ctx.read(
+      port,
+      { ...m, messageId: '9.0', delivered: [msg('2.0', 'an older one, asked about later')] },
+      10,
+      silentLogger(),
+    );
+    assert.deepEqual(
+      older.quoted.map((q) => q.text),
+      ['an older one, asked about later'],
+    );
+    const nothing = await ctx.read(
+      port,
+      { ...m, messageId: '10.0', delivered: [] },
+      10,
+      silentLogger(),
+    );
+    assert.deepEqual(nothing.quoted, [], 'nothing handed over, nothing read');
+  });
+
   test('a huge thread keeps only its newest messages', async () => {
     const thread = Array.from({ length: 50 }, (_, i) => msg(`${i + 1}.0`, `m${i + 1}`));
     const port = new MockPort({ thread });

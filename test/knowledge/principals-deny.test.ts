@@ -108,6 +108,8 @@ test('principal ids carry the workspace; a Discord DM has none', () => {
   assert.equal(principalIdOf({ platform: 'slack', projectId: 'T1' }, 'U1'), 'slack:T1:U1');
   assert.equal(principalIdOf({ platform: 'slack', projectId: 'E1.T1' }, 'U1'), 'slack:E1.T1:U1');
   assert.equal(principalIdOf({ platform: 'discord', projectId: '42' }, '7'), 'discord:42:7');
+  // A user install is the person alone, with none of the server's groups: as in a DM.
+  assert.equal(principalIdOf({ platform: 'discord', projectId: 'user:7' }, '7'), 'discord:dm:7');
   assert.equal(principalIdOf({ platform: 'discord', projectId: 'dm:7' }, '7'), 'discord:dm:7');
 });
 

@@ -643,3 +643,102 @@ test('a MESSAGE_CONTENT intent not enabled for the app closes the gateway with 4
   defer(() => c.destroy());
   await assert.rejects(c.login(emu.botToken), /disallowed intents/i);
 });
+
+test('user installs: where the bot is not, 403 Missing Access on the channel, answers through the interaction only', async (t) => {
+  const defer = cleanups(t);
+  const emu = await emulator(defer);
+  const r = rest(emu);
+  await r.put(Routes.applicationCommands(emu.applicationId), {
+    body: [
+      {
+        name: 'ask',
+        description: 'Ask',
+        options: [{ name: 'question', description: 'q', type: 3, required: true }],
+        integration_types: [0, 1],
+        contexts: [0, 1, 2],
+      },
+      { name: 'settings', description: 'Settings', integration_types: [0] },
+      { name: 'Ask about', type: 3, integration_types: [0, 1], contexts: [0, 2] },
+    ],
+  });
+  const bad = await rejection(
+    r.put(Routes.applicationCommands(emu.applicationId), {
+      body: [{ name: 'x', description: 'x', contexts: [3] }],
+    }),
+  );
+  assert.equal(bad.status, 400);
+
+  const c = await client(emu, defer);
+  const seen: ChatInputCommandInteraction[] = [];
+  c.on('interactionCreate', (i) => {
+    if (i.isChatInputCommand()) seen.push(i);
+  });
+  const messages: Message[] = [];
+  c.on('messageCreate', (m) => messages.push(m));
+  const [alice, bob] = emu.users.map((u) => u.id) as [string, string];
+  const g = emu.addGuild({
+    name: 'Elsewhere',
+    channels: [{ id: emu.snowflake(), name: 'general' }],
+  });
+  const channelId = g.channels[0]?.id ?? '';
+  assert.equal(g.botMember, false);
+  assert.equal(c.guilds.cache.has(g.id), false, 'no GUILD_CREATE for a server without the bot');
+  const posted = await emu.userMessage({ guildId: g.id, channelId, userId: alice, content: 'hi' });
+
+  for (const call of [
+    r.post(Routes.channelMessages(channelId), { body: { content: 'x' } }),
+    r.get(Routes.channelMessages(channelId)),
+    r.post(Routes.threads(channelId, posted.id), { body: { name: 't' } }),
+    r.post(Routes.channelTyping(channelId)),
+    r.get(Routes.guild(g.id)),
+  ]) {
+    const err = await rejection(call);
+    assert.equal(err.status, 403);
+    assert.equal(err.code, 50001);
+  }
+  await assert.rejects(
+    emu.slashCommand({ channelId, userId: bob, name: 'settings' }),
+    /not offered to a user install/,
+  );
+
+  const gdm = emu.groupDm([alice, bob]);
+  for (const [where, context] of [
+    [channelId, 0],
+    [gdm, 2],
+  ] as const) {
+    const handle = await emu.slashCommand({
+      channelId: where,
+      userId: bob,
+      name: 'ask',
+      options: [{ name: 'question', type: 3, value: 'q' }],
+    });
+    const i = await emu.waitFor(() => seen.find((x) => x.id === handle.id));
+    assert.equal(i.context, context);
+    assert.equal(i.authorizingIntegrationOwners.userId, bob);
+    assert.equal(i.authorizingIntegrationOwners.guildId, null);
+    assert.equal(i.guild, null, 'no server the bot knows');
+    await i.deferReply({ flags: 64 });
+    await i.editReply({ content: 'answer' });
+    for (let n = 0; n < 5; n++) await i.followUp({ content: `more ${n}`, flags: 64 });
+    const sixth = await rejection(i.followUp({ content: 'too many', flags: 64 }));
+    assert.equal(sixth.status, 400);
+    const rec = emu.interactions().find((x) => x.id === handle.id);
+    assert.equal(rec?.original?.content, 'answer');
+    assert.equal(rec?.followups.length, 5);
+  }
+  const resolved = await emu.messageCommand({
+    channelId,
+    messageId: posted.id,
+    userId: bob,
+    name: 'Ask about',
+  });
+  const data = emu.interactions().find((x) => x.id === resolved.id)?.data as {
+    resolved?: { messages?: Record<string, { content?: string }> };
+  };
+  assert.equal(data.resolved?.messages?.[posted.id]?.content, 'hi');
+  assert.equal(
+    messages.filter((m) => m.channelId === channelId || m.channelId === gdm).length,
+    0,
+    'the bot got no MESSAGE_CREATE from where it is not',
+  );
+});

@@ -37,6 +37,7 @@ export const Errors = {
   unknownCommand: () => apiError(404, 10063, 'Unknown application command'),
   tooLarge: () => apiError(413, 40005, 'Request entity too large'),
   alreadyAcknowledged: () => apiError(400, 40060, 'Interaction has already been acknowledged.'),
+  missingAccess: () => apiError(403, 50001, 'Missing Access'),
   notAuthor: () => apiError(403, 50005, 'Cannot edit a message authored by another user'),
   emptyMessage: () => apiError(400, 50006, 'Cannot send an empty message'),
   missingPermissions: () => apiError(403, 50013, 'Missing Permissions'),

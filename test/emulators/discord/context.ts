@@ -29,6 +29,9 @@ export interface InteractionState {
   data?: Record<string, unknown>;
   /** The member permissions the test gave the invoker, passed on to a modal's submission. */
   memberPermissions?: string;
+  /** `authorizing_integration_owners`: "0" → the server (or "0" in the bot's DM), "1" → the user. */
+  owners: Record<string, string>;
+  context: number;
 }
 
 export interface CommandRec {
@@ -69,11 +72,18 @@ function canSeeContent(ctx: EmuCtx, m: StoredMessage, intents: number): boolean 
   return m.msg.mentions.some((u) => u.id === ctx.botId);
 }
 
+/** The bot gets no events from where it is not (a server that did not add it, a group DM). */
+function botSees(ctx: EmuCtx, m: StoredMessage): boolean {
+  const c = ctx.world.channels.get(m.msg.channel_id);
+  return c === undefined || ctx.world.botCanAccess(c);
+}
+
 function messageShaper(ctx: EmuCtx, m: StoredMessage) {
   const intent = messageIntent(ctx, m);
   const data = ctx.render.messageEvent(m);
+  const sees = botSees(ctx, m);
   return (intents: number) => {
-    if ((intents & intent) === 0) return undefined;
+    if (!sees || (intents & intent) === 0) return undefined;
     if (canSeeContent(ctx, m, intents)) return data;
     return { ...data, content: '', embeds: [], attachments: [], components: [] };
   };
@@ -90,7 +100,7 @@ export function emitMessageUpdate(ctx: EmuCtx, m: StoredMessage): void {
 }
 
 export function emitMessageDelete(ctx: EmuCtx, m: StoredMessage): void {
-  if (m.ephemeral) return;
+  if (m.ephemeral || !botSees(ctx, m)) return;
   const intent = messageIntent(ctx, m);
   const d: Record<string, unknown> = { id: m.msg.id, channel_id: m.msg.channel_id };
   if (m.guildId !== undefined) d.guild_id = m.guildId;

@@ -117,6 +117,18 @@ export class Renderer {
         recipients: [this.user(recipient)],
       } as unknown as APIChannel;
     }
+    if (c.type === 3) {
+      return {
+        id: c.id,
+        type: 3,
+        name: c.name === '' ? null : c.name,
+        icon: null,
+        owner_id: c.ownerId ?? null,
+        last_message_id: c.lastMessageId,
+        flags: 0,
+        recipients: (c.recipientIds ?? []).map((id) => this.user(this.world.user(id))),
+      } as unknown as APIChannel;
+    }
     const base = {
       id: c.id,
       type: c.type,

@@ -22,6 +22,7 @@ import type {
   DiscordEmulator,
   DiscordEmulatorOptions,
   DiscordGuildSeed,
+  GuildInfo,
   InteractionRecord,
   ThreadRecord,
 } from './types.ts';
@@ -76,7 +77,7 @@ export async function startDiscordEmulator(
     allowedPrivileged: privilegedMask(opts.privilegedIntents),
     onIdentify: (sessionId) => {
       ctx.sessionStartRemaining = Math.max(0, ctx.sessionStartRemaining - 1);
-      const guilds = [...world.guilds.values()];
+      const guilds = [...world.guilds.values()].filter((g) => g.botMember);
       return {
         ready: {
           v: 10,
@@ -169,6 +170,18 @@ export async function startDiscordEmulator(
     return rec;
   };
 
+  const guildInfo = (id: string): GuildInfo => {
+    const g = world.guilds.get(id);
+    if (g === undefined) throw new Error(`Discord emulator: no guild ${id}`);
+    return {
+      id: g.id,
+      name: g.name,
+      ownerId: g.ownerId,
+      botMember: g.botMember,
+      channels: world.guildChannels(g.id).map((c) => ({ id: c.id, name: c.name, type: c.type })),
+    };
+  };
+
   const describeState = (): string => {
     const recent = calls
       .slice(-10)
@@ -199,12 +212,7 @@ export async function startDiscordEmulator(
     botToken,
     applicationId,
     botUserId: botId,
-    guilds: [...world.guilds.values()].map((g) => ({
-      id: g.id,
-      name: g.name,
-      ownerId: g.ownerId,
-      channels: world.guildChannels(g.id).map((c) => ({ id: c.id, name: c.name, type: c.type })),
-    })),
+    guilds: [...world.guilds.values()].map((g) => guildInfo(g.id)),
     users: [alice, bob, mina].map((u) => ({ id: u.id, username: u.username, bot: false })),
     calls,
     messages: (channelId) => world.messages(channelId).map((m) => render.recorded(m)),
@@ -217,6 +225,36 @@ export async function startDiscordEmulator(
     waitFor: (probe, timeoutMs = DEFAULT_WAIT_MS) => waitFor(probe, timeoutMs, describeState),
     snowflake: () => snowflake(),
     dmChannelId: (userId) => world.dmChannel(userId).id,
+    addGuild: (seed) => {
+      const g = world.seedGuild(
+        {
+          id: seed.id ?? snowflake(),
+          name: seed.name,
+          channels: seed.channels,
+          botMember: seed.botMember ?? false,
+        },
+        alice.id,
+        BOT_ROLE_PERMS,
+        EVERYONE_PERMS,
+      );
+      g.memberIds.push(bob.id, mina.id);
+      // Only a server the bot is in tells it so (GUILD_CREATE).
+      if (g.botMember) {
+        gateway.dispatch('GUILD_CREATE', (intents) =>
+          (intents & Intents.Guilds) === 0 ? undefined : render.guildCreate(g),
+        );
+      }
+      return guildInfo(g.id);
+    },
+    groupDm: (userIds) => world.groupDm(userIds).id,
+    installInGuild: (guildId) => {
+      const g = world.guilds.get(guildId);
+      if (g === undefined) throw new Error(`Discord emulator: no guild ${guildId}`);
+      world.joinGuild(g, BOT_ROLE_PERMS);
+      gateway.dispatch('GUILD_CREATE', (intents) =>
+        (intents & Intents.Guilds) === 0 ? undefined : render.guildCreate(g),
+      );
+    },
     userMessage: async (m) => render.recorded(userMessage(ctx, m)),
     userThread: async (t) => threadRecord(userThread(ctx, t).id),
     slashCommand: async (c) => slashCommand(ctx, c),

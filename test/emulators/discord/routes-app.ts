@@ -1,7 +1,7 @@
 // Application-level routes: gateway discovery, the bot user, the application, DMs and guild
 // reads (what discord.js fetches on its own, e.g. client.application.fetch()).
 
-import { Errors, ok } from './api-errors.ts';
+import { type Answer, Errors, ok } from './api-errors.ts';
 import type { EmuCtx } from './context.ts';
 import type { Req, Route } from './http-api.ts';
 import { commandRoutes } from './routes-commands.ts';
@@ -9,6 +9,9 @@ import { commandRoutes } from './routes-commands.ts';
 export function appRoutes(ctx: EmuCtx): Route[] {
   const bot = () => ctx.render.user(ctx.world.botUser);
   const guild = (r: Req) => ctx.world.guilds.get(r.params.guild ?? '');
+  // A server that did not add the bot answers 403 Missing Access to every read.
+  const guildRoute = (fn: (r: Req) => Answer) => (r: Req) =>
+    guild(r)?.botMember === false ? Errors.missingAccess() : fn(r);
 
   return [
     { method: 'GET', path: '/gateway', auth: false, handle: () => ok({ url: ctx.gatewayUrl() }) },
@@ -56,7 +59,7 @@ export function appRoutes(ctx: EmuCtx): Route[] {
     {
       method: 'GET',
       path: '/guilds/:guild',
-      handle: (r) => {
+      handle: guildRoute((r) => {
         const g = guild(r);
         if (g === undefined) return Errors.unknownGuild();
         const {
@@ -68,30 +71,30 @@ export function appRoutes(ctx: EmuCtx): Route[] {
           ...rest
         } = ctx.render.guildCreate(g) as unknown as Record<string, unknown>;
         return ok(rest);
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/guilds/:guild/channels',
-      handle: (r) => {
+      handle: guildRoute((r) => {
         const g = guild(r);
         if (g === undefined) return Errors.unknownGuild();
         return ok(ctx.world.guildChannels(g.id).map((c) => ctx.render.channel(c)));
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/guilds/:guild/roles',
-      handle: (r) => {
+      handle: guildRoute((r) => {
         const g = guild(r);
         return g === undefined ? Errors.unknownGuild() : ok(g.roles.map((x) => ctx.render.role(x)));
-      },
+      }),
     },
     {
       // Needs the GUILD_MEMBERS intent on the real API; paginated by user id (`after`, `limit` ≤ 1000).
       method: 'GET',
       path: '/guilds/:guild/members',
-      handle: (r) => {
+      handle: guildRoute((r) => {
         const g = guild(r);
         if (g === undefined) return Errors.unknownGuild();
         const limit = Math.min(Math.max(Number(r.query.get('limit') ?? 1) || 1, 1), 1000);
@@ -101,18 +104,18 @@ export function appRoutes(ctx: EmuCtx): Route[] {
           .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
           .slice(0, limit);
         return ok(ids.map((id) => ctx.render.member(g, id)));
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/guilds/:guild/members/:user',
-      handle: (r) => {
+      handle: guildRoute((r) => {
         const g = guild(r);
         if (g === undefined) return Errors.unknownGuild();
         const id = r.params.user === '@me' ? ctx.botId : (r.params.user ?? '');
         if (!g.memberIds.includes(id) && !ctx.world.users.has(id)) return Errors.unknownMember();
         return ok(ctx.render.member(g, id));
-      },
+      }),
     },
   ];
 }
@@ -133,6 +136,7 @@ function application(ctx: EmuCtx): Record<string, unknown> {
     owner: ctx.render.user(ctx.world.user([...ctx.world.guilds.values()][0]?.ownerId ?? '0')),
     team: null,
     approximate_guild_count: ctx.world.guilds.size,
-    integration_types_config: { 0: {} },
+    // Installable to servers and to people's accounts (Installation → Installation Contexts).
+    integration_types_config: { 0: {}, 1: {} },
   };
 }

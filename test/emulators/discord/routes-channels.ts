@@ -21,11 +21,14 @@ export function channelRoutes(ctx: EmuCtx): Route[] {
     ctx.world.channels.get(r.params.channel ?? '');
   const body = (r: Req) => (r.body ?? {}) as MessagePayload & Record<string, unknown>;
 
+  // Where the bot is not (a server that did not add it, a group DM) it may neither read nor post:
+  // a user install answers only through the interaction.
   const withChannel =
     (fn: (c: ChannelRec, r: Req) => Answer) =>
     (r: Req): Answer => {
       const c = channel(r);
-      return c === undefined ? Errors.unknownChannel() : fn(c, r);
+      if (c === undefined) return Errors.unknownChannel();
+      return ctx.world.botCanAccess(c) ? fn(c, r) : Errors.missingAccess();
     };
 
   const withMessage = (fn: (c: ChannelRec, r: Req, id: string) => Answer) =>

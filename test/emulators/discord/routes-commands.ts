@@ -101,8 +101,13 @@ function renderCommands(ctx: EmuCtx, scope: string): Record<string, unknown>[] {
     description: c.data.description ?? '',
     description_localizations: c.data.description_localizations ?? null,
     ...(Array.isArray(c.data.options) ? { options: c.data.options } : {}),
+    // Installation and interaction contexts exist only on global commands; a command without
+    // them takes the app's installation default (servers) and every context.
     ...(scope === 'global'
-      ? { integration_types: [0], contexts: c.data.contexts ?? null }
+      ? {
+          integration_types: c.data.integration_types ?? [0],
+          contexts: c.data.contexts ?? null,
+        }
       : { guild_id: scope }),
     dm_permission: c.data.dm_permission ?? true,
     nsfw: c.data.nsfw === true,
@@ -136,8 +141,33 @@ function validateCommands(list: Record<string, unknown>[]): Answer | undefined {
       );
     }
     seen.add(`${type}:${name}`);
+    const badContext = validateContexts(c, [at]);
+    if (badContext !== undefined) return badContext;
     const bad = validateDescribed(c, type === 1, [at]);
     if (bad !== undefined) return bad;
+  }
+  return undefined;
+}
+
+/** `integration_types` ⊆ {0 server, 1 user}, `contexts` ⊆ {0 server, 1 bot DM, 2 private channel}. */
+function validateContexts(c: Record<string, unknown>, at: string[]): Answer | undefined {
+  const fields: [string, number[]][] = [
+    ['integration_types', [0, 1]],
+    ['contexts', [0, 1, 2]],
+  ];
+  for (const [field, allowed] of fields) {
+    const v = c[field];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) return formError([...at, field], 'BASE_TYPE_ARRAY', 'Must be an array.');
+    for (const [i, x] of v.entries()) {
+      if (typeof x !== 'number' || !allowed.includes(x)) {
+        return formError(
+          [...at, field, String(i)],
+          'BASE_TYPE_CHOICES',
+          `Value must be one of ${JSON.stringify(allowed)}.`,
+        );
+      }
+    }
   }
   return undefined;
 }

@@ -21,6 +21,13 @@ import {
 import type { StoredMessage } from './store.ts';
 
 const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** Follow-ups an interaction of a user install only (no server install there) may create. */
+const USER_INSTALL_FOLLOWUPS = 5;
+
+/** Authorized through a user install alone: the app is not installed where it was used. */
+function userInstallOnly(state: InteractionState): boolean {
+  return state.owners['1'] !== undefined && state.owners['0'] === undefined;
+}
 
 export function interactionRoutes(ctx: EmuCtx): Route[] {
   const byToken = (r: Req): InteractionState | Answer => {
@@ -99,6 +106,17 @@ export function interactionRoutes(ctx: EmuCtx): Route[] {
           if (refused !== undefined) return refused;
           emitMessageUpdate(ctx, loading);
           return ok(ctx.render.message(loading));
+        }
+        if (userInstallOnly(state) && state.followupIds.length >= USER_INSTALL_FOLLOWUPS) {
+          // Documented limit; Discord does not document the error body, this one is ours.
+          return apiError(400, 50035, 'Invalid Form Body', {
+            _errors: [
+              {
+                code: 'MAX_FOLLOWUP_MESSAGES',
+                message: `A user-installed app may send at most ${USER_INSTALL_FOLLOWUPS} follow-up messages.`,
+              },
+            ],
+          });
         }
         const m = respond(ctx, state, payload, r, 0, false);
         if (!('msg' in m)) return m;
@@ -225,8 +243,7 @@ function respond(
       id: state.id,
       type: state.type,
       user,
-      authorizing_integration_owners:
-        state.guildId === undefined ? { 1: state.userId } : { 0: state.guildId },
+      authorizing_integration_owners: state.owners,
       ...(isOriginal ? {} : { original_response_message_id: state.originalId }),
     } as NonNullable<APIMessage['interaction_metadata']>,
   };

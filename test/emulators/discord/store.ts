@@ -30,6 +30,8 @@ export interface GuildRec {
   /** Roles given to members (addMember); the bot's managed role is found by `botId`. */
   memberRoleIds?: Map<string, string[]>;
   joinedAt: number;
+  /** The bot is a member (the server installed the app); false: people use it as a user install. */
+  botMember: boolean;
 }
 
 export interface ChannelRec {
@@ -42,6 +44,8 @@ export interface ChannelRec {
   ownerId?: string;
   /** DM recipient (the human). */
   recipientId?: string;
+  /** A group DM's people; the bot is never one of them. */
+  recipientIds?: string[];
   lastMessageId: string | null;
   messageCount: number;
   totalSent: number;
@@ -69,6 +73,7 @@ export interface StoredMessage {
 export const ChannelTypes = {
   GuildText: 0,
   DM: 1,
+  GroupDM: 3,
   GuildAnnouncement: 5,
   AnnouncementThread: 10,
   PublicThread: 11,
@@ -104,6 +109,7 @@ export class World {
   }
 
   seedGuild(seed: DiscordGuildSeed, ownerId: string, botRolePerms: bigint, everyonePerms: bigint) {
+    const botMember = seed.botMember !== false;
     const g: GuildRec = {
       id: seed.id,
       name: seed.name,
@@ -111,17 +117,22 @@ export class World {
       // The @everyone role shares the guild's id; the bot gets a managed role on invite.
       roles: [
         { id: seed.id, name: '@everyone', permissions: everyonePerms, position: 0, managed: false },
-        {
-          id: snowflake(),
-          name: this.botUser.username,
-          permissions: botRolePerms,
-          position: 1,
-          managed: true,
-          botId: this.botUser.id,
-        },
+        ...(botMember
+          ? [
+              {
+                id: snowflake(),
+                name: this.botUser.username,
+                permissions: botRolePerms,
+                position: 1,
+                managed: true,
+                botId: this.botUser.id,
+              },
+            ]
+          : []),
       ],
-      memberIds: [ownerId, this.botUser.id],
+      memberIds: botMember ? [ownerId, this.botUser.id] : [ownerId],
       joinedAt: Date.now(),
+      botMember,
     };
     this.guilds.set(g.id, g);
     for (const [position, c] of seed.channels.entries()) {
@@ -156,6 +167,44 @@ export class World {
     const rec = this.addChannel({ id: id ?? snowflake(), type: 1, name: '', recipientId: userId });
     this.#dmByUser.set(userId, rec.id);
     return rec;
+  }
+
+  /** The server adds the bot: a member with its managed role, as on invite. */
+  joinGuild(g: GuildRec, botRolePerms: bigint): void {
+    if (g.botMember) return;
+    g.botMember = true;
+    g.memberIds.push(this.botUser.id);
+    g.roles.push({
+      id: snowflake(),
+      name: this.botUser.username,
+      permissions: botRolePerms,
+      position: g.roles.length,
+      managed: true,
+      botId: this.botUser.id,
+    });
+    g.joinedAt = Date.now();
+  }
+
+  /** A group DM among people (the bot is not in it: only a user install can be used there). */
+  groupDm(userIds: string[]): ChannelRec {
+    for (const id of userIds) this.user(id);
+    return this.addChannel({
+      id: snowflake(),
+      type: 3,
+      name: '',
+      recipientIds: [...userIds],
+      ...(userIds[0] !== undefined ? { ownerId: userIds[0] } : {}),
+    });
+  }
+
+  /**
+   * Whether the bot can see a channel at all: not in a server that did not add it, nor in a group
+   * DM (Discord answers 403 Missing Access and sends it no events from there).
+   */
+  botCanAccess(c: ChannelRec): boolean {
+    if (c.type === 3) return false;
+    const g = c.guildId === undefined ? undefined : this.guilds.get(c.guildId);
+    return g === undefined || g.botMember;
   }
 
   threads(): ChannelRec[] {

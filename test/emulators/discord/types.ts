@@ -13,7 +13,16 @@ export interface DiscordGuildSeed {
   id: string;
   name: string;
   channels: DiscordChannelSeed[];
+  /** false: the server did not add the bot; its people can only use their own user installs. */
+  botMember?: boolean;
 }
+
+/**
+ * How the app is installed for an interaction: to the server (`guild`) or to the person's account
+ * (`user`). Default: `guild` where the bot is present, `user` where it is not (a server that did
+ * not add it, a group DM).
+ */
+export type InstallType = 'guild' | 'user';
 
 export interface DiscordEmulatorOptions {
   botToken?: string;
@@ -97,6 +106,10 @@ export interface InteractionRecord {
   modal?: Record<string, unknown>;
   /** Interaction data as sent to the bot (command options, custom_id, modal components). */
   data?: Record<string, unknown>;
+  /** `authorizing_integration_owners` as sent: "0" a server install, "1" a user install. */
+  owners: Record<string, string>;
+  /** The interaction context: 0 a server, 1 the bot's DM, 2 a group DM or a DM between people. */
+  context: number;
 }
 
 export interface Fault {
@@ -168,6 +181,7 @@ export interface SlashCommandInput {
   attachments?: AttachmentInput[];
   /** The invoking member's permission bitfield (decimal string). Default: @everyone's. */
   memberPermissions?: string;
+  install?: InstallType;
 }
 
 export interface ComponentInput {
@@ -189,6 +203,7 @@ export interface MessageCommandInput {
   userId: string;
   name: string;
   memberPermissions?: string;
+  install?: InstallType;
 }
 
 export interface UserThreadInput {
@@ -224,6 +239,7 @@ export interface GuildInfo {
   id: string;
   name: string;
   ownerId: string;
+  botMember: boolean;
   channels: { id: string; name: string; type: number }[];
 }
 
@@ -254,6 +270,12 @@ export interface DiscordEmulator {
   snowflake(): string;
   /** The DM channel between the bot and this user (created on first use). */
   dmChannelId(userId: string): string;
+  /** Adds a server (by default one the bot is not in: `botMember: false`). */
+  addGuild(seed: Omit<DiscordGuildSeed, 'id'> & { id?: string }): GuildInfo;
+  /** A group DM among these people; the bot is not in it. Returns its channel id. */
+  groupDm(userIds: string[]): string;
+  /** The server adds the bot (a server install): it becomes a member and gets GUILD_CREATE. */
+  installInGuild(guildId: string): void;
   userMessage(m: UserMessageInput): Promise<DiscordMessage>;
   userThread(t: UserThreadInput): Promise<ThreadRecord>;
   slashCommand(c: SlashCommandInput): Promise<InteractionHandle>;

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { APIChannel } from 'discord.js';
 import { sanitizeFilename } from './cdn.ts';
 import {
+  type CommandRec,
   type EmuCtx,
   emitInteraction,
   emitMessageCreate,
@@ -13,13 +14,14 @@ import {
   type InteractionState,
 } from './context.ts';
 import { buildMessage, editMessage } from './message-factory.ts';
-import { DM_PERMS } from './permissions.ts';
+import { DM_PERMS, Perm } from './permissions.ts';
 import { snowflake } from './snowflake.ts';
 import type { ChannelRec, StoredMessage } from './store.ts';
 import { createThread } from './threads.ts';
 import type {
   CommandOptionInput,
   ComponentInput,
+  InstallType,
   InteractionHandle,
   MessageCommandInput,
   ModalSubmitInput,
@@ -199,6 +201,12 @@ export function modalSubmit(ctx: EmuCtx, m: ModalSubmitInput): InteractionHandle
     userId: opener.userId,
     data,
     memberPermissions: m.memberPermissions ?? opener.memberPermissions,
+    at: {
+      install:
+        opener.owners['1'] !== undefined && opener.owners['0'] === undefined ? 'user' : 'guild',
+      context: opener.context,
+    },
+    ...(opener.owners['1'] !== undefined ? { owner: opener.owners['1'] } : {}),
     ...(message === undefined
       ? {}
       : { message: ctx.render.message(message), messageId: message.msg.id }),
@@ -221,16 +229,63 @@ export function userThread(ctx: EmuCtx, t: UserThreadInput): ChannelRec {
   });
 }
 
+/** Which installation an interaction comes through, and where (`context`). */
+interface Installation {
+  install: InstallType;
+  context: number;
+}
+
+/**
+ * The installation a person uses here: the server's where the bot is present (or the bot's own
+ * DM), else their own user install. A server install cannot be used where the bot is not.
+ */
+function installationFor(ctx: EmuCtx, channel: ChannelRec, wanted?: InstallType): Installation {
+  const context = channel.type === 3 ? 2 : channel.type === 1 ? 1 : 0;
+  const present = ctx.world.botCanAccess(channel);
+  const install = wanted ?? (present ? 'guild' : 'user');
+  if (install === 'guild' && !present) {
+    throw new Error(`Discord emulator: the app is not installed where channel ${channel.id} is`);
+  }
+  return { install, context };
+}
+
+/**
+ * The command Discord offers here, as the client's picker would: a server's own commands only
+ * through its install; a global command where its `integration_types` (default: the server
+ * install) and `contexts` (default: everywhere) include this installation and place.
+ */
+function offeredCommand(
+  ctx: EmuCtx,
+  channel: ChannelRec,
+  at: Installation,
+  match: (data: Record<string, unknown>) => boolean,
+): CommandRec | undefined {
+  const guildId = channel.guildId;
+  const own =
+    at.install === 'guild' && guildId !== undefined ? (ctx.commands.get(guildId) ?? []) : [];
+  const global = (ctx.commands.get('global') ?? []).filter((x) => {
+    const types = Array.isArray(x.data.integration_types)
+      ? (x.data.integration_types as number[])
+      : [0];
+    const contexts = Array.isArray(x.data.contexts) ? (x.data.contexts as number[]) : [0, 1, 2];
+    return types.includes(at.install === 'user' ? 1 : 0) && contexts.includes(at.context);
+  });
+  return [...own, ...global].find((x) => match(x.data));
+}
+
 export function slashCommand(ctx: EmuCtx, c: SlashCommandInput): InteractionHandle {
   const channel = resolveChannel(ctx, c.channelId, c.userId, c.guildId);
   const guildId = channel.guildId;
-  const command = [
-    ...(guildId === undefined ? [] : (ctx.commands.get(guildId) ?? [])),
-    ...(ctx.commands.get('global') ?? []),
-  ].find((x) => x.data.name === c.name && (x.data.type ?? 1) === 1);
+  const at = installationFor(ctx, channel, c.install);
+  const command = offeredCommand(
+    ctx,
+    channel,
+    at,
+    (d) => d.name === c.name && ((d.type as number | undefined) ?? 1) === 1,
+  );
   if (command === undefined) {
     throw new Error(
-      `Discord emulator: /${c.name} is not registered (global or guild ${guildId ?? '-'})`,
+      `Discord emulator: /${c.name} is not offered to a ${at.install} install in context ${at.context} (global or guild ${guildId ?? '-'})`,
     );
   }
   const files = (c.attachments ?? []).map((a) =>
@@ -275,6 +330,7 @@ export function slashCommand(ctx: EmuCtx, c: SlashCommandInput): InteractionHand
     userId: c.userId,
     data,
     memberPermissions: c.memberPermissions,
+    at,
   });
 }
 
@@ -285,12 +341,12 @@ export function slashCommand(ctx: EmuCtx, c: SlashCommandInput): InteractionHand
 export function messageCommand(ctx: EmuCtx, c: MessageCommandInput): InteractionHandle {
   const channel = resolveChannel(ctx, c.channelId, c.userId);
   const guildId = channel.guildId;
-  const command = [
-    ...(guildId === undefined ? [] : (ctx.commands.get(guildId) ?? [])),
-    ...(ctx.commands.get('global') ?? []),
-  ].find((x) => x.data.name === c.name && x.data.type === 3);
+  const at = installationFor(ctx, channel, c.install);
+  const command = offeredCommand(ctx, channel, at, (d) => d.name === c.name && d.type === 3);
   if (command === undefined) {
-    throw new Error(`Discord emulator: message command "${c.name}" is not registered`);
+    throw new Error(
+      `Discord emulator: message command "${c.name}" is not offered to a ${at.install} install in context ${at.context}`,
+    );
   }
   const message = ctx.world.message(channel.id, c.messageId);
   if (message === undefined)
@@ -312,6 +368,7 @@ export function messageCommand(ctx: EmuCtx, c: MessageCommandInput): Interaction
     userId: c.userId,
     data,
     memberPermissions: c.memberPermissions,
+    at,
   });
 }
 
@@ -325,6 +382,9 @@ export function componentInteraction(ctx: EmuCtx, c: ComponentInput): Interactio
     component_type: c.componentType ?? 2,
   };
   if (c.values !== undefined) data.values = c.values;
+  // A component on an answer comes through the installation that posted the answer.
+  const source =
+    message.interactionId === undefined ? undefined : ctx.interactions.get(message.interactionId);
   return createInteraction(ctx, {
     type: 3,
     name: c.customId,
@@ -334,6 +394,12 @@ export function componentInteraction(ctx: EmuCtx, c: ComponentInput): Interactio
     message: ctx.render.message(message),
     messageId: message.msg.id,
     memberPermissions: c.memberPermissions,
+    at: {
+      install:
+        source?.owners['1'] !== undefined && source.owners['0'] === undefined ? 'user' : 'guild',
+      context: source?.context ?? installationFor(ctx, channel).context,
+    },
+    ...(source?.owners['1'] !== undefined ? { owner: source.owners['1'] } : {}),
   });
 }
 
@@ -346,7 +412,14 @@ interface NewInteraction {
   memberPermissions?: string | undefined;
   message?: unknown;
   messageId?: string;
+  at: Installation;
+  /** The installing user, when a component or modal continues someone's user install. */
+  owner?: string;
 }
+
+// A user install's permissions in (G)DMs with other people (the interaction object's
+// `app_permissions`); used for a server that did not add the bot as well.
+const USER_INSTALL_PERMS = Perm.AttachFiles | Perm.EmbedLinks | Perm.MentionEveryone;
 
 function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
   const id = snowflake();
@@ -356,6 +429,12 @@ function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
   const user = ctx.render.user(ctx.world.user(n.userId));
   const guild =
     n.channel.guildId === undefined ? undefined : ctx.world.guilds.get(n.channel.guildId);
+  // A key per installation the interaction is authorized through (strings, as Discord sends them).
+  const owners: Record<string, string> =
+    n.at.install === 'user'
+      ? { 1: n.owner ?? n.userId }
+      : { 0: guild === undefined ? '0' : guild.id };
+  const byUser = n.at.install === 'user';
   const payload: Record<string, unknown> = {
     id,
     application_id: ctx.applicationId,
@@ -375,15 +454,15 @@ function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
     payload.guild = { id: guild.id, locale: 'en-US', features: [] };
     payload.guild_locale = 'en-US';
     payload.member = { ...ctx.render.member(guild, n.userId), permissions: perms };
-    payload.app_permissions = ctx.render.permissions(guild, ctx.botId).toString();
-    payload.authorizing_integration_owners = { 0: guild.id };
-    payload.context = 0;
+    payload.app_permissions = (
+      byUser ? USER_INSTALL_PERMS : ctx.render.permissions(guild, ctx.botId)
+    ).toString();
   } else {
     payload.user = user;
-    payload.app_permissions = DM_PERMS.toString();
-    payload.authorizing_integration_owners = { 0: '0' };
-    payload.context = 1;
+    payload.app_permissions = (n.at.context === 1 ? DM_PERMS : USER_INSTALL_PERMS).toString();
   }
+  payload.authorizing_integration_owners = owners;
+  payload.context = n.at.context;
   if (n.message !== undefined) payload.message = n.message;
   const state: InteractionState = {
     id,
@@ -396,6 +475,8 @@ function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
     followupIds: [],
     ephemeral: false,
     data: n.data,
+    owners,
+    context: n.at.context,
   };
   if (n.memberPermissions !== undefined) state.memberPermissions = n.memberPermissions;
   if (guild !== undefined) state.guildId = guild.id;
