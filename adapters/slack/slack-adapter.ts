@@ -513,6 +513,13 @@ export class SlackAdapter {
       ref: c.ref,
       context: slackContext(c.teamId, c.principal, c.isDirect),
     };
+    // An agent thread's first question names it. Set on arrival, not after the answer: with split
+    // roles the answer comes from a worker this process never hears from.
+    if (agent && !agent.titled) {
+      void this.agentView
+        .title(c.ref.projectId, event.channel, c.ref.sessionId, c.text, token)
+        .catch((err: unknown) => this.d.log.warn({ err }, 'agent thread title failed'));
+    }
     // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
     // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
     const handled = core
@@ -544,17 +551,6 @@ export class SlackAdapter {
               },
             }
           : {}),
-      })
-      .then(async (h) => {
-        if (agent && !agent.titled && h.status === 'turn' && h.outcome.status === 'answered') {
-          await this.agentView.answered(
-            c.ref.projectId,
-            event.channel,
-            c.ref.sessionId,
-            c.text,
-            token,
-          );
-        }
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
     if (this.d.config.scale.role !== 'all') await handled;

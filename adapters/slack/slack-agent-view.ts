@@ -1,5 +1,5 @@
 // Slack's agent view (the DM pane of an AI app): suggested prompts when a thread starts, a title
-// after its first answer, and which channel the person is looking at beside it, remembered per
+// from its first question, and which channel the person is looking at beside it, remembered per
 // thread (assistant threads) or per person (app_context_changed, the agent messaging of manifests
 // with `agent_view`) in the store, so a question there may read that channel (SlackPort.viewedChannel).
 import type { App } from '@slack/bolt';
@@ -161,8 +161,8 @@ export class SlackAgentView {
     return this.d.records.get<AgentThread>(this.key(projectId, channel, threadTs));
   }
 
-  /** After the thread's first answer: its title, from the person's first message. */
-  async answered(
+  /** The thread's title, from the person's first question (once per thread). */
+  async title(
     projectId: string,
     channel: string,
     threadTs: string,

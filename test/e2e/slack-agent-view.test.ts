@@ -62,10 +62,10 @@ describe('Slack agent view', () => {
       ["Summarise a channel I'm looking at", 'What can you do?', 'Ask about a file'],
     );
     assert.ok(t.prompts.every((p) => p.message.length > 0));
-    assert.deepEqual(t.titles, [], 'no title before an answer');
+    assert.deepEqual(t.titles, [], 'no title before a question');
   });
 
-  test('the first answer gives the thread a title from the first message', async () => {
+  test('the first question gives the thread a title, once', async () => {
     const { threadTs } = await h.slack.startAssistantThread({
       channel: 'D0AGENT002',
       user: VIEWER,
@@ -81,6 +81,10 @@ describe('Slack agent view', () => {
     assert.deepEqual(t.titles, [threadTitle(question)]);
     assert.ok(t.titles[0] && t.titles[0].length <= 60 && t.titles[0].endsWith('…'));
     assert.ok(question.startsWith(t.titles[0].slice(0, -1)));
+    await ask('D0AGENT002', threadTs, 'And for the billing jobs?');
+    assert.deepEqual(h.slack.assistantThread('D0AGENT002', threadTs)?.titles, [
+      threadTitle(question),
+    ]);
   });
 
   test('a question quotes the viewed channel when both are members (context changed)', async () => {
