@@ -26,6 +26,7 @@ import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
+import { discordText } from './discord-format.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
 export interface DiscordCommandsOptions {
@@ -193,7 +194,7 @@ export class DiscordCommands {
     const [verb, channelId, messageId, asker] = i.customId.slice(SHARE_PREFIX.length).split(':');
     if (!channelId || !messageId || !asker) return;
     if (verb !== 'ok') {
-      await i.update({ content: this.text(messages.shareCancelled), components: [] });
+      await i.update({ content: discordText(messages.shareCancelled), components: [] });
       return;
     }
     const traceId = randomUUID();
@@ -215,7 +216,7 @@ export class DiscordCommands {
     if (i.user.id !== asker) {
       // Answered on its own (the core refuses it at once); the confirmation stays for its asker.
       const r = await share([]);
-      await i.reply({ content: this.text(r.text), flags: MessageFlags.Ephemeral });
+      await i.reply({ content: discordText(r.text), flags: MessageFlags.Ephemeral });
       return;
     }
     // Reading the files can take longer than Discord's 3 seconds.
@@ -225,7 +226,7 @@ export class DiscordCommands {
         .get(Routes.channelMessage(channelId, messageId))
         .catch(() => undefined)) as APIMessage | undefined;
       if (!m) {
-        await i.editReply({ content: this.text(messages.shareMessageGone), components: [] });
+        await i.editReply({ content: discordText(messages.shareMessageGone), components: [] });
         return;
       }
       const files = m.attachments.map((a) =>
@@ -233,11 +234,11 @@ export class DiscordCommands {
       );
       const r = await share(files);
       if (r.status === 'duplicate') return;
-      await i.editReply({ content: this.text(r.text), components: [] });
+      await i.editReply({ content: discordText(r.text), components: [] });
     } catch (err) {
       this.o.log.error({ err, trace_id: traceId }, 'share confirmation failed');
       await i
-        .editReply({ content: this.text(`⚠️ ${messages.handlingFailed}`), components: [] })
+        .editReply({ content: discordText(`⚠️ ${messages.handlingFailed}`), components: [] })
         .catch(() => undefined);
     }
   }
@@ -255,7 +256,7 @@ export class DiscordCommands {
       label,
     });
     await i.editReply({
-      content: this.text(r.text),
+      content: discordText(r.text),
       allowedMentions: { parse: [] },
       components:
         r.status === 'confirm'
@@ -270,13 +271,6 @@ export class DiscordCommands {
             ]
           : [],
     });
-  }
-
-  /** Bot text for a reply, rendered and neutralised like every other post. */
-  private text(markdown: string): string {
-    return (
-      RenderedText.render(this.o.port.format, markdown, 'message', DISCORD_LIMIT)[0]?.text ?? ''
-    );
   }
 
   /**

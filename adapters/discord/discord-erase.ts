@@ -11,9 +11,8 @@ import {
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
-import { placeOf } from './discord-events.ts';
-import { discordFormat } from './discord-format.ts';
+import { interactionProject } from './discord-events.ts';
+import { discordText } from './discord-format.ts';
 
 /** custom_ids: `tm:erase:ok:<issued at, ms>` and `tm:erase:no`. */
 const PREFIX = 'tm:erase:';
@@ -21,7 +20,6 @@ const CONFIRM = `${PREFIX}ok:`;
 const CANCEL = `${PREFIX}no`;
 /** A confirmation older than this is refused: the admin should see a fresh one. */
 const CONFIRM_TTL_MS = 10 * 60_000;
-const LIMIT = 2000;
 
 export function isEraseInteraction(customId: string): boolean {
   return customId.startsWith(PREFIX);
@@ -34,10 +32,6 @@ export interface DiscordEraseOptions {
   admins: readonly string[];
 }
 
-function text(markdown: string): string {
-  return RenderedText.render(discordFormat, markdown, 'message', LIMIT)[0]?.text ?? '';
-}
-
 export class DiscordErase {
   private readonly o: DiscordEraseOptions;
 
@@ -45,9 +39,8 @@ export class DiscordErase {
     this.o = o;
   }
 
-  private async projectOf(i: ButtonInteraction | ChatInputCommandInteraction) {
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId ?? ''));
-    return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
+  private projectOf(i: ButtonInteraction | ChatInputCommandInteraction) {
+    return interactionProject(this.o.client, i);
   }
 
   private isAdmin(i: ButtonInteraction | ChatInputCommandInteraction): boolean {
@@ -73,7 +66,7 @@ export class DiscordErase {
       ],
     };
     await i.reply({
-      content: text(r.text),
+      content: discordText(r.text),
       flags: MessageFlags.Ephemeral,
       allowedMentions: { parse: [] },
       ...(r.ok ? { components: [row] } : {}),
@@ -83,12 +76,16 @@ export class DiscordErase {
   /** A button of the confirmation: Erase erases (if still an admin and in time), Cancel does not. */
   async button(i: ButtonInteraction): Promise<void> {
     const done = (markdown: string) =>
-      i.editReply({ content: text(markdown), components: [], allowedMentions: { parse: [] } });
+      i.editReply({
+        content: discordText(markdown),
+        components: [],
+        allowedMentions: { parse: [] },
+      });
     const issuedAt = i.customId.startsWith(CONFIRM)
       ? Number(i.customId.slice(CONFIRM.length))
       : undefined;
     if (issuedAt === undefined || !Number.isFinite(issuedAt)) {
-      await i.update({ content: text(messages.eraseCancelled), components: [] });
+      await i.update({ content: discordText(messages.eraseCancelled), components: [] });
       return;
     }
     // Erasing may take longer than Discord's 3 seconds: acknowledge, then edit the confirmation.

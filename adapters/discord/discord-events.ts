@@ -1,7 +1,12 @@
 // Discord → the bot's vocabulary (ARCHITECTURE.md, "Vocabulary"): a guild is a project (a DM is
 // `dm:<user>`, a user install `user:<user>`), a thread is a session, and the channel is the one
 // that holds the thread.
-import { type BaseInteraction, type Channel, InteractionContextType } from 'discord.js';
+import {
+  type BaseInteraction,
+  type Channel,
+  type Client,
+  InteractionContextType,
+} from 'discord.js';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 
@@ -71,4 +76,18 @@ export function userInstallPlace(i: BaseInteraction): ThreadRef | undefined {
  */
 export function userInstallDestination(ref: ThreadRef, interactionToken: string): Destination {
   return { ref, context: { interactionToken, [INTERACTION_ONLY]: true, [EPHEMERAL]: true } };
+}
+
+/**
+ * The project an interaction acts in: a user install's own (its channel is not the bot's), else
+ * the one of the channel it came from; undefined when that channel cannot be fetched.
+ */
+export async function interactionProject(
+  client: Client,
+  i: BaseInteraction,
+): Promise<string | undefined> {
+  const installed = userInstallPlace(i);
+  if (installed) return installed.projectId;
+  const channel = i.channel ?? (await client.channels.fetch(i.channelId ?? ''));
+  return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
 }

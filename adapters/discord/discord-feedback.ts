@@ -12,14 +12,12 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import { type ExportFormat, parseVote } from '../../src/core/feedback.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
-import { placeOf, userInstallPlace } from './discord-events.ts';
-import { discordFormat } from './discord-format.ts';
+import { interactionProject } from './discord-events.ts';
+import { discordText } from './discord-format.ts';
 
 /** custom_id prefixes: a vote button (`tm:fb:<vote>:<turn>`) and the reason modal (`tm:fbr:<turn>`). */
 const VOTE_PREFIX = 'tm:fb:';
 const REASON_PREFIX = 'tm:fbr:';
-const LIMIT = 2000;
 
 export function feedbackRow(id: string) {
   const button = (vote: 'up' | 'down', label: string) => ({
@@ -42,10 +40,6 @@ export interface DiscordFeedbackOptions {
   admins: readonly string[];
 }
 
-function text(markdown: string): string {
-  return RenderedText.render(discordFormat, markdown, 'message', LIMIT)[0]?.text ?? '';
-}
-
 export class DiscordFeedback {
   private readonly o: DiscordFeedbackOptions;
 
@@ -53,14 +47,8 @@ export class DiscordFeedback {
     this.o = o;
   }
 
-  private async projectOf(
-    i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction,
-  ) {
-    // A user install's answers belong to the installing person's project; its channel is not ours.
-    const installed = userInstallPlace(i);
-    if (installed) return installed.projectId;
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId ?? ''));
-    return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
+  private projectOf(i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction) {
+    return interactionProject(this.o.client, i);
   }
 
   async button(i: ButtonInteraction): Promise<void> {
@@ -68,7 +56,10 @@ export class DiscordFeedback {
     const parsed = parseVote(vote);
     const projectId = await this.projectOf(i);
     if (!parsed || !id || !projectId) {
-      await i.reply({ content: text(messages.feedbackInvalid), flags: MessageFlags.Ephemeral });
+      await i.reply({
+        content: discordText(messages.feedbackInvalid),
+        flags: MessageFlags.Ephemeral,
+      });
       return;
     }
     const r = await this.o.core.vote({
@@ -101,7 +92,7 @@ export class DiscordFeedback {
       });
       return;
     }
-    await i.reply({ content: text(r.text), flags: MessageFlags.Ephemeral });
+    await i.reply({ content: discordText(r.text), flags: MessageFlags.Ephemeral });
   }
 
   async reason(i: ModalSubmitInteraction): Promise<void> {
@@ -110,7 +101,7 @@ export class DiscordFeedback {
     const projectId = await this.projectOf(i);
     if (!projectId || reason.trim() === '') {
       await i.reply({
-        content: text(messages.feedbackStored('down', false)),
+        content: discordText(messages.feedbackStored('down', false)),
         flags: MessageFlags.Ephemeral,
       });
       return;
@@ -123,7 +114,7 @@ export class DiscordFeedback {
       vote: 'down',
       reason,
     });
-    await i.reply({ content: text(r.text), flags: MessageFlags.Ephemeral });
+    await i.reply({ content: discordText(r.text), flags: MessageFlags.Ephemeral });
   }
 
   /** `/feedback-export [format]`: the server's votes as a file, to an admin only. */
@@ -141,11 +132,11 @@ export class DiscordFeedback {
       format === 'json' ? 'json' : 'csv',
     );
     if (!r.ok || r.file.rows === 0) {
-      await i.editReply({ content: text(r.text), allowedMentions: { parse: [] } });
+      await i.editReply({ content: discordText(r.text), allowedMentions: { parse: [] } });
       return;
     }
     await i.editReply({
-      content: text(r.text),
+      content: discordText(r.text),
       allowedMentions: { parse: [] },
       files: [{ attachment: Buffer.from(r.file.body, 'utf8'), name: r.file.filename }],
     });

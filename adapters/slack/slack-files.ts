@@ -62,11 +62,7 @@ export class SlackFiles {
   /** A file of a message queued by another process, downloaded with its workspace's token. */
   fromQueued(f: QueuedFile, token: () => Promise<string>): FileRef {
     return {
-      id: f.id,
-      name: f.name,
-      ...(f.size !== undefined ? { size: f.size } : {}),
-      ...(f.url !== undefined ? { url: f.url } : {}),
-      ...(f.link !== undefined ? { link: f.link } : {}),
+      ...f,
       download: async () =>
         remoteFile({ ...this.o.source, bearerToken: await token() }, f, f.url).download(),
     };
