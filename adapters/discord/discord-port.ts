@@ -44,6 +44,9 @@ const NO_PINGS = { parse: [] as never[] };
 const READERS_TTL_MS = 60_000;
 const REACTIONS: Record<Reaction, string> = { ok: '✅', warning: '⚠️' };
 
+/** Follow-ups Discord accepts for one interaction of an app the server did not add. */
+const USER_INSTALL_FOLLOW_UPS = 5;
+
 /** A message the interaction's webhook posted: the original response, or a follow-up. */
 interface WebhookMessage {
   token: string;
@@ -120,6 +123,11 @@ export class DiscordPort implements PlatformPort {
   /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */
   fileRef(a: AttachmentLike): FileRef {
     return remoteFile(this.o.files, a, a.url);
+  }
+
+  /** Through a user install's interaction: its response and the five follow-ups Discord allows. */
+  maxAnswerMessages(to: Destination): number | undefined {
+    return to.context[INTERACTION_ONLY] === true ? 1 + USER_INSTALL_FOLLOW_UPS : undefined;
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {

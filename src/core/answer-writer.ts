@@ -68,6 +68,8 @@ export class AnswerWriter {
   private footer: AnswerFooter | undefined;
   private readonly ids: string[] = [];
   private readonly editedAt = new Map<string, number>();
+  /** The platform's message cap was reached: the answer has ended with a note. */
+  private cut = false;
 
   constructor(o: AnswerWriterOptions) {
     this.o = o;
@@ -254,17 +256,49 @@ export class AnswerWriter {
   // --- post and edit -----------------------------------------------------------------------
 
   private async flushEdits(final: boolean): Promise<void> {
+    if (this.cut) return;
     const rest = this.text.slice(this.editFrom);
     const upto = final ? rest.length : safePrefixLength(rest);
     const md = rest.slice(0, upto);
-    const parts = md.trim()
-      ? RenderedText.render(this.o.port.format, md, 'message', this.o.port.limits.message)
-      : [];
+    let parts = md.trim() ? this.render(md) : [];
+    const max = this.o.port.maxAnswerMessages?.(this.o.to);
+    if (max !== undefined && parts.length > max) {
+      // The platform allows no more messages: the answer ends here, saying so (later text is dropped).
+      parts = this.cutShort(md, max);
+      this.cut = true;
+    }
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i];
       if (!part || this.shown[i] === part.text) continue;
       await this.showPart(i, part);
     }
+  }
+
+  private render(md: string): RenderedText[] {
+    return RenderedText.render(this.o.port.format, md, 'message', this.o.port.limits.message);
+  }
+
+  /** The longest start of `md`, cut at a line, that fits `max` messages with the cut-short note. */
+  private cutShort(md: string, max: number): RenderedText[] {
+    const note = messages.answerCutShort(max);
+    const fits = (n: number) => {
+      const head = md.slice(0, n);
+      const fence = scanFences(head).open;
+      const closed = fence ? `${head.endsWith('\n') ? '' : '\n'}${closingFence(fence)}` : '';
+      const parts = this.render(head + closed + note);
+      return parts.length <= max ? parts : undefined;
+    };
+    let lo = 0;
+    let hi = md.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (fits(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    // At a line break when there is one not far back: a cut mid-line reads as a mistake.
+    const nl = md.lastIndexOf('\n', lo - 1);
+    const at = nl > 0 && lo - nl < this.o.port.limits.message / 2 ? nl + 1 : lo;
+    return fits(at) ?? fits(lo) ?? [];
   }
 
   private async showPart(i: number, part: RenderedText): Promise<void> {

@@ -71,6 +71,10 @@ export const messages = {
   emptyAnswer: '_The model returned an empty answer. Please rephrase your question._',
   truncated: '\n\n_(The answer was cut off at the reply length limit. Ask me to continue.)_',
   continued: '_(continued)_\n',
+  /** Ends an answer that needed more messages than the platform allows here. */
+  answerCutShort(max: number): string {
+    return `\n\n_(The rest of this answer did not fit: here I can answer in at most ${max} messages. Ask a narrower question, or ask me where I am added to the server.)_`;
+  },
   queueFull(max: number): string {
     return `I already have ${max} messages waiting in this thread. Please wait for my answers before sending more.`;
   },

@@ -52,6 +52,12 @@ export interface PlatformPort {
   delete(to: Destination, messageId: string): Promise<void>;
   showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown>;
   react(to: Destination, messageId: string, reaction: Reaction): Promise<void>;
+  /**
+   * How many messages one answer may take at this destination, where the platform caps it (a
+   * Discord user install answers through its interaction: the response and five follow-ups).
+   * Absent or undefined: no cap.
+   */
+  maxAnswerMessages?(to: Destination): number | undefined;
   /** Starts a natively streamed message; absent, or null when unavailable: the core posts and edits. */
   startStream?(to: Destination, first: RenderedText): Promise<NativeStream | null>;
   /**

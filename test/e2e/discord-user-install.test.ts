@@ -24,7 +24,11 @@ describe('Discord user installs', () => {
   let elsewhere: { guildId: string; channelId: string };
 
   before(async () => {
-    h = await startHarness({ discord: true });
+    // Replies long enough to need more messages than a user install may send.
+    h = await startHarness({
+      discord: true,
+      overrides: { llm: { text: { maxReplyTokens: 8192 } } },
+    });
     d = h.discord as Discord;
     [alice, bob, mina] = d.users.map((u) => u.id) as [string, string, string];
     const g = d.addGuild({ name: 'Elsewhere', channels: [{ id: d.snowflake(), name: 'general' }] });
@@ -214,6 +218,35 @@ describe('Discord user installs', () => {
       assert.equal((m?.flags ?? 0) & EPHEMERAL, EPHEMERAL, 'each part private to alice');
     }
     assert.deepEqual(channelCalls(gdm), []);
+  });
+
+  test('an answer longer than six messages ends in the sixth, saying the rest did not fit', async () => {
+    const gdm = d.groupDm([alice, mina]);
+    // About 9 messages of 2,000 characters: more than the response and five follow-ups.
+    const long = Array.from({ length: 300 }, (_, i) => `Line ${i}: ${'words '.repeat(9)}`).join(
+      '\n',
+    );
+    h.llm.setResponder(() => ({ content: long }));
+    const ask = await d.slashCommand({
+      channelId: gdm,
+      userId: alice,
+      name: 'ask',
+      options: [{ name: 'question', type: 3, value: 'write me three hundred lines' }],
+    });
+    await h.handled(ask.id, 1, 15_000);
+    const answered = await d.waitFor(() => {
+      const i = d.interactions().find((x) => x.id === ask.id);
+      return i?.followups.at(-1)?.content?.includes('did not fit') ? i : undefined;
+    });
+    assert.equal(answered.followups.length, 5, 'the five follow-ups Discord allows, no more');
+    const last = answered.followups.at(-1)?.content ?? '';
+    assert.match(last, /at most 6 messages/);
+    // What was shown is the answer's start, whole lines in order.
+    const shown = [answered.original, ...answered.followups]
+      .map((m) => m?.content ?? '')
+      .join('\n');
+    assert.ok(shown.includes('Line 0: '));
+    assert.ok(!shown.includes('Line 299: '));
   });
 
   test('a server-only command still registered for user installs is refused in words', async () => {
