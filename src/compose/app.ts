@@ -181,6 +181,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const role = config.scale.role;
   const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
   const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
+  // An erased project's queued and failed messages go too: a failed job keeps its text a week.
+  if (queue) eraser.alsoErase((pk) => queue.eraseProject(pk));
   const enqueues = role === 'ingress' || role === 'gateway';
   const worker =
     redis && role === 'worker'

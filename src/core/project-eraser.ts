@@ -44,11 +44,21 @@ export interface ProjectEraserOptions {
   now?: () => number;
 }
 
+/** Somewhere else a project's conversations are kept (the split roles' queue): erases them, a count. */
+export type ConversationSource = (projectKey: string) => Promise<number>;
+
 export class ProjectEraser {
   private readonly o: ProjectEraserOptions;
 
+  private readonly sources: ConversationSource[] = [];
+
   constructor(o: ProjectEraserOptions) {
     this.o = o;
+  }
+
+  /** Adds a place outside the store that holds conversations (registered once it exists). */
+  alsoErase(source: ConversationSource): void {
+    this.sources.push(source);
   }
 
   private now(): number {
@@ -77,6 +87,7 @@ export class ProjectEraser {
     // Everything else under the project key: transcripts, agent threads, whatever comes next.
     counts.other += await store.deletePrefix(`${pk}:`, [marker, ...preserve]);
     for (const prefix of CLAIM_PREFIXES) await store.deleteClaims(`${prefix}${pk}:`);
+    for (const source of this.sources) counts.conversations += await source(pk);
     return counts;
   }
 

@@ -28,6 +28,11 @@ const RECORD_TTL_S = 86_400;
 /** The field counting posts begun and not yet recorded (message ids are never this). */
 const PENDING = '_pending';
 
+/** Where a job's posts are recorded, under the queue's records prefix. */
+export function postedKey(prefix: string, jobId: string): string {
+  return `${prefix}:posted:${jobId}`;
+}
+
 export class PostRecords {
   private readonly redis: Redis;
   private readonly prefix: string;
@@ -38,7 +43,7 @@ export class PostRecords {
   }
 
   private key(jobId: string): string {
-    return `${this.prefix}:posted:${jobId}`;
+    return postedKey(this.prefix, jobId);
   }
 
   async put(jobId: string, messageId: string, r: PostedRecord): Promise<void> {

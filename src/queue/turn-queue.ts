@@ -4,7 +4,7 @@
 // (`done`); a job that comes early goes back to the delayed set for `orderPollMs`. The session lock
 // (in TurnRunner) still keeps two turns of one thread apart. See ARCHITECTURE.md, "Scaling out".
 import { createHash } from 'node:crypto';
-import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Conversation, OpenedThread } from '../core/conversation.ts';
 import { messages } from '../core/messages.ts';
@@ -14,7 +14,8 @@ import type { InboundMessage } from '../model/incoming.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
 import { sessionKey } from '../model/thread-ref.ts';
 import { settlesWithin } from '../util/deadline.ts';
-import { PostRecords, RecordingPort } from './recording-port.ts';
+import { globPrefix } from '../util/redis-glob.ts';
+import { PostRecords, postedKey, RecordingPort } from './recording-port.ts';
 import { fromQueued, isQueuedMessage, type QueuedMessage, toQueued } from './wire.ts';
 
 /** BullMQ's key prefix; the queue's own keys sit under it too. */
@@ -61,6 +62,14 @@ function orderKey(name: string, session: string): string {
   return `${PREFIX}:${name}:order:${session}`;
 }
 
+function recordsPrefix(name: string): string {
+  return `${PREFIX}:${name}`;
+}
+
+/** The job states an erase clears; an active job is a worker's until it ends. */
+const ERASABLE: JobType[] = ['wait', 'delayed', 'prioritized', 'failed', 'completed'];
+const ERASE_PAGE = 500;
+
 /** The producer side: ingress and gateway. */
 export class TurnQueue {
   readonly queue: Queue<TurnJobData>;
@@ -96,6 +105,39 @@ export class TurnQueue {
     return jobId;
   }
 
+  /**
+   * An erased project's messages in the queue: every job not running now (waiting, delayed,
+   * failed, completed) whose session is the project's, the post records of those jobs, and the
+   * sessions' order records. A running job finishes; its turn keeps nothing (the erase marker).
+   */
+  async eraseProject(projectKey: string): Promise<number> {
+    const prefix = `${projectKey}:`;
+    const doomed: Job<TurnJobData>[] = [];
+    for (let start = 0; ; start += ERASE_PAGE) {
+      const page = await this.queue.getJobs(ERASABLE, start, start + ERASE_PAGE - 1);
+      for (const job of page) if (job?.data?.session?.startsWith(prefix)) doomed.push(job);
+      if (page.length < ERASE_PAGE) break;
+    }
+    let removed = 0;
+    for (const job of doomed) {
+      // A worker may have taken it meanwhile: then it runs, and keeps nothing.
+      const gone = await job.remove().then(
+        () => true,
+        () => false,
+      );
+      if (gone) removed += 1;
+      await this.redis.unlink(postedKey(recordsPrefix(this.o.name), job.id ?? ''));
+    }
+    let cursor = '0';
+    const pattern = globPrefix(orderKey(this.o.name, prefix));
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await this.redis.unlink(...keys);
+    } while (cursor !== '0');
+    return removed;
+  }
+
   /** Job counts for the metrics (and the autoscaler). */
   async refreshMetrics(metrics: Metrics): Promise<void> {
     const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
@@ -129,7 +171,7 @@ export class TurnWorker {
     this.o = o;
     this.d = d;
     this.queue = new Queue<TurnJobData>(o.name, { connection: redis, prefix: PREFIX });
-    this.records = new PostRecords(redis, `${PREFIX}:${o.name}`);
+    this.records = new PostRecords(redis, recordsPrefix(o.name));
   }
 
   /** For `Conversation`'s `wrapPort`: replies of a job are recorded under it. */

@@ -1,6 +1,7 @@
 // Redis store for running several replicas: keyv through @keyv/redis, claims with SET NX PX.
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
+import { globPrefix } from '../util/redis-glob.ts';
 import type { Store } from './store.ts';
 
 // Compare-and-act scripts: only the holder may renew or release its claim.
@@ -17,11 +18,6 @@ interface Scanner {
     o: { MATCH: string; COUNT: number },
   ): Promise<{ cursor: unknown; keys: unknown[] }>;
   unlink(keys: string[]): Promise<unknown>;
-}
-
-/** A SCAN MATCH pattern for keys starting with `prefix`: glob characters in it match themselves. */
-function globPrefix(prefix: string): string {
-  return `${prefix.replace(/[\\*?[\]^]/g, (c) => `\\${c}`)}*`;
 }
 
 export class RedisStore implements Store {

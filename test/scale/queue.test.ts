@@ -118,6 +118,62 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
     assert.equal(done.handled.status, 'turn');
   });
 
+  test('erasing the workspace removes its queued, failed and finished jobs from Redis', async () => {
+    const queue = new Queue(QUEUE, { connection: { url: redis.url }, prefix: 'threadmind' });
+    const ofTeam = async () =>
+      (await queue.getJobs(['wait', 'delayed', 'failed', 'completed'])).filter(
+        (j) => j?.data?.msg?.ref?.projectId === h.slack.teamId,
+      );
+    try {
+      // The earlier tests left this workspace's messages in the failed and completed sets.
+      assert.ok(
+        (await ofTeam()).some((j) => j.failedReason),
+        'a failed job with its text',
+      );
+      // And one waiting that no worker has taken yet.
+      await queue.add(
+        'turn',
+        {
+          session: `slack:${h.slack.teamId}:C9:1.000`,
+          seq: 1,
+          msg: { ref: { projectId: h.slack.teamId } },
+        },
+        { delay: 60_000 },
+      );
+      const other = await queue.add(
+        'turn',
+        { session: 'slack:TOTHER:C9:1.000', seq: 1, msg: {} },
+        { delay: 60_000 },
+      );
+      h.slack.setUser('U0QADMIN1', { is_admin: true });
+      const views = h.slack.openedViews().length;
+      await h.slack.slashCommand({
+        command: '/threadmind',
+        user: 'U0QADMIN1',
+        channel: 'C2',
+        text: 'erase-workspace',
+      });
+      const modal = await h.slack.waitFor(() => h.slack.openedViews().slice(views)[0]);
+      const seen = h.slack.ephemeralMessages().length;
+      await h.slack.submitView({
+        viewId: modal.id,
+        user: 'U0QADMIN1',
+        values: { confirm: { value: 'ERASE' } },
+      });
+      await h.slack.waitFor(() =>
+        h.slack
+          .ephemeralMessages()
+          .slice(seen)
+          .find((e) => /Erased what threadmind stored/.test(e.text)),
+      );
+      assert.deepEqual(await ofTeam(), [], 'nothing of the workspace is left in the queue');
+      assert.ok(await queue.getJob(other.id ?? ''), "another workspace's job stays");
+      await (await queue.getJob(other.id ?? ''))?.remove();
+    } finally {
+      await queue.close();
+    }
+  });
+
   test('a job that is not a message fails at once with a clear reason; the worker carries on', async () => {
     const opts = { connection: { url: redis.url }, prefix: 'threadmind' };
     const queue = new Queue(QUEUE, opts);
