@@ -21,6 +21,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
+  erase: async () => (await import('./erase-bench.ts')).benchErase(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
