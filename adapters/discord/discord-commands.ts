@@ -18,7 +18,8 @@ import type {
   ReplyMode,
   SettingsPatch,
 } from '../../src/core/channel-settings.ts';
-import type { Conversation, ShareReply } from '../../src/core/conversation.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { ShareReply } from '../../src/core/file-sharing.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';

@@ -5,7 +5,8 @@
 // any replica can handle the click.
 import type { App, BlockAction, RespondArguments, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { Conversation, ShareReply } from '../../src/core/conversation.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { ShareReply } from '../../src/core/file-sharing.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
