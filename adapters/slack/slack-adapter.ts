@@ -17,7 +17,6 @@ import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { boltLogger } from './bolt-logger.ts';
 import { SlackAgentView } from './slack-agent-view.ts';
 import { registerSlackCommand } from './slack-command.ts';
-import { manifestBotScopes } from './slack-doctor.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import {
   classifySlackChange,
@@ -36,8 +35,8 @@ import {
   type SlackCredentialSource,
   type SlackCredentials,
   SlackInstallations,
-  SlackStateStore,
 } from './slack-installations.ts';
+import { oauthReceiver } from './slack-oauth-receiver.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
 import { registerSlackShare } from './slack-share.ts';
 
@@ -73,12 +72,6 @@ class FixedCredentials implements SlackCredentialSource {
   async forProject(): Promise<SlackCredentials> {
     return this.creds;
   }
-}
-
-/** Where Slack's authorize page is: beside the Web API (slack.com/api/ → slack.com/oauth/v2/authorize). */
-export function authorizeUrl(apiUrl: string): string {
-  return new URL('../oauth/v2/authorize', new URL(apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`))
-    .href;
 }
 
 export class SlackAdapter {
@@ -137,50 +130,13 @@ export class SlackAdapter {
     this.fixed = this.installations ? undefined : new FixedCredentials(s.slackBotToken ?? '');
     let receiver: HTTPReceiver | SocketModeReceiver;
     if (this.installations && d.sealed) {
-      const redirectUri = config.slack.oauth.redirectUrl || undefined;
-      receiver = this.httpReceiver = new HTTPReceiver({
-        signingSecret: s.slackSigningSecret ?? '',
+      receiver = this.httpReceiver = oauthReceiver({
+        config,
         logger,
-        port: 0,
-        unhandledRequestTimeoutMillis: 3001,
-        clientId: s.slackClientId ?? '',
-        clientSecret: s.slackClientSecret ?? '',
-        scopes: manifestBotScopes(),
-        installationStore: this.installations,
-        ...(redirectUri ? { redirectUri } : {}),
-        installerOptions: {
-          stateStore: new SlackStateStore(d.sealed, config.slack.oauth.stateTtlSeconds * 1000),
-          // /slack/install sends the browser straight to Slack (with the state cookie set).
-          directInstall: true,
-          authorizationUrl: authorizeUrl(config.slack.apiUrl),
-          clientOptions,
-          ...(redirectUri ? { redirectUriPath: new URL(redirectUri).pathname } : {}),
-          callbackOptions: {
-            success: (installation, _options, _req, res) => {
-              const where = installation.isEnterpriseInstall
-                ? installation.enterprise?.id
-                : installation.team?.id;
-              d.log.info(
-                { team: installation.team?.id, enterprise: installation.enterprise?.id },
-                'slack app installed',
-              );
-              res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-              res.end(
-                `<!doctype html><meta charset="utf-8"><title>threadmind installed</title><p>threadmind is installed${where ? ` (${escapeHtml(where)})` : ''}. Mention @threadmind in a channel to start.</p>`,
-              );
-            },
-            failure: (error, _options, _req, res) => {
-              d.log.warn(
-                { error: (error as { code?: string }).code ?? error.name },
-                'slack install failed',
-              );
-              res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
-              res.end(
-                '<!doctype html><meta charset="utf-8"><title>threadmind not installed</title><p>The installation did not complete (the link may be used or expired). Start again from /slack/install.</p>',
-              );
-            },
-          },
-        },
+        log: d.log,
+        installations: this.installations,
+        sealed: d.sealed,
+        clientOptions,
       });
     } else if (config.slackTransport === 'socket') {
       receiver = this.socketReceiver = new SocketModeReceiver({
@@ -609,8 +565,4 @@ interface AskShortcutBody {
   user: { id: string };
   channel: { id: string };
   message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
