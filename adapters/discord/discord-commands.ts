@@ -73,6 +73,25 @@ export class DiscordCommands {
     await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
   }
 
+  /**
+   * A command answered privately: deferred at once (Discord drops an interaction not acknowledged
+   * within 3 s); a failure is logged with the turn's trace id and told in `failure`.
+   */
+  private async privately(
+    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+    failure: string,
+    work: (traceId: string) => Promise<void>,
+  ): Promise<void> {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
+      await work(traceId);
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(i, failure).catch(() => undefined);
+    }
+  }
+
   /** `/settings show` and `/settings set …`; both answered only to the person who ran them. */
   private async settings(i: ChatInputCommandInteraction): Promise<void> {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
@@ -128,37 +147,33 @@ export class DiscordCommands {
       await this.askAboutAsUser(i, place);
       return;
     }
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
-      const target = i.targetMessage;
-      const where = target.channel;
-      let thread: AnyThreadChannel;
-      if (where.isThread()) thread = where;
-      else if (target.thread) thread = target.thread;
-      else
-        thread = await target.startThread({
-          name: threadName(target.content || 'threadmind'),
-          autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+    await this.privately(
+      i,
+      '⚠️ I could not start a thread from that message. Check that I may create threads here.',
+      async (traceId) => {
+        const target = i.targetMessage;
+        const where = target.channel;
+        let thread: AnyThreadChannel;
+        if (where.isThread()) thread = where;
+        else if (target.thread) thread = target.thread;
+        else
+          thread = await target.startThread({
+            name: threadName(target.content || 'threadmind'),
+            autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+          });
+        const { ref } = placeOf(thread, i.guildId, i.user.id);
+        await this.reply(i, `I am answering in <#${thread.id}>.`);
+        await this.o.core.askAbout({
+          ref,
+          to: { ref, context: {} },
+          principal: i.user.id,
+          about: { authorId: target.author.id, at: target.createdTimestamp },
+          requestId: i.id,
+          traceId,
+          dedupe: [`discord:interaction:${i.id}`],
         });
-      const { ref } = placeOf(thread, i.guildId, i.user.id);
-      await this.reply(i, `I am answering in <#${thread.id}>.`);
-      await this.o.core.askAbout({
-        ref,
-        to: { ref, context: {} },
-        principal: i.user.id,
-        about: { authorId: target.author.id, at: target.createdTimestamp },
-        requestId: i.id,
-        traceId,
-        dedupe: [`discord:interaction:${i.id}`],
-      });
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(
-        i,
-        '⚠️ I could not start a thread from that message. Check that I may create threads here.',
-      ).catch(() => undefined);
-    }
+      },
+    );
   }
 
   /**
@@ -166,9 +181,7 @@ export class DiscordCommands {
    * from a channel not everyone can view, or a DM, an ephemeral confirmation with buttons first.
    */
   async shareFile(i: MessageContextMenuCommandInteraction): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
+    await this.privately(i, `⚠️ ${messages.handlingFailed}`, async (traceId) => {
       const target = i.targetMessage;
       const { ref } = placeOf(target.channel, i.guildId, i.user.id);
       const r = await this.o.core.shareMessageFiles({
@@ -184,10 +197,7 @@ export class DiscordCommands {
       if (r.status === 'duplicate') return;
       const place = `${target.channelId}:${target.id}:${i.user.id}`;
       await this.shareReply(i, r, place);
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, `⚠️ ${messages.handlingFailed}`).catch(() => undefined);
-    }
+    });
   }
 
   /** A share confirmation's button: Cancel, or Share (the message's attachments read again). */
@@ -283,9 +293,7 @@ export class DiscordCommands {
     i: MessageContextMenuCommandInteraction,
     ref: ThreadRef,
   ): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
+    await this.privately(i, '⚠️ Something went wrong with that command.', async (traceId) => {
       const target = i.targetMessage;
       await this.o.core.askAbout({
         ref,
@@ -297,10 +305,7 @@ export class DiscordCommands {
         traceId,
         dedupe: [`discord:interaction:${i.id}`],
       });
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, '⚠️ Something went wrong with that command.').catch(() => undefined);
-    }
+    });
   }
 
   /**
@@ -314,45 +319,41 @@ export class DiscordCommands {
       await this.refuseServerOnly(i);
       return;
     }
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
-      const to = userInstallDestination(ref, i.token);
-      const question = i.options.getString('question') ?? '';
-      const file = i.options.getAttachment('file');
-      const files = file ? [this.o.port.fileRef(file)] : [];
-      this.o.core.receiveFiles({
-        ref,
-        to,
-        where: 'session',
-        messageId: i.id,
-        text: question,
-        files,
-        traceId,
-      });
-      await this.o.core.receiveMessage({
-        ref,
-        to,
-        principal: i.user.id,
-        principalName: i.user.globalName ?? i.user.username,
-        text: question,
-        messageId: i.id,
-        receivedAt: Date.now(),
-        traceId,
-        addressed: 'command',
-        intent,
-        // The conversation is the person's own.
-        mayForget: true,
-        dedupe: [`discord:interaction:${i.id}`],
-        delivered: [],
-      });
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(
-        i,
-        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      ).catch(() => undefined);
-    }
+    await this.privately(
+      i,
+      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
+      async (traceId) => {
+        const to = userInstallDestination(ref, i.token);
+        const question = i.options.getString('question') ?? '';
+        const file = i.options.getAttachment('file');
+        const files = file ? [this.o.port.fileRef(file)] : [];
+        this.o.core.receiveFiles({
+          ref,
+          to,
+          where: 'session',
+          messageId: i.id,
+          text: question,
+          files,
+          traceId,
+        });
+        await this.o.core.receiveMessage({
+          ref,
+          to,
+          principal: i.user.id,
+          principalName: i.user.globalName ?? i.user.username,
+          text: question,
+          messageId: i.id,
+          receivedAt: Date.now(),
+          traceId,
+          addressed: 'command',
+          intent,
+          // The conversation is the person's own.
+          mayForget: true,
+          dedupe: [`discord:interaction:${i.id}`],
+          delivered: [],
+        });
+      },
+    );
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {

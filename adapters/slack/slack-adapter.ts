@@ -21,6 +21,7 @@ import { slackErrorCode } from './slack-errors.ts';
 import {
   classifySlackChange,
   classifySlackEvent,
+  projectIdOf,
   type SlackChangeEvent,
   type SlackEnvelope,
   type SlackMessageEvent,
@@ -351,7 +352,7 @@ export class SlackAdapter {
       'slack connected',
     );
     if (auth.team_id) {
-      this.watchGroups(auth.enterprise_id ? `${auth.enterprise_id}.${auth.team_id}` : auth.team_id);
+      this.watchGroups(projectIdOf(auth.team_id, auth.enterprise_id));
     }
     if (this.socketReceiver && this.listening) await this.socketReceiver.start();
   }
@@ -519,7 +520,7 @@ export class SlackAdapter {
   private async onAskShortcut(b: AskShortcutBody): Promise<void> {
     const team = b.team?.id;
     if (!team || !b.message?.ts) return;
-    const projectId = b.enterprise?.id ? `${b.enterprise.id}.${team}` : team;
+    const projectId = projectIdOf(team, b.enterprise?.id);
     const channel = b.channel.id;
     const ref: ThreadRef = {
       platform: 'slack',

@@ -41,11 +41,24 @@ export interface Classified {
   mentionsOthers: boolean;
 }
 
-/** `E123.T456` inside an Enterprise Grid org, `T456` otherwise. */
+/** The workspace as a project: `E123.T456` inside an Enterprise Grid org, `T456` otherwise. */
+export function projectIdOf(teamId: string, enterpriseId?: string | null): string {
+  return enterpriseId ? `${enterpriseId}.${teamId}` : teamId;
+}
+
+/** An event's workspace (the envelope's team, else the event's). */
 export function slackProjectId(env: SlackEnvelope, ev: SlackMessageEvent): string | undefined {
   const team = env.team_id ?? ev.team;
-  if (!team) return undefined;
-  return env.enterprise_id ? `${env.enterprise_id}.${team}` : team;
+  return team ? projectIdOf(team, env.enterprise_id) : undefined;
+}
+
+/** An interactivity payload's workspace (shortcuts, buttons, modals carry team and enterprise objects). */
+export function payloadProjectId(b: {
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+}): string | undefined {
+  const team = b.team?.id;
+  return team ? projectIdOf(team, b.enterprise?.id) : undefined;
 }
 
 export function mentionsUser(text: string, userId: string): boolean {

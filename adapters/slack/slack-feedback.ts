@@ -13,6 +13,7 @@ import {
   parseVoteValue,
   reasonView,
 } from './slack-blocks.ts';
+import { payloadProjectId } from './slack-events.ts';
 
 /** An ephemeral reply holds at most this much of an export (Slack cuts messages at 40,000). */
 const MAX_EXPORT_CHARS = 36_000;
@@ -34,13 +35,6 @@ interface ActionBody {
   message?: { ts?: string; thread_ts?: string };
   trigger_id?: string;
   actions?: { value?: string }[];
-}
-
-/** The workspace as the rest of the adapter names it (`E….T…` inside an Enterprise Grid org). */
-function projectOf(body: { team?: { id?: string } | null; enterprise?: { id?: string } | null }) {
-  const team = body.team?.id;
-  if (!team) return undefined;
-  return body.enterprise?.id ? `${body.enterprise.id}.${team}` : team;
 }
 
 /** Workspace admins and owners, and the configured admins. */
@@ -71,7 +65,7 @@ export function registerSlackFeedback(d: SlackFeedbackDeps): void {
     const b = body as ActionBody;
     const parsed = parseVoteValue(b.actions?.[0]?.value);
     const vote = parseVote(parsed?.vote);
-    const projectId = projectOf(b);
+    const projectId = payloadProjectId(b);
     const channel = b.channel?.id;
     if (!parsed || !vote || !projectId || !channel) {
       d.log.warn({ user: b.user.id }, 'unreadable feedback action ignored');

@@ -12,6 +12,7 @@ import type {
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
+import { projectIdOf } from './slack-events.ts';
 
 /** What the port needs to act in one workspace. */
 export interface SlackCredentials {
@@ -34,7 +35,7 @@ export function splitProject(projectId: string): { enterpriseId?: string; teamId
 }
 
 const teamKey = (enterpriseId: string | undefined, teamId: string) =>
-  `slack:${enterpriseId ? `${enterpriseId}.${teamId}` : teamId}:installation`;
+  `slack:${projectIdOf(teamId, enterpriseId)}:installation`;
 const orgKey = (enterpriseId: string) => `slack:${enterpriseId}:installation`;
 
 /** Where a workspace's installation is stored: erasing the workspace's data keeps it. */

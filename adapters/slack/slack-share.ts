@@ -12,6 +12,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { slackErrorCode } from './slack-errors.ts';
+import { payloadProjectId } from './slack-events.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { slackContext } from './slack-port.ts';
 
@@ -57,12 +58,6 @@ interface ShareActionBody {
 
 interface BotContext {
   botToken?: string;
-}
-
-function projectOf(b: { team?: { id?: string } | null; enterprise?: { id?: string } | null }) {
-  const team = b.team?.id;
-  if (!team) return undefined;
-  return b.enterprise?.id ? `${b.enterprise.id}.${team}` : team;
 }
 
 function parsePlace(value: string | undefined): SharePlace | undefined {
@@ -120,7 +115,7 @@ async function onShortcut(
   context: BotContext,
   respond: RespondFn,
 ): Promise<void> {
-  const projectId = projectOf(b);
+  const projectId = payloadProjectId(b);
   const team = b.team?.id;
   const token = context.botToken;
   if (!projectId || !team || !token || !b.message?.ts) return;
@@ -154,7 +149,7 @@ async function onConfirm(
 ): Promise<void> {
   const action = b.actions?.[0];
   const place = parsePlace(action?.value);
-  const projectId = projectOf(b);
+  const projectId = payloadProjectId(b);
   const team = b.team?.id;
   const token = context.botToken;
   if (!place || !projectId || !team || !token) {
