@@ -6,12 +6,11 @@ import {
   type ChatInputCommandInteraction,
   type Client,
   MessageFlags,
-  PermissionFlagsBits,
 } from 'discord.js';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { interactionProject } from './discord-events.ts';
+import { interactionProject, isServerAdmin } from './discord-events.ts';
 import { discordText } from './discord-format.ts';
 
 /** custom_ids: `tm:erase:ok:<issued at, ms>` and `tm:erase:no`. */
@@ -44,10 +43,7 @@ export class DiscordErase {
   }
 
   private isAdmin(i: ButtonInteraction | ChatInputCommandInteraction): boolean {
-    return (
-      this.o.admins.includes(i.user.id) ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false)
-    );
+    return isServerAdmin(i, this.o.admins);
   }
 
   /** The command: a refusal, or the confirmation with its two buttons (only the admin sees it). */

@@ -6,13 +6,12 @@ import {
   type Client,
   MessageFlags,
   type ModalSubmitInteraction,
-  PermissionFlagsBits,
 } from 'discord.js';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { type ExportFormat, parseVote } from '../../src/core/feedback.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { interactionProject } from './discord-events.ts';
+import { interactionProject, isServerAdmin } from './discord-events.ts';
 import { discordText } from './discord-format.ts';
 
 /** custom_id prefixes: a vote button (`tm:fb:<vote>:<turn>`) and the reason modal (`tm:fbr:<turn>`). */
@@ -122,9 +121,7 @@ export class DiscordFeedback {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const projectId = await this.projectOf(i);
     if (!projectId) return;
-    const isAdmin =
-      this.o.admins.includes(i.user.id) ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false);
+    const isAdmin = isServerAdmin(i, this.o.admins);
     const format = (i.options.getString('format') ?? 'csv') as ExportFormat;
     const r = await this.o.core.exportFeedback(
       { platform: 'discord', projectId },

@@ -12,6 +12,7 @@ import {
   TOOL_GROUPS,
   type ToolGroup,
 } from '../../src/core/channel-settings.ts';
+import { isWorkspaceAdmin } from './slack-feedback.ts';
 
 export const SETTINGS_CALLBACK = 'threadmind_settings';
 const DEFAULT_MODEL = '__default__';
@@ -163,9 +164,6 @@ export function patchFromState(values: StateValues): SettingsPatch {
   };
 }
 
-interface UserInfo {
-  user?: { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean };
-}
 interface ChannelInfo {
   channel?: { creator?: string };
 }
@@ -178,11 +176,9 @@ export async function mayChangeSettings(
   channel: string,
 ): Promise<boolean> {
   if (admins.includes(userId)) return true;
-  const [user, info] = await Promise.all([
-    client.users.info({ user: userId }) as Promise<UserInfo>,
+  const [admin, info] = await Promise.all([
+    isWorkspaceAdmin(client, [], userId),
     client.conversations.info({ channel }) as Promise<ChannelInfo>,
   ]);
-  const u = user.user;
-  if (u?.is_admin || u?.is_owner || u?.is_primary_owner) return true;
-  return info.channel?.creator === userId;
+  return admin || info.channel?.creator === userId;
 }
