@@ -53,7 +53,13 @@ export function preferCurrent(a: KnowledgeItem, b: KnowledgeItem): number {
   return RANK[a.freshness] - RANK[b.freshness] || bestScore(b) - bestScore(a);
 }
 
+/**
+ * The score an item is ranked by: hybrid's fused rank score (its fulltext and vector scores are on
+ * unrelated scales), else its best score of one kind.
+ */
 export function bestScore(item: KnowledgeItem): number {
+  const fused = item.retrieval_scores.fused;
+  if (fused !== undefined) return fused;
   let best = 0;
   for (const v of Object.values(item.retrieval_scores)) if (v > best) best = v;
   return best;

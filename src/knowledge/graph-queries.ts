@@ -38,13 +38,17 @@ export interface ChunkHit {
   from?: string;
 }
 
-const DOC = `{.source_uri, .title, .updated_at, .source_version, .valid_from, .valid_to,
+export const DOC = `{.source_uri, .title, .updated_at, .source_version, .valid_from, .valid_to,
   .superseded_by, .acl_partition, .allowed_groups}`;
-const CLAIMS = `[(cl:Claim)-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]->(c) |
+export const CLAIMS = `[(cl:Claim)-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]->(c) |
   {claim_id: cl.claim_id, statement: cl.statement, evidence_id: ev.evidence_id}]`;
 
-/** Fulltext candidates; `aclFilter: false` exists only to measure and demonstrate the filter. */
-export function candidateCypher(aclFilter: boolean): string {
+/**
+ * Fulltext candidates; `aclFilter: false` exists only to measure and demonstrate the filter. With
+ * `model`, each row also carries the chunk's vector when that model made it (hybrid search judges
+ * lexical hits by their similarity too; another model's vector is never compared).
+ */
+export function candidateCypher(aclFilter: boolean, withVectorOf = false): string {
   return `
 CALL db.index.fulltext.queryNodes($index, $lucene) YIELD node AS c, score
 ${aclFilter ? `WHERE ${inPartitionCypher('c')}` : ''}
@@ -52,26 +56,48 @@ MATCH (c)-[:PART_OF]->(d:Document)
 ${aclFilter ? `WHERE ${visibleCypher('c', 'd')}` : ''}
 WITH c, d, score LIMIT $limit
 RETURN c.chunk_id AS chunk_id, c.text AS text, c.acl_partition AS acl_partition, score,
-  d ${DOC} AS doc, ${CLAIMS} AS claims`;
+  d ${DOC} AS doc, ${CLAIMS} AS claims${
+    withVectorOf
+      ? ',\n  CASE WHEN c.embedding_model = $model THEN c.embedding END AS embedding'
+      : ''
+  }`;
 }
 
 export interface ScoredHit {
   hit: ChunkHit;
   score: number;
+  /** The chunk's vector, when asked for and made by the current model. */
+  embedding?: number[];
 }
 
 export async function searchCandidates(
   query: Query,
-  params: { lucene: string; limit: number; partitions: string[]; groups: string[] },
+  params: {
+    lucene: string;
+    limit: number;
+    partitions: string[];
+    groups: string[];
+    /** Embedder id: return the vectors this model made. */
+    model?: string;
+  },
   aclFilter = true,
 ): Promise<ScoredHit[]> {
   if (params.lucene === '') return [];
-  const rows = await query(candidateCypher(aclFilter), {
-    ...params,
+  const { model, ...rest } = params;
+  const rows = await query(candidateCypher(aclFilter, model !== undefined), {
+    ...rest,
+    ...(model !== undefined ? { model } : {}),
     limit: int(params.limit),
     index: FULLTEXT_INDEX,
   });
-  return rows.map((r) => ({ hit: r as unknown as ChunkHit, score: Number(r.score) }));
+  return rows.map((r) => {
+    const { embedding, ...hit } = r;
+    return {
+      hit: hit as unknown as ChunkHit,
+      score: Number(r.score),
+      ...(Array.isArray(embedding) ? { embedding: embedding as number[] } : {}),
+    };
+  });
 }
 
 /** One expansion: visible rows (capped) and how many paths were hidden. */

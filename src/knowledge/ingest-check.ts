@@ -2,13 +2,16 @@
 // written. A document is added (not in the graph, or only a placeholder a newer one superseded),
 // updated (the fields that differ are named) or unchanged; a document under the URI prefix whose
 // file is gone is removed with `--prune` and otherwise only listed.
-import type { Driver } from 'neo4j-driver';
+import { type Driver, isInt } from 'neo4j-driver';
 import type { DocumentPlan } from './document-plan.ts';
 
 export interface DocumentChange {
   source_uri: string;
   kind: 'added' | 'updated' | 'unchanged';
-  /** What differs, for an update: `groups`, `deny`, `partition`, `title`, `content`, … */
+  /**
+   * What differs, for an update: `groups`, `deny`, `partition`, `title`, `content`, … and `vectors`
+   * (chunks without a vector of the current embedder).
+   */
   fields: string[];
 }
 
@@ -23,6 +26,7 @@ interface Stored {
   acl_partitions: unknown;
   chunks: unknown;
   entities: unknown;
+  unembedded: unknown;
 }
 
 const sorted = (v: unknown): string =>
@@ -33,6 +37,7 @@ export async function diffDocument(
   driver: Driver,
   database: string,
   plan: DocumentPlan,
+  model?: string,
 ): Promise<DocumentChange> {
   const session = driver.session({ database, defaultAccessMode: 'READ' });
   try {
@@ -42,8 +47,10 @@ export async function diffDocument(
          RETURN d {.title, .updated_at, .source_version, .valid_from, .valid_to, .allowed_groups,
            .acl_deny, .acl_partitions,
            chunks: [(c:Chunk)-[:PART_OF]->(d) | c.chunk_id],
-           entities: [(e:Entity)-[:MENTIONED_IN]->(d) | e.name]} AS d`,
-        { uri: plan.source_uri },
+           entities: [(e:Entity)-[:MENTIONED_IN]->(d) | e.name],
+           unembedded: size([(c:Chunk)-[:PART_OF]->(d)
+             WHERE $model IS NOT NULL AND coalesce(c.embedding_model, '') <> $model | 1])} AS d`,
+        { uri: plan.source_uri, model: model ?? null },
       ),
     );
     const stored = res.records[0]?.get('d') as Stored | undefined;
@@ -62,6 +69,8 @@ export async function diffDocument(
     differs('partition', sorted(stored.acl_partitions), sorted(plan.acl_partitions));
     differs('content', sorted(stored.chunks), sorted(plan.chunks.map((c) => c.chunk_id)));
     differs('entities', sorted(stored.entities), sorted(plan.entities));
+    const unembedded = isInt(stored.unembedded) ? stored.unembedded.toNumber() : 0;
+    if (unembedded > 0) fields.push('vectors');
     return {
       source_uri: plan.source_uri,
       kind: fields.length > 0 ? 'updated' : 'unchanged',

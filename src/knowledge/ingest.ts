@@ -1,15 +1,18 @@
 // `kg-ingest <dir>`: Markdown (front matter), PDF and DOCX (`<file>.meta.yaml` sidecar) into the
 // graph with the writer account. Idempotent: a second run over the same files changes nothing; a
 // changed file replaces its chunks; `prune` removes documents whose files are gone. An optional
-// `principals.yaml` at the root ({principal_id: [groups]}) sets group memberships.
+// `principals.yaml` at the root ({principal_id: [groups]}) sets group memberships. With an
+// embedder, chunks without a vector of its model are embedded (`ingest-vectors.ts`).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { extractDocument } from '../attachments/extract/index.ts';
 import { AttachmentError, type ExtractLimits } from '../attachments/types.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { MetaError, type MetaWarning, parseMeta, splitFrontMatter } from './document-meta.ts';
 import { type DocumentPlan, planDocument } from './document-plan.ts';
 import { changedPrincipals, diffDocument, missingDocuments } from './ingest-check.ts';
+import { type EmbedReport, embedDocuments } from './ingest-vectors.ts';
 import { sweep, writeDocument } from './ingest-write.ts';
 import { isLegacyPrincipalId, LEGACY_PRINCIPAL_WARNING } from './principal-id.ts';
 import { parsePrincipals, syncPrincipals } from './principals.ts';
@@ -24,7 +27,10 @@ export interface IngestOptions {
   uriPrefix?: string;
   /** Delete documents under `uriPrefix` whose files were not seen in this run. */
   prune?: boolean;
+  /** Expected size of the embedder's vectors; 0 or absent: the model's own. */
   embeddingDimensions?: number;
+  /** Embeds chunks for `vector`/`hybrid` search; without it chunks get no vectors. */
+  embedder?: Embedder;
   extractLimits?: ExtractLimits;
   clock?: () => number;
   onFile?: (file: string, outcome: string) => void;
@@ -56,6 +62,8 @@ export interface IngestReport {
   principals: number;
   orphanClaims: number;
   prunedDocuments: number;
+  /** Chunk vectors, when an embedder was given (absent in a `check` run). */
+  vectors?: EmbedReport;
   /** Set by a `check` run, which wrote nothing. */
   changes?: IngestChanges;
 }
@@ -155,7 +163,9 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
   if (!o.check) {
     await ensureSchema(o.driver, {
       database: o.database,
-      ...(o.embeddingDimensions ? { embeddingDimensions: o.embeddingDimensions } : {}),
+      ...(o.embeddingDimensions && !o.embedder
+        ? { embeddingDimensions: o.embeddingDimensions }
+        : {}),
     });
   }
   const changes: IngestChanges = {
@@ -191,7 +201,7 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
       report.chunks += plan.chunks.length;
       report.claims += plan.claims.length;
       if (o.check) {
-        const change = await diffDocument(o.driver, o.database, plan);
+        const change = await diffDocument(o.driver, o.database, plan, o.embedder?.id);
         if (change.kind === 'added') changes.added.push(plan.source_uri);
         else if (change.kind === 'updated')
           changes.updated.push({ source_uri: plan.source_uri, fields: change.fields });
@@ -255,5 +265,16 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
   );
   report.orphanClaims = swept.orphanClaims;
   report.prunedDocuments = swept.prunedDocuments;
+  if (o.embedder) {
+    report.vectors = await embedDocuments(
+      {
+        driver: o.driver,
+        database: o.database,
+        embedder: o.embedder,
+        ...(o.embeddingDimensions ? { dimensions: o.embeddingDimensions } : {}),
+      },
+      seen,
+    );
+  }
   return report;
 }

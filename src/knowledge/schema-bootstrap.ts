@@ -2,20 +2,23 @@
 //
 //   (:Document {source_uri, title, updated_at, ingested_at, source_version, valid_from, valid_to,
 //               superseded_by, allowed_groups, acl_partition})
-//   (:Chunk {chunk_id, text, seq, acl_partition, embedding?})-[:PART_OF]->(:Document)
+//   (:Chunk {chunk_id, text, seq, acl_partition, embedding?, embedding_model?})-[:PART_OF]->(:Document)
 //   (:Claim {claim_id, statement})-[:SUPPORTED_BY]->(:Evidence {evidence_id, quote})
 //   (:Evidence)-[:LOCATED_IN]->(:Chunk)
 //   (:Entity {name})-[:MENTIONED_IN]->(:Document)
 //   (:Principal {principal_id})-[:MEMBER_OF]->(:Group {name})
-import { type Driver, int } from 'neo4j-driver';
+import { type Driver, int, isInt } from 'neo4j-driver';
 import { FULLTEXT_INDEX } from './graph-queries.ts';
+import { VECTOR_INDEX, vectorSyntaxOf } from './vector-queries.ts';
 
-export const VECTOR_INDEX = 'chunk_embedding';
+export { VECTOR_INDEX };
 
 export interface SchemaOptions {
   database?: string;
   /** Chunk embedding size; 0 or absent: no vector index. */
   embeddingDimensions?: number;
+  /** Index `embedding_model` beside the vector, for filtering inside the index (Neo4j 2026.01+). */
+  vectorFilter?: boolean;
   /** How long to wait for new indexes to come online, seconds. */
   awaitSeconds?: number;
 }
@@ -46,20 +49,29 @@ export function schemaStatements(opts: SchemaOptions = {}): string[] {
      OPTIONS { indexConfig: { \`fulltext.analyzer\`: 'cjk' } }`,
   );
   const dims = opts.embeddingDimensions ?? 0;
-  if (dims > 0) {
-    if (!Number.isInteger(dims) || dims > 8192) throw new RangeError(`bad embedding size ${dims}`);
-    out.push(
-      `CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding
-       OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine' } }`,
-    );
-  }
+  if (dims > 0) out.push(vectorIndexStatement(dims, opts.vectorFilter ?? false));
   return out;
+}
+
+/**
+ * The chunk vector index: cosine, the model's size, and (where the server can filter inside the
+ * index) the model id beside the vector, so a search never compares another model's vectors.
+ */
+export function vectorIndexStatement(dims: number, filter: boolean): string {
+  if (!Number.isInteger(dims) || dims < 1 || dims > 4096)
+    throw new RangeError(`bad embedding size ${dims}`);
+  return `${filter ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${
+    filter ? ' WITH [c.embedding_model]' : ''
+  }
+     OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine' } }`;
 }
 
 /** The names of the indexes `schemaStatements` creates (a constraint's backing index has its name). */
 export function schemaIndexNames(opts: SchemaOptions = {}): string[] {
   return schemaStatements(opts).flatMap((statement) => {
-    const m = /^CREATE (?:CONSTRAINT|(?:FULLTEXT |VECTOR )?INDEX) (\w+) /.exec(statement);
+    const m = /^(?:CYPHER 25 )?CREATE (?:CONSTRAINT|(?:FULLTEXT |VECTOR )?INDEX) (\w+) /.exec(
+      statement,
+    );
     return m?.[1] ? [m[1]] : [];
   });
 }
@@ -69,12 +81,68 @@ export async function ensureSchema(driver: Driver, opts: SchemaOptions = {}): Pr
   const session = driver.session({ database: opts.database ?? 'neo4j' });
   try {
     // Schema commands cannot share a transaction with anything else: one each.
-    for (const statement of schemaStatements(opts)) {
+    for (const statement of schemaStatements({ ...opts, embeddingDimensions: 0 })) {
       await session.executeWrite((tx) => tx.run(statement));
     }
+  } finally {
+    await session.close();
+  }
+  const dims = opts.embeddingDimensions ?? 0;
+  if (dims > 0) await ensureVectorIndex(driver, dims, opts);
+  await awaitIndexes(driver, opts);
+}
+
+async function awaitIndexes(driver: Driver, opts: SchemaOptions): Promise<void> {
+  const session = driver.session({ database: opts.database ?? 'neo4j' });
+  try {
     await session.executeRead((tx) =>
       tx.run('CALL db.awaitIndexes($seconds)', { seconds: int(opts.awaitSeconds ?? 120) }),
     );
+  } finally {
+    await session.close();
+  }
+}
+
+export type VectorIndexChange = 'created' | 'recreated' | 'kept';
+
+/**
+ * Makes the chunk vector index fit `dims` (writer account). An index of another size (the model
+ * changed) or without the model id the server could filter on is dropped and built again: its
+ * vectors were made by a model no longer in use, and `kg:ingest` embeds the chunks again.
+ */
+export async function ensureVectorIndex(
+  driver: Driver,
+  dims: number,
+  opts: SchemaOptions = {},
+): Promise<VectorIndexChange> {
+  const session = driver.session({ database: opts.database ?? 'neo4j' });
+  try {
+    const version = await session.executeRead((tx) =>
+      tx.run(
+        "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0] AS v",
+      ),
+    );
+    const filter = vectorSyntaxOf(String(version.records[0]?.get('v') ?? '')) === 'search';
+    const shown = await session.executeRead((tx) =>
+      tx.run(
+        'SHOW VECTOR INDEXES YIELD name, properties, options WHERE name = $name RETURN properties, options',
+        { name: VECTOR_INDEX },
+      ),
+    );
+    const row = shown.records[0];
+    let change: VectorIndexChange = 'created';
+    if (row) {
+      const properties = row.get('properties') as unknown;
+      const config = (row.get('options') as { indexConfig?: Record<string, unknown> }).indexConfig;
+      const size = config?.['vector.dimensions'];
+      const sizeNow = isInt(size) ? size.toNumber() : Number(size);
+      const filtered = Array.isArray(properties) && properties.includes('embedding_model');
+      if (sizeNow === dims && (filtered || !filter)) return 'kept';
+      await session.executeWrite((tx) => tx.run(`DROP INDEX ${VECTOR_INDEX}`));
+      change = 'recreated';
+    }
+    await session.executeWrite((tx) => tx.run(vectorIndexStatement(dims, filter)));
+    return change;
   } finally {
     await session.close();
   }

@@ -13,6 +13,25 @@ export interface Text2CypherSettings {
   maxHops: number;
 }
 
+/** Embedding search over chunks (`vector` and `hybrid` modes); used only with an embedder. */
+export interface VectorSearchSettings {
+  /**
+   * Cosine similarity a chunk needs to the question to be evidence at all; chunks below it are
+   * dropped in `vector` and `hybrid` modes (a lexical hit too), so an unrelated question is not
+   * answerable. Depends on the model: all-MiniLM-L6-v2 scores unrelated text near 0.1.
+   */
+  minSimilarity: number;
+  /** How long the question's embedding may take before the search goes by words alone. */
+  embedTimeoutMs: number;
+  /** Reciprocal-rank fusion constant: fused = Σ 1 / (rrfK + rank). */
+  rrfK: number;
+  /**
+   * Most nearest neighbours one vector query asks the index for before the ACL filter; a caller
+   * who may see too little to be found among them gets their chunks scored directly.
+   */
+  maxNeighbours: number;
+}
+
 export interface KnowledgeSettings {
   database: string;
   defaultMode: RetrievalMode;
@@ -20,7 +39,7 @@ export interface KnowledgeSettings {
   timeoutMs: number;
   /** Ceiling of one graph query inside a request; the request deadline may cut it shorter. */
   phaseTimeoutMs: number;
-  /** Passages taken from the fulltext index per request (after the ACL filter). */
+  /** Passages taken from each index (fulltext, vector) per request, after the ACL filter. */
   candidateLimit: number;
   /** Extra passages graph expansion may add. */
   expansionLimit: number;
@@ -31,8 +50,12 @@ export interface KnowledgeSettings {
   /** Group → extra partitions it may search. Every group also searches the partition of its own name. */
   groupPartitions: Record<string, string[]>;
   text2cypher: Text2CypherSettings;
-  /** Chunk embedding size; 0 means no embeddings and no vector index. */
+  /**
+   * Size the embedder's vectors must have (a query or chunk vector of another size is refused and
+   * the search goes by words); 0: the model's own, whatever it is.
+   */
   embeddingDimensions: number;
+  vectorSearch: VectorSearchSettings;
   /** Memberships of Slack user groups and Discord roles, synced for the knowledge ACL. */
   groupSync: { enabled: boolean; intervalMinutes: number };
   /**
@@ -44,7 +67,8 @@ export interface KnowledgeSettings {
 
 export const KNOWLEDGE_DEFAULTS = {
   database: 'neo4j',
-  defaultMode: 'fulltext',
+  // Fulltext when no embedder is configured.
+  defaultMode: 'hybrid',
   maxTokens: 1500,
   timeoutMs: 5000,
   phaseTimeoutMs: 3000,
@@ -55,6 +79,7 @@ export const KNOWLEDGE_DEFAULTS = {
   groupPartitions: {},
   text2cypher: { enabled: false, maxRows: 25, maxHops: 3 },
   embeddingDimensions: 0,
+  vectorSearch: { minSimilarity: 0.25, embedTimeoutMs: 1500, rrfK: 60, maxNeighbours: 4000 },
   groupSync: { enabled: true, intervalMinutes: 60 },
   everyoneGroups: ['discord'],
 } as const satisfies KnowledgeSettings;
@@ -66,7 +91,7 @@ const idList = z.array(z.string().min(1));
 export const knowledgeSettingsSchema = z
   .object({
     database: z.string().min(1),
-    defaultMode: z.enum(['fulltext', 'graph', 'text2cypher']),
+    defaultMode: z.enum(['fulltext', 'graph', 'text2cypher', 'vector', 'hybrid']),
     maxTokens: z.number().int().min(64),
     timeoutMs: positiveInt,
     phaseTimeoutMs: positiveInt,
@@ -83,6 +108,14 @@ export const knowledgeSettingsSchema = z
       })
       .strict(),
     embeddingDimensions: z.number().int().min(0).max(8192),
+    vectorSearch: z
+      .object({
+        minSimilarity: z.number().min(-1).max(1),
+        embedTimeoutMs: positiveInt,
+        rrfK: z.number().int().min(1).max(1000),
+        maxNeighbours: z.number().int().min(10).max(100_000),
+      })
+      .strict(),
     groupSync: z
       .object({ enabled: z.boolean(), intervalMinutes: z.number().int().min(1).max(10_080) })
       .strict(),

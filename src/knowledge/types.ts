@@ -2,8 +2,12 @@
 // names are snake_case on purpose: this is the shape agents, logs and evaluations exchange, not an
 // internal object.
 
-/** How candidates are found. `text2cypher` is off unless configured, and guarded when on. */
-export type RetrievalMode = 'fulltext' | 'graph' | 'text2cypher';
+/**
+ * How candidates are found. `vector` ranks chunks by embedding similarity, `hybrid` fuses that
+ * with `fulltext` (reciprocal-rank fusion); both need an embedder and search by words without one.
+ * `text2cypher` is off unless configured, and guarded when on.
+ */
+export type RetrievalMode = 'fulltext' | 'graph' | 'text2cypher' | 'vector' | 'hybrid';
 
 /** Validity of the source at `freshness_required_at`: its own axis, never folded into a score. */
 export type Freshness = 'current' | 'stale' | 'unknown';
@@ -18,7 +22,7 @@ export interface KnowledgeRequest {
    * restriction; an empty list permits nothing (fail closed).
    */
   allowed_scopes: readonly string[];
-  /** Default `fulltext`. */
+  /** Default: `knowledge.defaultMode`. */
   retrieval_mode?: RetrievalMode;
   /** Budget for the returned items' content plus their citation metadata. */
   max_tokens: number;
@@ -40,7 +44,11 @@ export interface KnowledgeItem {
   freshness: Freshness;
   /** Node path from the claim (when any) down to the document, e.g. `Chunk:c1`, `Document:uri`. */
   provenance_path: string[];
-  /** Raw scores by retriever (`fulltext`, `graph`, `text2cypher`). */
+  /**
+   * Scores by retriever: `fulltext` (Lucene), `vector` (cosine similarity of the question's and the
+   * chunk's embeddings, -1…1), `fused` (hybrid's reciprocal-rank fusion, which orders the items),
+   * `graph`, `text2cypher`.
+   */
   retrieval_scores: Record<string, number>;
 }
 
@@ -91,6 +99,11 @@ export type FailureKind =
 
 export interface KnowledgeResult {
   answerable: boolean;
+  /**
+   * The mode that ran: the request's, or `fulltext` when `vector`/`hybrid` had no embedder or fell
+   * back (embeddings down, too slow, wrong size, no vectors of the current model).
+   */
+  retrieval_mode: RetrievalMode;
   items: KnowledgeItem[];
   limits: KnowledgeLimits;
   denied: DeniedEntry[];

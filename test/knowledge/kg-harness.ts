@@ -1,6 +1,7 @@
 // Shared set-up of the knowledge tests: a real Neo4j (test/support/neo4j-server.ts), the corpus
-// written to a temp dir and ingested with the writer (admin) account, and a reader driver for the
-// provider (the `reader` user when the server has one).
+// written to a temp dir and ingested with the writer (admin) account (chunk vectors by a hashing
+// embedder of the real model's size), and a reader driver for the provider (the `reader` user when
+// the server has one).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { KNOWLEDGE_DEFAULTS, type KnowledgeSettings } from '../../src/knowledge/
 import type { KnowledgeRequest } from '../../src/knowledge/types.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { type Corpus, writeCorpus } from '../fixtures/knowledge/corpus.ts';
+import { HashingEmbedder } from '../support/hashing-embedder.ts';
 import { neo4jForTests, type TestNeo4j } from '../support/neo4j-server.ts';
 
 export interface KgHarness {
@@ -22,10 +24,15 @@ export interface KgHarness {
   corpus: Corpus;
   report: IngestReport;
   settings: KnowledgeSettings;
+  /** The embedder the corpus was ingested with; providers get it only when asked. */
+  embedder: HashingEmbedder;
   provider(extra?: Partial<KnowledgeProviderDeps>): KnowledgeProvider;
   request(principal: string, query: string, extra?: Partial<KnowledgeRequest>): KnowledgeRequest;
   close(): Promise<void>;
 }
+
+/** all-MiniLM-L6-v2's size, so tests and the benchmark share one vector index on one server. */
+export const TEST_DIMENSIONS = 384;
 
 export async function startKg(): Promise<KgHarness> {
   const server = await neo4jForTests();
@@ -35,7 +42,13 @@ export async function startKg(): Promise<KgHarness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-kg-'));
   const tag = randomBytes(4).toString('hex');
   const corpus = await writeCorpus(dir, tag);
-  const report = await ingestDirectory({ driver: writer, root: dir, uriPrefix: corpus.uriPrefix });
+  const embedder = new HashingEmbedder(TEST_DIMENSIONS, `hashing-${TEST_DIMENSIONS}`);
+  const report = await ingestDirectory({
+    driver: writer,
+    root: dir,
+    uriPrefix: corpus.uriPrefix,
+    embedder,
+  });
   const settings: KnowledgeSettings = {
     ...KNOWLEDGE_DEFAULTS,
     allowedScopes: ['*'],
@@ -51,6 +64,7 @@ export async function startKg(): Promise<KgHarness> {
     corpus,
     report,
     settings,
+    embedder,
     provider: (extra = {}) =>
       new KnowledgeProvider({ driver: reader, settings, log: silentLogger(), ...extra }),
     request: (principal, query, extra = {}) => ({

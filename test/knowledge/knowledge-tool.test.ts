@@ -13,7 +13,14 @@ const ref = { platform: 'slack', projectId: 'T9', channelId: 'C9', sessionId: '9
 const scope = { ref, principal: 'U42', owners: ownersOf(ref), images: [], traceId: 'trace-42' };
 
 function result(over: Partial<KnowledgeResult>): KnowledgeResult {
-  return { answerable: false, items: [], limits: LIMITS, denied: [], ...over };
+  return {
+    answerable: false,
+    retrieval_mode: 'fulltext',
+    items: [],
+    limits: LIMITS,
+    denied: [],
+    ...over,
+  };
 }
 
 test('the request comes from the scope and config, never from the model', async () => {
