@@ -152,24 +152,8 @@ export class KnowledgeProvider {
         : undefined;
     try {
       const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
-      const fromGraph = await this.#runner.read(
-        (q) => graphGroups(q, req.principal_id),
-        phase('principal'),
-      );
-      const fromPlatform = this.#deps.platformGroups?.(req.principal_id) ?? [];
-      const access = resolveAccess(
-        req.principal_id,
-        [...fromGraph, ...fromPlatform],
-        req.allowed_scopes,
-        settings,
-      );
-      deny('scope_not_allowed', access.scopeDenied);
-      // The principal's own partition (per-person grants) is not access to a part of the knowledge
-      // base: with no group partition the caller is told so, and only personal grants are searched.
-      if (access.partitions.every((p) => access.identities.includes(p))) {
-        deny('no_permitted_partition', 1);
-        if (access.partitions.length === 0) return result([], 0);
-      }
+      const access = await this.#access(req, phase, deny);
+      if (access.partitions.length === 0) return result([], 0);
       const candidates = await this.#candidates(ran, req, access, phase, deny, queryVector);
       ran = candidates.ran;
       const items = candidates.found.flatMap((f) =>
@@ -198,6 +182,27 @@ export class KnowledgeProvider {
     } finally {
       done.abort();
     }
+  }
+
+  /** The caller's groups and partitions (graph, platform and config), with what they exclude. */
+  async #access(req: KnowledgeRequest, phase: Phase, deny: Deny): Promise<Access> {
+    const fromGraph = await this.#runner.read(
+      (q) => graphGroups(q, req.principal_id),
+      phase('principal'),
+    );
+    const fromPlatform = this.#deps.platformGroups?.(req.principal_id) ?? [];
+    const access = resolveAccess(
+      req.principal_id,
+      [...fromGraph, ...fromPlatform],
+      req.allowed_scopes,
+      this.#deps.settings,
+    );
+    deny('scope_not_allowed', access.scopeDenied);
+    // The principal's own partition (per-person grants) is not access to a part of the knowledge
+    // base: with no group partition the caller is told so, and only personal grants are searched.
+    if (access.partitions.every((p) => access.identities.includes(p)))
+      deny('no_permitted_partition', 1);
+    return access;
   }
 
   /** Candidates of one mode, each with the ACL inside its queries, and the mode that ran. */

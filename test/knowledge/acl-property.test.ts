@@ -1,9 +1,14 @@
 // ACL property test on a real Neo4j: 1,200 randomised requests (seeded PRNG, so a failure
-// reproduces) over principals, words, retrieval modes, allowed_scopes and budgets. No item may
-// come from a document outside the caller's groups or outside the partitions they may search.
+// reproduces) over principals, words, retrieval modes (vector and hybrid through both ways of
+// asking the vector index), allowed_scopes and budgets. No item may come from a document outside
+// the caller's groups or outside the partitions they may search. The vector index is shared with
+// every other corpus on the server, so its nearest neighbours are mostly chunks the caller may not
+// see: the test checks that this is so, i.e. that the ACL had something to filter.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ReadRunner } from '../../src/knowledge/read-runner.ts';
 import type { KnowledgeRequest, RetrievalMode } from '../../src/knowledge/types.ts';
+import { VECTOR_INDEX } from '../../src/knowledge/vector-queries.ts';
 import { mulberry32 } from '../support/prng.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
 
@@ -26,20 +31,28 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
   const { corpus } = kg;
   const people = [...Object.keys(corpus.principals), `mallory-${corpus.tag}`];
   const allPartitions = [...Object.values(corpus.groups), 'public', '*'];
-  const modes: RetrievalMode[] = ['fulltext', 'graph', 'text2cypher'];
+  const modes: RetrievalMode[] = ['fulltext', 'graph', 'text2cypher', 'vector', 'hybrid'];
   // Text2Cypher's "model" writes a query over the whole corpus: every row must be re-checked.
   // Latency is not under test here: a cold JVM compiling every query at once may take seconds.
-  const provider = kg.provider({
+  // No similarity floor: the ACL is under test, and every candidate the vectors find is kept.
+  const deps = {
     settings: {
       ...kg.settings,
       phaseTimeoutMs: 20_000,
       text2cypher: { enabled: true, maxRows: 25, maxHops: 3 },
+      vectorSearch: { ...kg.settings.vectorSearch, minSimilarity: -1, embedTimeoutMs: 20_000 },
     },
-    generateCypher: async (question) =>
+    embedder: kg.embedder,
+    generateCypher: async (question: string) =>
       `MATCH (c:Chunk)-[:PART_OF]->(d:Document) WHERE d.source_uri STARTS WITH '${corpus.uriPrefix}' ` +
       `AND toLower(c.text) CONTAINS '${(question.split(' ')[0] ?? '').toLowerCase().replace(/'/g, '')}' ` +
       'RETURN c.chunk_id AS chunk_id',
-  });
+  };
+  const providers = [
+    kg.provider({ ...deps, vectorSyntax: 'search' }),
+    kg.provider({ ...deps, vectorSyntax: 'procedure' }),
+  ];
+  const provider = providers[0] as (typeof providers)[number];
 
   const requests: Array<{ req: KnowledgeRequest; groups: string[]; partitions: string[] }> = [];
   for (let i = 0; i < RUNS; i++) {
@@ -77,15 +90,22 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
   }
   let items = 0;
   let answered = 0;
+  const answeredBy = new Map<RetrievalMode, number>();
   let hiddenDropped = 0;
   const failures: string[] = [];
   let next = 0;
   const worker = async () => {
     while (next < requests.length) {
-      const { req, groups, partitions } = requests[next++] as (typeof requests)[number];
-      const r = await provider.retrieve(req);
+      const n = next++;
+      const { req, groups, partitions } = requests[n] as (typeof requests)[number];
+      const r = await (providers[n % 2] as typeof provider).retrieve(req);
       if (r.failure) failures.push(`${req.trace_id}: ${r.failure.kind} ${r.failure.message}`);
-      if (r.answerable) answered++;
+      if (r.retrieval_mode !== req.retrieval_mode)
+        failures.push(`${req.trace_id}: ${req.retrieval_mode} ran as ${r.retrieval_mode}`);
+      if (r.answerable) {
+        answered++;
+        answeredBy.set(r.retrieval_mode, (answeredBy.get(r.retrieval_mode) ?? 0) + 1);
+      }
       for (const d of r.denied) {
         if (d.reason === 'expansion_not_permitted' || d.reason === 'text2cypher_not_permitted')
           hiddenDropped += d.count;
@@ -113,7 +133,28 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
   assert.ok(answered > RUNS / 4, `only ${answered} answered`);
   assert.ok(items > RUNS, `only ${items} items`);
   assert.ok(hiddenDropped > 0, 'no hidden path or row was ever met');
+  for (const mode of modes) assert.ok((answeredBy.get(mode) ?? 0) > 0, `${mode} never answered`);
+  // The nearest neighbours of the vector requests, unfiltered, include chunks their caller may not
+  // see: the vector ACL was exercised, not bypassed by a corpus that is all visible.
+  let hiddenNeighbours = 0;
+  const runner = new ReadRunner(kg.writer, 'neo4j');
+  const vectorRequests = requests.filter((x) => x.req.retrieval_mode === 'vector').slice(0, 20);
+  for (const { req, groups } of vectorRequests) {
+    const [vector] = await kg.embedder.embed([req.query], { purpose: 'query' });
+    const rows = await runner.read(
+      (q) =>
+        q(
+          `CALL db.index.vector.queryNodes($index, 50, $vector) YIELD node AS c
+           MATCH (c)-[:PART_OF]->(d:Document) RETURN d.source_uri AS uri`,
+          { index: VECTOR_INDEX, vector: Array.from(vector ?? []) },
+        ),
+      { timeoutMs: 20_000, phase: 'test' },
+    );
+    for (const { uri } of rows)
+      if (!(corpus.acl[String(uri)] ?? []).some((g) => groups.includes(g))) hiddenNeighbours++;
+  }
+  assert.ok(hiddenNeighbours > 0, 'the vector index never returned a chunk to filter');
   t.diagnostic(
-    `${answered} answered, ${items} items checked, ${hiddenDropped} hidden paths/rows dropped`,
+    `${answered} answered (${[...answeredBy].map(([m, n]) => `${m} ${n}`).join(', ')}), ${items} items checked, ${hiddenDropped} hidden paths/rows dropped, ${hiddenNeighbours} raw vector neighbours to filter`,
   );
 });
