@@ -1,16 +1,30 @@
 // Knowledge provider latency on a real Neo4j (test/support/neo4j-server.ts: NEO4J_TEST_URI or a
-// private server): 100,000 chunks in 20 partitions, loaded with UNWIND batches. Reports the
-// candidate query with the ACL pre-filter (a caller with 1 of 20 partitions) and without it, and
-// the whole provider pipeline (fulltext and graph modes; one partition and all twenty).
+// private server): 100,000 chunks in 20 partitions with 384-dimension vectors, loaded with UNWIND
+// batches, and the vector index built over them (timed). The vectors are random unit vectors of
+// all-MiniLM-L6-v2's size clustered around 200 random topics, not real embeddings (embedding 100k
+// chunks here would take hours); they measure speed, not quality. Reports, in one run: the query
+// embedding on its own (the real model when TEST_EMBED_MODEL names its GGUF, 2 threads; else the
+// hashing stand-in), the candidate query with and without the ACL pre-filter, the whole provider
+// pipeline per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all
+// 20, and one document (0.1 %), with each question's vector precomputed so only the graph work
+// is timed, and the recall@12 of ACL-filtered vector search against brute force over what each
+// caller may see.
 import { randomBytes } from 'node:crypto';
 import neo4j, { type Driver, int } from 'neo4j-driver';
 import { searchCandidates } from '../src/knowledge/graph-queries.ts';
 import { KnowledgeProvider, type RetrievalMode } from '../src/knowledge/index.ts';
 import { luceneQuery } from '../src/knowledge/lucene-query.ts';
 import { ReadRunner } from '../src/knowledge/read-runner.ts';
-import { ensureSchema } from '../src/knowledge/schema-bootstrap.ts';
+import {
+  ensureSchema,
+  ensureVectorIndex,
+  VECTOR_INDEX,
+} from '../src/knowledge/schema-bootstrap.ts';
 import { KNOWLEDGE_DEFAULTS } from '../src/knowledge/settings.ts';
+import { VectorSearch } from '../src/knowledge/vector-search.ts';
+import type { Embedder } from '../src/llm/embeddings/embedder.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { HashingEmbedder } from '../test/support/hashing-embedder.ts';
 import { neo4jForTests } from '../test/support/neo4j-server.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 import { fmt, percentile } from './stats.ts';
@@ -18,12 +32,15 @@ import { fmt, percentile } from './stats.ts';
 const CHUNKS = 100_000;
 const PARTITIONS = 20;
 const DOCS_PER_PARTITION = 50;
-const BATCH = 5_000;
+const DIMS = 384;
+const TOPICS = 200;
+const BATCH = 2_000;
 const QUERIES = 300;
 const WARMUP = 30;
+const RECALL_QUERIES = 30;
+const MODEL = 'bench-random-384';
 
-const rng = mulberry32;
-const rand = rng(7);
+const rand = mulberry32(7);
 const COMMON = (
   'order payment timeout service deploy release incident review latency budget cluster ' +
   'database migration backup network security policy contract vendor invoice quarter report ' +
@@ -40,27 +57,57 @@ const word = () =>
       : (RARE[Math.floor(RARE.length * rand() ** 3)] as string);
 const sentence = () => Array.from({ length: 10 + Math.floor(rand() * 10) }, word).join(' ');
 
-async function load(driver: Driver, tag: string): Promise<number> {
+function gaussian(): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+function unit(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / n;
+  return v;
+}
+const CENTROIDS = Array.from({ length: TOPICS }, () =>
+  unit(Float32Array.from({ length: DIMS }, gaussian)),
+);
+/** A unit vector near a random topic: cosine ≈ 0.7 to its centroid, ≈ 0.5 to its neighbours. */
+function nearTopic(): Float32Array {
+  const c = pick(CENTROIDS);
+  const s = 1 / Math.sqrt(DIMS);
+  return unit(Float32Array.from({ length: DIMS }, (_, i) => (c[i] as number) + s * gaussian()));
+}
+function dot(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += (a[i] as number) * (b[i] as number);
+  return d;
+}
+
+interface Loaded {
+  ms: number;
+  partitionOf: string[];
+  vectors: Float32Array[];
+}
+
+/** Documents of partition p; the first document of the last partition is a partition of its own. */
+async function load(driver: Driver, tag: string): Promise<Loaded> {
   const started = performance.now();
-  await ensureSchema(driver);
   const perDoc = CHUNKS / (PARTITIONS * DOCS_PER_PARTITION);
+  const docs: Array<{ uri: string; partition: string }> = [];
+  for (let p = 0; p < PARTITIONS; p++)
+    for (let d = 0; d < DOCS_PER_PARTITION; d++)
+      docs.push({
+        uri: `bench-${tag}://p${p}/d${d}`,
+        partition: p === PARTITIONS - 1 && d === 0 ? `tiny-${tag}` : `p${p}-${tag}`,
+      });
+  const partitionOf: string[] = [];
+  const vectors: Float32Array[] = [];
   const session = driver.session();
   try {
-    const docs: Array<{ uri: string; partition: string; valid_from: string }> = [];
-    for (let p = 0; p < PARTITIONS; p++) {
-      for (let d = 0; d < DOCS_PER_PARTITION; d++) {
-        docs.push({
-          uri: `bench-${tag}://p${p}/d${d}`,
-          partition: `p${p}-${tag}`,
-          valid_from: '2024-01-01',
-        });
-      }
-    }
     await session.executeWrite((tx) =>
       tx.run(
         `UNWIND $docs AS doc
-         CREATE (:Document {source_uri: doc.uri, title: doc.uri, valid_from: doc.valid_from,
-           updated_at: doc.valid_from, allowed_groups: [doc.partition], acl_partition: doc.partition,
+         CREATE (:Document {source_uri: doc.uri, title: doc.uri, valid_from: '2024-01-01',
+           updated_at: '2024-01-01', allowed_groups: [doc.partition], acl_partition: doc.partition,
            acl_partitions: [doc.partition]})`,
         { docs },
       ),
@@ -69,12 +116,16 @@ async function load(driver: Driver, tag: string): Promise<number> {
       const rows = Array.from({ length: BATCH }, (_, k) => {
         const n = start + k;
         const doc = docs[Math.floor(n / perDoc)] as (typeof docs)[number];
+        const v = nearTopic();
+        partitionOf.push(doc.partition);
+        vectors.push(v);
         return {
           id: `bench-${tag}-${n}`,
           seq: int(n % perDoc),
           uri: doc.uri,
           partition: doc.partition,
           text: `${sentence()}. ${sentence()}.`,
+          v: Array.from(v),
         };
       });
       await session.executeWrite((tx) =>
@@ -82,8 +133,9 @@ async function load(driver: Driver, tag: string): Promise<number> {
           `UNWIND $rows AS r
            MATCH (d:Document {source_uri: r.uri})
            CREATE (c:Chunk {chunk_id: r.id, seq: r.seq, text: r.text, acl_partition: r.partition,
-             acl_partitions: [r.partition]})-[:PART_OF]->(d)`,
-          { rows },
+             acl_partitions: [r.partition], embedding_model: $model})-[:PART_OF]->(d)
+           WITH c, r CALL db.create.setNodeVectorProperty(c, 'embedding', r.v)`,
+          { rows, model: MODEL },
         ),
       );
     }
@@ -91,6 +143,19 @@ async function load(driver: Driver, tag: string): Promise<number> {
   } finally {
     await session.close();
   }
+  return { ms: performance.now() - started, partitionOf, vectors };
+}
+
+/** Runs one statement (the vector index is dropped before the load and built after it). */
+async function run(driver: Driver, cypher: string): Promise<void> {
+  const session = driver.session();
+  await session.run(cypher).finally(() => session.close());
+}
+
+async function buildVectorIndex(driver: Driver): Promise<number> {
+  const started = performance.now();
+  await ensureVectorIndex(driver, DIMS);
+  await run(driver, 'CALL db.awaitIndexes(1800)');
   return performance.now() - started;
 }
 
@@ -108,26 +173,107 @@ async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<nu
 const line = (label: string, ms: number[]) =>
   `${label}: p50 ${fmt(percentile(ms, 50))}, p95 ${fmt(percentile(ms, 95))} (n=${ms.length})`;
 
+/** The question's embedding alone: the real model when its GGUF is given, else the stand-in. */
+async function embeddingTimes(questions: string[]): Promise<string> {
+  const modelPath = process.env.TEST_EMBED_MODEL;
+  if (!modelPath) {
+    const h = new HashingEmbedder(DIMS);
+    const ms = await timed(QUERIES, (i) => h.embed([questions[i] ?? ''], { purpose: 'query' }));
+    return line('query embedding, hashing stand-in (TEST_EMBED_MODEL not set)', ms);
+  }
+  const lib = await import('node-llama-cpp');
+  const llama = await lib.getLlama({
+    gpu: false,
+    build: 'never',
+    usePrebuiltBinaries: true,
+    skipDownload: true,
+    progressLogs: false,
+    maxThreads: 2,
+    logLevel: lib.LlamaLogLevel.error,
+  });
+  const model = await llama.loadModel({ modelPath });
+  const context = await model.createEmbeddingContext({ threads: 2 });
+  try {
+    const ms = await timed(100, (i) => context.getEmbeddingFor(questions[i] ?? ''));
+    return line(`query embedding, ${modelPath.split('/').pop()} on 2 threads`, ms);
+  } finally {
+    await context.dispose();
+    await model.dispose();
+    await llama.dispose();
+  }
+}
+
+/** Recall@limit of ACL-filtered vector candidates against brute force over the caller's chunks. */
+async function recall(
+  runner: ReadRunner,
+  loaded: Loaded,
+  partitions: string[],
+  queries: Float32Array[],
+): Promise<{ recall: number; exact: number; k: number[] }> {
+  const limit = KNOWLEDGE_DEFAULTS.candidateLimit;
+  const search = new VectorSearch(KNOWLEDGE_DEFAULTS.vectorSearch.maxNeighbours);
+  const visible = loaded.partitionOf.flatMap((p, i) => (partitions.includes(p) ? [i] : []));
+  let found = 0;
+  let exact = 0;
+  const ks: number[] = [];
+  for (const q of queries) {
+    const best = visible
+      .map((i) => ({ i, s: dot(q, loaded.vectors[i] as Float32Array) }))
+      .sort((a, b) => b.s - a.s)
+      .slice(0, limit)
+      .map(({ i }) => `${i}`);
+    const params = { vector: Array.from(q), model: MODEL, limit, partitions, groups: partitions };
+    const out = await runner.read((query) => search.search(query, params), {
+      timeoutMs: 30_000,
+      phase: 'bench',
+    });
+    if (out.via === 'exact') exact++;
+    else ks.push(out.via.k);
+    const got = new Set(out.hits.map((h) => h.hit.chunk_id.split('-').pop() ?? ''));
+    found += best.filter((id) => got.has(id)).length;
+  }
+  return { recall: found / (queries.length * limit), exact, k: ks };
+}
+
 export async function benchKnowledge(): Promise<string[]> {
   const server = await neo4jForTests();
   const driver = neo4j.driver(server.uri, neo4j.auth.basic(server.user, server.password));
   const tag = randomBytes(3).toString('hex');
   const lines: string[] = [];
   try {
-    const loadMs = await load(driver, tag);
+    await ensureSchema(driver);
+    await run(driver, `DROP INDEX ${VECTOR_INDEX} IF EXISTS`);
+    const loaded = await load(driver, tag);
     lines.push(
-      `load ${CHUNKS.toLocaleString('en')} chunks in ${PARTITIONS} partitions (UNWIND ×${BATCH}): ${(loadMs / 1000).toFixed(1)} s`,
+      `load ${CHUNKS.toLocaleString('en')} chunks with ${DIMS}-d vectors in ${PARTITIONS} partitions (UNWIND ×${BATCH}): ${(loaded.ms / 1000).toFixed(1)} s`,
+    );
+    const buildMs = await buildVectorIndex(driver);
+    lines.push(
+      `build the vector index over them (create → online): ${(buildMs / 1000).toFixed(1)} s`,
     );
     const questions = Array.from(
       { length: QUERIES + WARMUP },
       () => `${pick(COMMON)} ${word()} ${pick(RARE)}`,
     );
-    const one = { partitions: [`p3-${tag}`], groups: [`p3-${tag}`] };
+    lines.push(await embeddingTimes(questions));
+    // Each question's vector, precomputed: the provider's timings are the graph's work alone.
+    const vectorOf = new Map(questions.map((q) => [q, nearTopic()]));
+    const precomputed: Embedder = {
+      id: MODEL,
+      embed: async (texts) => texts.map((t) => vectorOf.get(t) ?? nearTopic()),
+    };
+    const one = [`p3-${tag}`];
+    const all = Array.from({ length: PARTITIONS }, (_, p) => `p${p}-${tag}`).concat(`tiny-${tag}`);
+    const tiny = [`tiny-${tag}`];
     const runner = new ReadRunner(driver, 'neo4j');
     const candidates = (acl: boolean) => (i: number) =>
       runner.read(
         (q) =>
-          searchCandidates(q, { lucene: luceneQuery(questions[i] ?? ''), limit: 12, ...one }, acl),
+          searchCandidates(
+            q,
+            { lucene: luceneQuery(questions[i] ?? ''), limit: 12, partitions: one, groups: one },
+            acl,
+          ),
         { timeoutMs: 10_000, phase: 'bench' },
       );
     lines.push(
@@ -137,14 +283,14 @@ export async function benchKnowledge(): Promise<string[]> {
       ),
     );
     lines.push(line('candidate query, no ACL filter', await timed(QUERIES, candidates(false))));
-    const all = Array.from({ length: PARTITIONS }, (_, p) => `p${p}-${tag}`);
     const provider = new KnowledgeProvider({
       driver,
       log: silentLogger(),
-      settings: { ...KNOWLEDGE_DEFAULTS, principalGroups: { one: one.groups, all } },
+      embedder: precomputed,
+      settings: { ...KNOWLEDGE_DEFAULTS, principalGroups: { one, all, tiny } },
     });
-    const ask = (principal: string, mode: RetrievalMode) => (i: number) =>
-      provider.retrieve({
+    const ask = (principal: string, mode: RetrievalMode) => async (i: number) => {
+      const r = await provider.retrieve({
         query: questions[i] ?? '',
         principal_id: principal,
         allowed_scopes: ['*'],
@@ -153,18 +299,30 @@ export async function benchKnowledge(): Promise<string[]> {
         timeout_ms: 10_000,
         trace_id: `bench-${i}`,
       });
-    lines.push(
-      line('provider.retrieve fulltext, 1 partition', await timed(QUERIES, ask('one', 'fulltext'))),
-    );
-    lines.push(
-      line(
-        'provider.retrieve fulltext, 20 partitions',
-        await timed(QUERIES, ask('all', 'fulltext')),
-      ),
-    );
+      if (r.retrieval_mode !== mode || r.failure)
+        throw new Error(`${mode} ran as ${r.retrieval_mode}: ${r.failure?.message ?? ''}`);
+    };
+    const who = { one: '1 of 20 partitions', all: '20 partitions', tiny: '1 document (0.1 %)' };
+    for (const mode of ['fulltext', 'vector', 'hybrid'] as const)
+      for (const [principal, label] of Object.entries(who))
+        lines.push(
+          line(`provider.retrieve ${mode}, ${label}`, await timed(QUERIES, ask(principal, mode))),
+        );
     lines.push(
       line('provider.retrieve graph, 1 partition', await timed(QUERIES, ask('one', 'graph'))),
     );
+    const recallQueries = Array.from({ length: RECALL_QUERIES }, nearTopic);
+    for (const [parts, label] of [
+      [one, who.one],
+      [all, who.all],
+      [tiny, who.tiny],
+    ] as const) {
+      const r = await recall(runner, loaded, [...parts], recallQueries);
+      const ks = r.k.length > 0 ? `k ${Math.min(...r.k)}–${Math.max(...r.k)}` : 'no index query';
+      lines.push(
+        `vector recall@${KNOWLEDGE_DEFAULTS.candidateLimit} vs brute force, ${label}: ${r.recall.toFixed(3)} (n=${RECALL_QUERIES}; ${ks}, ${r.exact} scored directly)`,
+      );
+    }
   } finally {
     // Only matters on a shared server (NEO4J_TEST_URI): a private one is thrown away.
     const session = driver.session();

@@ -1,11 +1,17 @@
 // `node src/cli/kg-ingest.ts <dir> [--prune] [--check] [--uri-prefix kb://]`: loads Markdown (front
 // matter), PDF and DOCX (`<file>.meta.yaml`) into the knowledge graph with the writer account
 // (NEO4J_URI, NEO4J_WRITER_USER, NEO4J_WRITER_PASSWORD). Safe to re-run. `--check` lists what
-// would change and writes nothing.
+// would change and writes nothing. With an embeddings endpoint configured, chunks without a vector
+// of its model are embedded (`--check` lists the documents that have such chunks).
 import neo4j from 'neo4j-driver';
 import { closeExtractWorkers } from '../attachments/extract/index.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
-import { ingestDirectory } from '../knowledge/ingest.ts';
+import type { Config } from '../config/schema.ts';
+import { type IngestReport, ingestDirectory } from '../knowledge/ingest.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
+
+/** The embedder chunks are embedded with, from the config; undefined: no vectors. */
+export type EmbedderFor = (config: Config) => Embedder | undefined;
 
 const USAGE = 'usage: node src/cli/kg-ingest.ts <dir> [--prune] [--check] [--uri-prefix kb://]\n';
 
@@ -14,7 +20,24 @@ function option(args: string[], name: string): string | undefined {
   return at >= 0 ? args[at + 1] : undefined;
 }
 
-async function main(args: string[]): Promise<number> {
+/** What the run did to chunk vectors; true when some chunks were left without one. */
+function reportVectors(report: IngestReport, model: string | undefined): boolean {
+  const v = report.vectors;
+  if (!v) return false;
+  const index = v.vectorIndex ? `, vector index ${v.vectorIndex}` : '';
+  const size = v.dimensions ? ` (${v.dimensions} dimensions${index})` : '';
+  process.stdout.write(`${v.embedded} chunks embedded with ${model}${size}\n`);
+  if (v.pending === 0) return false;
+  process.stderr.write(
+    `${v.pending} chunks not embedded: ${v.failure ?? 'unknown reason'} (searched by words until the next run)\n`,
+  );
+  return true;
+}
+
+export async function main(
+  args: string[],
+  embedderFor: EmbedderFor = () => undefined,
+): Promise<number> {
   const prefix = option(args, '--uri-prefix');
   const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--uri-prefix');
   if (!dir || args.includes('--help')) {
@@ -22,8 +45,10 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   let conn: NonNullable<ReturnType<typeof loadConfig>['neo4jWriter']>;
+  let config: Config;
   try {
-    const writer = loadConfig().neo4jWriter;
+    config = loadConfig();
+    const writer = config.neo4jWriter;
     if (!writer) {
       process.stderr.write(
         'kg-ingest needs NEO4J_URI, NEO4J_WRITER_USER and NEO4J_WRITER_PASSWORD (ingest writes with its own account).\n',
@@ -39,6 +64,8 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   const driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password));
+  const embedder = embedderFor(config);
+  const dims = config.knowledge.embeddingDimensions;
   const started = Date.now();
   try {
     const report = await ingestDirectory({
@@ -48,6 +75,8 @@ async function main(args: string[]): Promise<number> {
       check: args.includes('--check'),
       ...(conn.database ? { database: conn.database } : {}),
       ...(prefix ? { uriPrefix: prefix } : {}),
+      ...(embedder ? { embedder } : {}),
+      ...(dims > 0 ? { embeddingDimensions: dims } : {}),
       onFile: (file, outcome) => process.stdout.write(`${file}: ${outcome}\n`),
       onWarning: (file, line, message) =>
         process.stderr.write(`warning: ${file}:${line}: ${message}\n`),
@@ -71,11 +100,12 @@ async function main(args: string[]): Promise<number> {
           `(${report.removedChunks} old chunks removed, ${report.prunedDocuments} documents pruned, ` +
           `${report.principals} principals) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       );
+    const unembedded = reportVectors(report, embedder?.id);
     if (report.skipped.length > 0) {
       process.stderr.write(`${report.skipped.length} files skipped:\n`);
       for (const s of report.skipped) process.stderr.write(`  ${s.file}: ${s.reason}\n`);
     }
-    return report.skipped.length > 0 ? 3 : 0;
+    return report.skipped.length > 0 || unembedded ? 3 : 0;
   } catch (err) {
     process.stderr.write(`kg-ingest failed: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -1,6 +1,7 @@
 // The knowledge feature, built from the config when NEO4J_URI is set: a reader driver, the
-// provider, the knowledge_search tool and, only when Text2Cypher is switched on, a generator
-// that asks the text model for one read query (which the guard then checks).
+// provider (with the embedder for vector and hybrid search, when one is configured), the
+// knowledge_search tool and, only when Text2Cypher is switched on, a generator that asks the text
+// model for one read query (which the guard then checks).
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
@@ -10,6 +11,7 @@ import { PlatformGroups } from '../knowledge/platform-groups.ts';
 import { LEGACY_PRINCIPAL_WARNING, legacyKeys } from '../knowledge/principal-id.ts';
 import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -30,7 +32,12 @@ function cypherGenerator(llm: ModelEndpoint): CypherGenerator {
   };
 }
 
-export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger) {
+export function createKnowledge(
+  config: Config,
+  llm: ModelEndpoint,
+  log: Logger,
+  embedder?: Embedder,
+) {
   const conn = config.neo4j;
   if (!conn) return undefined;
   const driver: Driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password), {
@@ -49,6 +56,7 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
     log: log.child({ component: 'knowledge' }),
     platformGroups: (principalId) => groups.groupsOf(principalId),
     ...(settings.text2cypher.enabled ? { generateCypher: cypherGenerator(llm) } : {}),
+    ...(embedder ? { embedder } : {}),
   });
   const evidenceAccess: EvidenceAccess = {
     unreadable: (ref, userIds, evidence) =>

@@ -56,6 +56,10 @@ export function schemaStatements(opts: SchemaOptions = {}): string[] {
 /**
  * The chunk vector index: cosine, the model's size, and (where the server can filter inside the
  * index) the model id beside the vector, so a search never compares another model's vectors.
+ * Unquantized: with the server's default (binary on Neo4j 2026) the 12 nearest of 100k chunks
+ * held 53 % of the true 12 nearest, and 88 % of them among the nearest 48, against 100 % unquantized
+ * at about the same speed; the price is the vectors' full size in the index (~1.5 KB per chunk at
+ * 384 dimensions).
  */
 export function vectorIndexStatement(dims: number, filter: boolean): string {
   if (!Number.isInteger(dims) || dims < 1 || dims > 4096)
@@ -63,7 +67,8 @@ export function vectorIndexStatement(dims: number, filter: boolean): string {
   return `${filter ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${
     filter ? ' WITH [c.embedding_model]' : ''
   }
-     OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine' } }`;
+     OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine',
+       \`vector.quantization.enabled\`: false } }`;
 }
 
 /** The names of the indexes `schemaStatements` creates (a constraint's backing index has its name). */
@@ -107,8 +112,8 @@ export type VectorIndexChange = 'created' | 'recreated' | 'kept';
 
 /**
  * Makes the chunk vector index fit `dims` (writer account). An index of another size (the model
- * changed) or without the model id the server could filter on is dropped and built again: its
- * vectors were made by a model no longer in use, and `kg:ingest` embeds the chunks again.
+ * changed: its vectors were made by a model no longer in use, and `kg:ingest` embeds the chunks
+ * again), without the model id the server could filter on, or quantized, is dropped and built again.
  */
 export async function ensureVectorIndex(
   driver: Driver,
@@ -137,7 +142,11 @@ export async function ensureVectorIndex(
       const size = config?.['vector.dimensions'];
       const sizeNow = isInt(size) ? size.toNumber() : Number(size);
       const filtered = Array.isArray(properties) && properties.includes('embedding_model');
-      if (sizeNow === dims && (filtered || !filter)) return 'kept';
+      const quantization = config?.['vector.quantization.type'];
+      const quantized =
+        config?.['vector.quantization.enabled'] === true ||
+        (typeof quantization === 'string' && quantization.toUpperCase() !== 'NONE');
+      if (sizeNow === dims && (filtered || !filter) && !quantized) return 'kept';
       await session.executeWrite((tx) => tx.run(`DROP INDEX ${VECTOR_INDEX}`));
       change = 'recreated';
     }

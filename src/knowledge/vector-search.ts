@@ -1,7 +1,9 @@
 // Vector candidates under the ACL. The index answers "the k nearest chunks" before any filter, so a
 // caller who may see 1 % of the knowledge base would get ~k/100 usable rows. The search therefore
-// asks for k = 4 × limit neighbours, keeps the visible ones in the same query, and widens k fourfold
-// until `limit` are visible, the index has no more, or k reaches `maxNeighbours`. Among the k nearest
+// asks for k neighbours, keeps the visible ones in the same query, and while fewer than `limit` are
+// visible asks again with a larger k: the share of visible rows seen so far, times 1.5 for margin,
+// says how many neighbours should hold `limit` of them (eightfold when none was visible). It stops
+// with `limit` visible, when the index has no more, or at `maxNeighbours`. Among the k nearest
 // chunks the visible ones are exactly the caller's nearest (a visible chunk outside them scores
 // lower than all of them), so stopping with `limit` visible loses nothing but the index's own
 // approximation. A caller still short at `maxNeighbours` may see very little (fewer than about
@@ -20,7 +22,11 @@ import {
   vectorSyntaxOf,
 } from './vector-queries.ts';
 
-const WIDEN = 4;
+/** First k: twice `limit`, room for some hidden chunks before asking again. */
+const FIRST_K_PER_RESULT = 2;
+const MIN_FIRST_K = 24;
+const MARGIN = 1.5;
+const WIDEN_BLIND = 8;
 const PLAN_TTL_MS = 10 * 60_000;
 /** Most chunks a direct scoring reads: beyond this a caller would have been found by the index. */
 const EXACT_SCAN_LIMIT = 20_000;
@@ -79,16 +85,18 @@ export class VectorSearch {
       return { hits, modelHasVectors: true, via: 'exact' };
     }
     const max = Math.max(this.#maxNeighbours, p.limit);
-    let k = Math.min(max, plan ?? Math.max(p.limit * WIDEN, 40));
+    let k = Math.min(max, plan ?? Math.max(p.limit * FIRST_K_PER_RESULT, MIN_FIRST_K));
     for (;;) {
       const found = await nearestVisible(query, syntax, k, p);
       const exhausted = found.fetched < k;
-      if (found.hits.length >= p.limit || exhausted || found.matched === 0) {
-        if (found.hits.length >= p.limit) this.#plans.set(key, k);
+      const seen = found.hits.length;
+      if (seen >= p.limit || exhausted || found.matched === 0) {
+        if (seen >= p.limit) this.#plans.set(key, k);
         return { hits: found.hits, modelHasVectors: found.matched > 0, via: { k } };
       }
       if (k >= max) break;
-      k = Math.min(max, k * WIDEN);
+      const wanted = seen > 0 ? Math.ceil((p.limit / seen) * k * MARGIN) : k * WIDEN_BLIND;
+      k = Math.min(max, Math.max(wanted, k * 2));
     }
     this.#plans.set(key, 'exact');
     const hits = await exactVisible(query, EXACT_SCAN_LIMIT, p);
