@@ -151,7 +151,7 @@ test('a question vector of the wrong size is refused (by config, else by the ind
 
 test('vectors another model made are never compared with the question', async () => {
   // The same vectors under another name: compared, they would match perfectly.
-  const renamed = new HashingEmbedder(TEST_DIMENSIONS, 'another-model');
+  const renamed = new HashingEmbedder(TEST_DIMENSIONS, `another-model-${kg.corpus.tag}`);
   const p = kg.provider({ embedder: renamed, settings: withVectors() });
   const vector = await p.retrieve(
     kg.request('alice', 'order API timeout', { retrieval_mode: 'vector' }),

@@ -55,7 +55,8 @@ test('every chunk is stored with a vector of the embedder and its id; a second r
 });
 
 test('another model: --check names the documents to embed again, and the run replaces every vector', async () => {
-  const other = new HashingEmbedder(TEST_DIMENSIONS, 'another-model');
+  // Named per run: the server is shared, and other runs' chunks must not carry this model's id.
+  const other = new HashingEmbedder(TEST_DIMENSIONS, `another-model-${kg.corpus.tag}`);
   const check = await ingest(other, true);
   assert.equal(check.vectors, undefined, 'a check embeds nothing');
   assert.equal(check.changes?.updated.length, kg.report.documents);
@@ -64,12 +65,12 @@ test('another model: --check names the documents to embed again, and the run rep
   const run = await ingest(other);
   assert.equal(run.vectors?.embedded, kg.report.chunks);
   const stored = await vectors();
-  assert.deepEqual(Object.keys(stored), ['another-model']);
+  assert.deepEqual(Object.keys(stored), [other.id]);
   assert.equal((await ingest(other, true)).changes?.updated.length, 0);
 });
 
 test('an embedder that is down: the documents are ingested, the chunks wait for their vectors', async () => {
-  const down = new HashingEmbedder(TEST_DIMENSIONS, 'a-third-model');
+  const down = new HashingEmbedder(TEST_DIMENSIONS, `a-third-model-${kg.corpus.tag}`);
   down.failWith = new Error('connect ECONNREFUSED 127.0.0.1:8001');
   const run = await ingest(down);
   assert.equal(run.documents, kg.report.documents);
