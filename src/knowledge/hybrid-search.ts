@@ -59,7 +59,11 @@ async function vectorLeg(d: HybridDeps, input: HybridInput): Promise<Leg> {
       limit: d.settings.candidateLimit,
       ...input.acl,
     };
-    const out = await d.runner.read((q) => d.vectors.search(q, params), input.phase('vector'));
+    const read = () => d.runner.read((q) => d.vectors.search(q, params), input.phase('vector'));
+    const out = await read().catch((err: unknown) => {
+      if (d.vectors.switchedAfter(err)) return read();
+      throw err;
+    });
     d.log.debug(
       { trace_id: input.traceId, embed_ms: Math.round(qv.ms), via: out.via, hits: out.hits.length },
       'knowledge vector search',

@@ -28,7 +28,7 @@ export async function embedQuery(
   o: QueryVectorOptions,
 ): Promise<QueryVector> {
   const started = performance.now();
-  let out: Float32Array[];
+  let out: unknown;
   try {
     out = await withDeadline(
       (signal) =>
@@ -45,9 +45,9 @@ export async function embedQuery(
     const why = err instanceof Error ? err.message : String(err);
     return failure(`the question could not be embedded: ${why}`, err);
   }
-  const v = out[0];
-  if (out.length !== 1 || v === undefined || v.length === 0)
-    return failure(`the embedder answered with ${out.length} vectors for one question`);
+  const v: unknown = Array.isArray(out) && out.length === 1 ? out[0] : undefined;
+  if (!(v instanceof Float32Array) || v.length === 0)
+    return failure('the embedder did not answer with one vector for the question');
   if (o.dimensions > 0 && v.length !== o.dimensions)
     return failure(
       `the question's embedding has ${v.length} dimensions, not ${o.dimensions} (knowledge.embeddingDimensions)`,

@@ -46,7 +46,8 @@ MATCH (c:Chunk)
 /**
  * The `k` nearest chunks, then the visible ones among them (best first, at most `limit`).
  * `fetched` is how many the index returned (fewer than `k`: it has no more), `matched` how many of
- * those the current model made. Scores are recomputed exactly for the few rows returned.
+ * those the current model made, `visible` how many of those the caller may see. Scores are
+ * recomputed exactly for the visible rows.
  */
 export function neighbourCypher(syntax: VectorSyntax): string {
   return `${neighbours(syntax)}
@@ -57,10 +58,11 @@ CALL (found) {
   WHERE c.embedding_model = $model AND ${inPartitionCypher('c')}
   MATCH (c)-[:PART_OF]->(d:Document)
   WHERE ${visibleCypher('c', 'd')}
-  WITH c, d, score ORDER BY score DESC LIMIT $limit
-  RETURN collect(${HIT_ROW}) AS hits
+  WITH c, d, score ORDER BY score DESC
+  RETURN count(*) AS visible, collect(${HIT_ROW})[0..$limit] AS hits
 }
-RETURN size(found) AS fetched, size([f IN found WHERE f.c.embedding_model = $model]) AS matched, hits`;
+RETURN size(found) AS fetched, size([f IN found WHERE f.c.embedding_model = $model]) AS matched,
+  visible, hits`;
 }
 
 /**
@@ -92,6 +94,7 @@ export interface Neighbours {
   hits: ScoredHit[];
   fetched: number;
   matched: number;
+  visible: number;
 }
 
 function scored(rows: unknown[]): ScoredHit[] {
@@ -114,6 +117,7 @@ export async function nearestVisible(
     hits: scored(Array.isArray(row?.hits) ? row.hits : []),
     fetched: Number(row?.fetched ?? 0),
     matched: Number(row?.matched ?? 0),
+    visible: Number(row?.visible ?? 0),
   };
 }
 

@@ -1,15 +1,15 @@
 // Vector candidates under the ACL. The index answers "the k nearest chunks" before any filter, so a
 // caller who may see 1 % of the knowledge base would get ~k/100 usable rows. The search therefore
 // asks for k neighbours, keeps the visible ones in the same query, and while fewer than `limit` are
-// visible asks again with a larger k: the share of visible rows seen so far, times 1.5 for margin,
-// says how many neighbours should hold `limit` of them (eightfold when none was visible). It stops
-// with `limit` visible, when the index has no more, or at `maxNeighbours`. Among the k nearest
-// chunks the visible ones are exactly the caller's nearest (a visible chunk outside them scores
-// lower than all of them), so stopping with `limit` visible loses nothing but the index's own
-// approximation. A caller still short at `maxNeighbours` may see very little (fewer than about
-// limit × total / maxNeighbours chunks): their chunks are scored directly, which is exact and cheap
-// for so few. The k that sufficed (or "score directly") is remembered per ACL and model for ten
-// minutes, so a repeat caller starts there instead of widening again.
+// visible asks again with the k that the visible share seen so far says should hold `limit` of
+// them, with a margin (eightfold when none was visible). It stops with `limit` visible, when the
+// index has no more, or at `maxNeighbours`. Among the k nearest chunks the visible ones are exactly
+// the caller's nearest (a visible chunk outside them scores lower than all of them), so stopping
+// with `limit` visible loses nothing but the index's own approximation. A caller still short at
+// `maxNeighbours` may see very little (fewer than about limit × total / maxNeighbours chunks):
+// their chunks are scored directly, which is exact and cheap for so few. The k the visible share
+// calls for (or "score directly") is remembered per ACL and model for ten minutes, so a repeat
+// caller asks once.
 import { LRUCache } from 'lru-cache';
 import type { ScoredHit } from './graph-queries.ts';
 import type { Query } from './read-runner.ts';
@@ -25,7 +25,7 @@ import {
 /** First k: twice `limit`, room for some hidden chunks before asking again. */
 const FIRST_K_PER_RESULT = 2;
 const MIN_FIRST_K = 24;
-const MARGIN = 1.5;
+const MARGIN = 1.25;
 const WIDEN_BLIND = 8;
 const PLAN_TTL_MS = 10 * 60_000;
 /** Most chunks a direct scoring reads: beyond this a caller would have been found by the index. */
@@ -64,17 +64,21 @@ export class VectorSearch {
     this.#syntax = syntax;
   }
 
-  /** The caller's `limit` nearest visible chunks made by `p.model`, in one read transaction. */
+  /**
+   * The caller's `limit` nearest visible chunks made by `p.model`, in one read transaction. When it
+   * fails because the server cannot filter in this index, `switchedAfter` says so: ask again in a
+   * new transaction (a failed query ends its own).
+   */
   async search(query: Query, p: NeighbourParams): Promise<VectorOutcome> {
     if (this.#syntax === undefined) this.#syntax = vectorSyntaxOf(await kernelVersion(query));
-    const syntax = this.#syntax;
-    try {
-      return await this.#search(query, syntax, p);
-    } catch (err) {
-      if (syntax !== 'search' || !needsProcedure(err)) throw err;
-      this.#syntax = 'procedure';
-      return this.#search(query, 'procedure', p);
-    }
+    return this.#search(query, this.#syntax, p);
+  }
+
+  /** True when `err` made this search switch to the procedure, so the same search may be retried. */
+  switchedAfter(err: unknown): boolean {
+    if (this.#syntax !== 'search' || !needsProcedure(err)) return false;
+    this.#syntax = 'procedure';
+    return true;
   }
 
   async #search(query: Query, syntax: VectorSyntax, p: NeighbourParams): Promise<VectorOutcome> {
@@ -85,18 +89,20 @@ export class VectorSearch {
       return { hits, modelHasVectors: true, via: 'exact' };
     }
     const max = Math.max(this.#maxNeighbours, p.limit);
-    let k = Math.min(max, plan ?? Math.max(p.limit * FIRST_K_PER_RESULT, MIN_FIRST_K));
+    const first = Math.max(p.limit * FIRST_K_PER_RESULT, MIN_FIRST_K);
+    let k = Math.min(max, plan ?? first);
     for (;;) {
       const found = await nearestVisible(query, syntax, k, p);
       const exhausted = found.fetched < k;
-      const seen = found.hits.length;
-      if (seen >= p.limit || exhausted || found.matched === 0) {
-        if (seen >= p.limit) this.#plans.set(key, k);
+      // The k that should hold `limit` visible chunks, by the share visible among these k.
+      const fits = Math.ceil((p.limit / Math.max(found.visible, 1)) * k * MARGIN);
+      if (found.hits.length >= p.limit || exhausted || found.matched === 0) {
+        if (found.hits.length >= p.limit)
+          this.#plans.set(key, Math.min(max, Math.max(first, fits)));
         return { hits: found.hits, modelHasVectors: found.matched > 0, via: { k } };
       }
       if (k >= max) break;
-      const wanted = seen > 0 ? Math.ceil((p.limit / seen) * k * MARGIN) : k * WIDEN_BLIND;
-      k = Math.min(max, Math.max(wanted, k * 2));
+      k = Math.min(max, found.visible > 0 ? Math.max(fits, k * 2) : k * WIDEN_BLIND);
     }
     this.#plans.set(key, 'exact');
     const hits = await exactVisible(query, EXACT_SCAN_LIMIT, p);
