@@ -103,6 +103,15 @@ async function store(o: EmbedChunksOptions, rows: Array<{ id: string; vector: nu
   }
 }
 
+async function awaitIndexes(o: EmbedChunksOptions): Promise<void> {
+  const session = o.driver.session({ database: o.database });
+  try {
+    await session.executeRead((tx) => tx.run('CALL db.awaitIndexes(3600)'));
+  } finally {
+    await session.close();
+  }
+}
+
 /** Embeds the stale chunks of `uris`; never throws for the embedder's sake (see `failure`). */
 export async function embedDocuments(
   o: EmbedChunksOptions,
@@ -145,6 +154,8 @@ export async function embedDocuments(
   };
   const workers = Math.max(1, o.concurrency ?? DEFAULTS.concurrency);
   await Promise.all(Array.from({ length: Math.min(workers, batches.length) }, worker));
+  // A new index is built in the background: wait, so that the end of the run means searchable.
+  if (vectorIndex !== 'kept') await awaitIndexes(o);
   return {
     embedded,
     pending: stale.length - embedded,
