@@ -48,7 +48,8 @@ export async function writeDocument(
          UNWIND $chunks AS ch
          MERGE (c:Chunk {chunk_id: ch.chunk_id})
          SET c.text = ch.text, c.seq = ch.seq, c.heading = ch.heading, c.page = ch.page,
-             c.acl_partition = $partition, c.acl_partitions = $partitions
+             c.acl_partition = $partition, c.acl_partitions = $partitions,
+             c.acl_shared = size($partitions) > 1
          MERGE (c)-[:PART_OF]->(d)`,
         {
           uri,
