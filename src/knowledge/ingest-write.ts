@@ -48,8 +48,7 @@ export async function writeDocument(
          UNWIND $chunks AS ch
          MERGE (c:Chunk {chunk_id: ch.chunk_id})
          SET c.text = ch.text, c.seq = ch.seq, c.heading = ch.heading, c.page = ch.page,
-             c.acl_partition = $partition, c.acl_partitions = $partitions,
-             c.acl_shared = size($partitions) > 1
+             c.acl_partition = $partition, c.acl_partitions = $partitions
          MERGE (c)-[:PART_OF]->(d)`,
         {
           uri,

@@ -2,20 +2,14 @@
 //
 //   (:Document {source_uri, title, updated_at, ingested_at, source_version, valid_from, valid_to,
 //               superseded_by, allowed_groups, acl_partition})
-//   (:Chunk {chunk_id, text, seq, acl_partition, acl_partitions, acl_shared, embedding?,
-//            embedding_model?})-[:PART_OF]->(:Document)
+//   (:Chunk {chunk_id, text, seq, acl_partition, embedding?, embedding_model?})-[:PART_OF]->(:Document)
 //   (:Claim {claim_id, statement})-[:SUPPORTED_BY]->(:Evidence {evidence_id, quote})
 //   (:Evidence)-[:LOCATED_IN]->(:Chunk)
 //   (:Entity {name})-[:MENTIONED_IN]->(:Document)
 //   (:Principal {principal_id})-[:MEMBER_OF]->(:Group {name})
 import { type Driver, int, isInt } from 'neo4j-driver';
 import { FULLTEXT_INDEX } from './graph-queries.ts';
-import {
-  filterProperties,
-  VECTOR_INDEX,
-  type VectorSyntax,
-  vectorSyntaxOf,
-} from './vector-queries.ts';
+import { VECTOR_INDEX, vectorSyntaxOf } from './vector-queries.ts';
 
 export { VECTOR_INDEX };
 
@@ -23,8 +17,8 @@ export interface SchemaOptions {
   database?: string;
   /** Chunk embedding size; 0 or absent: no vector index. */
   embeddingDimensions?: number;
-  /** The filters the vector index serves (`filterProperties`); default: none (the procedure). */
-  vectorSyntax?: VectorSyntax;
+  /** Index `embedding_model` beside the vector, for filtering inside the index (Neo4j 2026.01+). */
+  vectorFilter?: boolean;
   /** How long to wait for new indexes to come online, seconds. */
   awaitSeconds?: number;
 }
@@ -55,24 +49,24 @@ export function schemaStatements(opts: SchemaOptions = {}): string[] {
      OPTIONS { indexConfig: { \`fulltext.analyzer\`: 'cjk' } }`,
   );
   const dims = opts.embeddingDimensions ?? 0;
-  if (dims > 0) out.push(vectorIndexStatement(dims, opts.vectorSyntax ?? 'procedure'));
+  if (dims > 0) out.push(vectorIndexStatement(dims, opts.vectorFilter ?? false));
   return out;
 }
 
 /**
- * The chunk vector index: cosine, the model's size, and the properties the server can filter on
- * inside the index (`filterProperties`: the model id, so a search never compares another model's
- * vectors, and the partition). Unquantized: with the server's default (binary on Neo4j 2026) the 12
- * nearest of 100k chunks held 53 % of the true 12 nearest, and 88 % of them among the nearest 48,
- * against 100 % unquantized at about the same speed; the price is the vectors' full size in the
- * index (~1.5 KB per chunk at 384 dimensions).
+ * The chunk vector index: cosine, the model's size, and (where the server can filter inside the
+ * index) the model id beside the vector, so a search never compares another model's vectors.
+ * Unquantized: with the server's default (binary on Neo4j 2026) the 12 nearest of 100k chunks
+ * held 53 % of the true 12 nearest, and 88 % of them among the nearest 48, against 100 % unquantized
+ * at about the same speed; the price is the vectors' full size in the index (~1.5 KB per chunk at
+ * 384 dimensions).
  */
-export function vectorIndexStatement(dims: number, syntax: VectorSyntax): string {
+export function vectorIndexStatement(dims: number, filter: boolean): string {
   if (!Number.isInteger(dims) || dims < 1 || dims > 4096)
     throw new RangeError(`bad embedding size ${dims}`);
-  const props = filterProperties(syntax);
-  const filter = props.length > 0 ? ` WITH [${props.map((p) => `c.${p}`).join(', ')}]` : '';
-  return `${filter ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${filter}
+  return `${filter ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${
+    filter ? ' WITH [c.embedding_model]' : ''
+  }
      OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine',
        \`vector.quantization.enabled\`: false } }`;
 }
@@ -119,8 +113,7 @@ export type VectorIndexChange = 'created' | 'recreated' | 'kept';
 /**
  * Makes the chunk vector index fit `dims` (writer account). An index of another size (the model
  * changed: its vectors were made by a model no longer in use, and `kg:ingest` embeds the chunks
- * again), with other filter properties than the server can use, or quantized, is dropped and built
- * again. Chunks written before `acl_shared` existed get it first.
+ * again), without the model id the server could filter on, or quantized, is dropped and built again.
  */
 export async function ensureVectorIndex(
   driver: Driver,
@@ -134,15 +127,7 @@ export async function ensureVectorIndex(
         "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0] AS v",
       ),
     );
-    const syntax = vectorSyntaxOf(String(version.records[0]?.get('v') ?? ''));
-    if (syntax === 'filtered') {
-      await session.run(
-        `MATCH (c:Chunk) WHERE c.acl_shared IS NULL
-         CALL (c) {
-           SET c.acl_shared = size(coalesce(c.acl_partitions, [c.acl_partition])) > 1
-         } IN TRANSACTIONS OF 10000 ROWS`,
-      );
-    }
+    const filter = vectorSyntaxOf(String(version.records[0]?.get('v') ?? '')) === 'search';
     const shown = await session.executeRead((tx) =>
       tx.run(
         'SHOW VECTOR INDEXES YIELD name, properties, options WHERE name = $name RETURN properties, options',
@@ -156,18 +141,16 @@ export async function ensureVectorIndex(
       const config = (row.get('options') as { indexConfig?: Record<string, unknown> }).indexConfig;
       const size = config?.['vector.dimensions'];
       const sizeNow = isInt(size) ? size.toNumber() : Number(size);
-      const has = Array.isArray(properties) ? properties.filter((x) => x !== 'embedding') : [];
-      const wanted = filterProperties(syntax);
-      const filters = has.length === wanted.length && wanted.every((x) => has.includes(x));
+      const filtered = Array.isArray(properties) && properties.includes('embedding_model');
       const quantization = config?.['vector.quantization.type'];
       const quantized =
         config?.['vector.quantization.enabled'] === true ||
         (typeof quantization === 'string' && quantization.toUpperCase() !== 'NONE');
-      if (sizeNow === dims && filters && !quantized) return 'kept';
+      if (sizeNow === dims && (filtered || !filter) && !quantized) return 'kept';
       await session.executeWrite((tx) => tx.run(`DROP INDEX ${VECTOR_INDEX}`));
       change = 'recreated';
     }
-    await session.executeWrite((tx) => tx.run(vectorIndexStatement(dims, syntax)));
+    await session.executeWrite((tx) => tx.run(vectorIndexStatement(dims, filter)));
     return change;
   } finally {
     await session.close();

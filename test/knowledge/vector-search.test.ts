@@ -33,7 +33,7 @@ function simulated(size: number, visible: number, version = '2026.08.1') {
 
 test('a caller who sees 5 %: k grows from the visible share, then starts there next time', async () => {
   const index = simulated(100_000, 0.05);
-  const search = new VectorSearch(4000, 'search');
+  const search = new VectorSearch(4000);
   const first = await search.search(index.query, params);
   assert.equal(first.hits.length, 12);
   // 1 of 24 visible: 12 / (1/24) × 1.25 = 360, where 18 are; 12 / (18/360) × 1.25 = 300 next time.
@@ -46,17 +46,17 @@ test('a caller who sees 5 %: k grows from the visible share, then starts there n
 
 test('a caller who sees everything needs one query; an index with fewer vectors is not widened', async () => {
   const all = simulated(100_000, 1);
-  await new VectorSearch(4000, 'search').search(all.query, params);
+  await new VectorSearch(4000).search(all.query, params);
   assert.deepEqual(all.asked, [24]);
   const small = simulated(10, 0.5);
-  const out = await new VectorSearch(4000, 'search').search(small.query, params);
+  const out = await new VectorSearch(4000).search(small.query, params);
   assert.deepEqual(small.asked, [24], 'the index had no more than 10');
   assert.equal(out.hits.length, 5);
 });
 
 test('a caller who sees 0.01 %: after maxNeighbours their chunks are scored directly', async () => {
   const index = simulated(100_000, 0.0001);
-  const search = new VectorSearch(4000, 'search');
+  const search = new VectorSearch(4000);
   const out = await search.search(index.query, params);
   assert.equal(out.via, 'exact');
   assert.deepEqual(index.asked, [24, 192, 1536, 4000, 'exact']);
@@ -67,37 +67,12 @@ test('a caller who sees 0.01 %: after maxNeighbours their chunks are scored dire
 
 test('no vector of the model at all: said so, without widening', async () => {
   const none = simulated(0, 0);
-  const out = await new VectorSearch(4000, 'search').search(none.query, params);
+  const out = await new VectorSearch(4000).search(none.query, params);
   assert.equal(out.modelHasVectors, false);
   assert.deepEqual(none.asked, [24]);
 });
 
-test('2026.06+: the caller’s own partitions and shared chunks are searched apart, then merged', async () => {
-  const cyphers: string[] = [];
-  const query: Query = async (cypher) => {
-    cyphers.push(cypher);
-    if (cypher.includes('dbms.components')) return [{ v: '2026.08.1' }];
-    const own = cypher.includes('c.acl_partition IN $partitions');
-    const hits: Row[] = own
-      ? [
-          { chunk_id: 'a', score: 0.9 },
-          { chunk_id: 'both', score: 0.7 },
-        ]
-      : [
-          { chunk_id: 'both', score: 0.7 },
-          { chunk_id: 'b', score: 0.8 },
-        ];
-    return [{ fetched: 2, matched: 2, visible: 2, hits }];
-  };
-  const out = await new VectorSearch(4000).search(query, params);
-  assert.deepEqual(
-    out.hits.map((h) => h.hit.chunk_id),
-    ['a', 'b', 'both'],
-  );
-  assert.equal(cyphers.filter((c) => c.includes('c.acl_shared = true')).length, 1);
-});
-
-test('a server that cannot filter so in this index: the search steps down a syntax at a time', async () => {
+test('a server that cannot filter in this index: the search switches to the procedure', async () => {
   const cyphers: string[] = [];
   const query: Query = async (cypher) => {
     cyphers.push(cypher);
@@ -109,14 +84,10 @@ test('a server that cannot filter so in this index: the search steps down a synt
   const search = new VectorSearch(4000);
   const err = await search.search(query, params).catch((e: unknown) => e);
   assert.ok(err instanceof Error);
-  assert.match(cyphers.at(-1) ?? '', /acl_partition IN \$partitions/);
   assert.equal(search.switchedAfter(new Error('wrapped', { cause: err })), true);
-  await search.search(query, params).catch(() => undefined);
-  assert.match(cyphers.at(-1) ?? '', /WHERE c\.embedding_model = \$model LIMIT/);
-  assert.equal(search.switchedAfter(err), true);
   await search.search(query, params);
   assert.match(cyphers.at(-1) ?? '', /db\.index\.vector\.queryNodes/);
-  assert.equal(search.switchedAfter(err), false, 'nothing below the procedure');
+  assert.equal(search.switchedAfter(err), false, 'only once');
   const old = new VectorSearch(4000);
   await old.search(simulated(10, 1, '5.26.0').query, params);
   assert.equal(old.switchedAfter(err), false, 'a 5.x server uses the procedure from the start');
