@@ -1,6 +1,6 @@
 // Knowledge provider latency on a real Neo4j (test/support/neo4j-server.ts: NEO4J_TEST_URI or a
-// private server): 100,000 chunks in 20 partitions with 384-dimension vectors, loaded with UNWIND
-// batches, and the vector index built over them (timed). The vectors are random unit vectors of
+// private server): 100,000 chunks in 20 partitions (a tenth of the documents shared by two) with
+// 384-dimension vectors, loaded with UNWIND batches, and the vector index built over them (timed). The vectors are random unit vectors of
 // all-MiniLM-L6-v2's size clustered around 200 random topics, not real embeddings (embedding 100k
 // chunks here would take hours); they measure speed, not quality. Reports, in one run: the query
 // embedding on its own (the real model when TEST_EMBED_MODEL names its GGUF, 2 threads; else the
@@ -84,7 +84,7 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 interface Loaded {
   ms: number;
-  partitionOf: string[];
+  partitionOf: string[][];
   vectors: Float32Array[];
 }
 
@@ -92,14 +92,20 @@ interface Loaded {
 async function load(driver: Driver, tag: string): Promise<Loaded> {
   const started = performance.now();
   const perDoc = CHUNKS / (PARTITIONS * DOCS_PER_PARTITION);
-  const docs: Array<{ uri: string; partition: string }> = [];
+  // Every tenth document is shared with the next partition (two groups, no partition of its own).
+  const docs: Array<{ uri: string; partitions: string[] }> = [];
   for (let p = 0; p < PARTITIONS; p++)
     for (let d = 0; d < DOCS_PER_PARTITION; d++)
       docs.push({
         uri: `bench-${tag}://p${p}/d${d}`,
-        partition: p === PARTITIONS - 1 && d === 0 ? `tiny-${tag}` : `p${p}-${tag}`,
+        partitions:
+          p === PARTITIONS - 1 && d === 0
+            ? [`tiny-${tag}`]
+            : d % 10 === 5
+              ? [`p${p}-${tag}`, `p${(p + 1) % PARTITIONS}-${tag}`]
+              : [`p${p}-${tag}`],
       });
-  const partitionOf: string[] = [];
+  const partitionOf: string[][] = [];
   const vectors: Float32Array[] = [];
   const session = driver.session();
   try {
@@ -107,8 +113,8 @@ async function load(driver: Driver, tag: string): Promise<Loaded> {
       tx.run(
         `UNWIND $docs AS doc
          CREATE (:Document {source_uri: doc.uri, title: doc.uri, valid_from: '2024-01-01',
-           updated_at: '2024-01-01', allowed_groups: [doc.partition], acl_partition: doc.partition,
-           acl_partitions: [doc.partition]})`,
+           updated_at: '2024-01-01', allowed_groups: doc.partitions,
+           acl_partition: doc.partitions[0], acl_partitions: doc.partitions})`,
         { docs },
       ),
     );
@@ -117,13 +123,13 @@ async function load(driver: Driver, tag: string): Promise<Loaded> {
         const n = start + k;
         const doc = docs[Math.floor(n / perDoc)] as (typeof docs)[number];
         const v = nearTopic();
-        partitionOf.push(doc.partition);
+        partitionOf.push(doc.partitions);
         vectors.push(v);
         return {
           id: `bench-${tag}-${n}`,
           seq: int(n % perDoc),
           uri: doc.uri,
-          partition: doc.partition,
+          partitions: doc.partitions,
           text: `${sentence()}. ${sentence()}.`,
           v: Array.from(v),
         };
@@ -132,8 +138,8 @@ async function load(driver: Driver, tag: string): Promise<Loaded> {
         tx.run(
           `UNWIND $rows AS r
            MATCH (d:Document {source_uri: r.uri})
-           CREATE (c:Chunk {chunk_id: r.id, seq: r.seq, text: r.text, acl_partition: r.partition,
-             acl_partitions: [r.partition], embedding_model: $model})-[:PART_OF]->(d)
+           CREATE (c:Chunk {chunk_id: r.id, seq: r.seq, text: r.text, acl_partition: r.partitions[0],
+             acl_partitions: r.partitions, embedding_model: $model})-[:PART_OF]->(d)
            WITH c, r CALL db.create.setNodeVectorProperty(c, 'embedding', r.v)`,
           { rows, model: MODEL },
         ),
@@ -182,15 +188,8 @@ async function embeddingTimes(questions: string[]): Promise<string> {
     return line('query embedding, hashing stand-in (TEST_EMBED_MODEL not set)', ms);
   }
   const lib = await import('node-llama-cpp');
-  const llama = await lib.getLlama({
-    gpu: false,
-    build: 'never',
-    usePrebuiltBinaries: true,
-    skipDownload: true,
-    progressLogs: false,
-    maxThreads: 2,
-    logLevel: lib.LlamaLogLevel.error,
-  });
+  const quiet = { progressLogs: false, skipDownload: true, logLevel: lib.LlamaLogLevel.error };
+  const llama = await lib.getLlama({ gpu: false, build: 'never', maxThreads: 2, ...quiet });
   const model = await llama.loadModel({ modelPath });
   const context = await model.createEmbeddingContext({ threads: 2 });
   try {
@@ -212,7 +211,9 @@ async function recall(
 ): Promise<{ recall: number; exact: number; k: number[] }> {
   const limit = KNOWLEDGE_DEFAULTS.candidateLimit;
   const search = new VectorSearch(KNOWLEDGE_DEFAULTS.vectorSearch.maxNeighbours);
-  const visible = loaded.partitionOf.flatMap((p, i) => (partitions.includes(p) ? [i] : []));
+  const visible = loaded.partitionOf.flatMap((ps, i) =>
+    ps.some((p) => partitions.includes(p)) ? [i] : [],
+  );
   let found = 0;
   let exact = 0;
   const ks: number[] = [];
