@@ -1,0 +1,90 @@
+// `npm run eval -- retrieval`: retrieval quality on the labelled public documents in
+// test/fixtures/eval/ (a dev set and a held-out set), per question kind and search mode.
+//   --set dev|heldout   one set only (default: both)
+//   --json              the figures as JSON instead of tables
+//   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
+//                       vector search, loaded with node-llama-cpp on --threads (default 2) threads
+// Exits non-zero when a label does not hold against its document, or a needed model is missing.
+import { parseArgs } from 'node:util';
+import { closeExtractWorkers } from '../../src/attachments/extract/index.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { loadEvalSet, SET_NAMES } from './labels.ts';
+import { type LlamaEmbedder, loadLlamaEmbedder } from './llama-embedder.ts';
+import { formatSetRun, LEGEND, toJson } from './report.ts';
+import { evaluateSet, type SetRun } from './retrieval-eval.ts';
+import { needsEmbedder, SEARCH_MODES, SUPPORTED_MODES } from './search-adapter.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    set: { type: 'string', multiple: true },
+    json: { type: 'boolean', default: false },
+    model: { type: 'string' },
+    threads: { type: 'string', default: '2' },
+  },
+});
+
+async function retrieval(): Promise<void> {
+  const started = performance.now();
+  const config = loadConfig({ env: {} });
+  const names = values.set ?? [...SET_NAMES];
+  const modelPath = values.model ?? process.env.TEST_EMBED_MODEL;
+  if (needsEmbedder(SEARCH_MODES) && !modelPath) {
+    throw new Error(
+      'vector and hybrid search need the embedding model: pass --model <file.gguf> or set ' +
+        'TEST_EMBED_MODEL (CI fetches it; see .ci/run)',
+    );
+  }
+  const log = values.json ? () => {} : (line: string) => console.log(line);
+  log(`threadmind retrieval evaluation (node ${process.version}, ${new Date().toISOString()})`);
+  let embedder: LlamaEmbedder | undefined;
+  if (modelPath) {
+    const loadStart = performance.now();
+    embedder = await loadLlamaEmbedder(modelPath, Number(values.threads));
+    const loadMs = performance.now() - loadStart;
+    log(
+      `embedder: ${embedder.id} (${embedder.dims} dims, ${values.threads} threads, loaded in ${Math.round(loadMs)} ms)`,
+    );
+  } else log('embedder: none (lexical search needs none)');
+  log(`modes the index supports: ${SUPPORTED_MODES.join(', ')}`);
+  const runs: SetRun[] = [];
+  try {
+    for (const name of names) {
+      const set = await loadEvalSet(name);
+      const run = await evaluateSet(set, {
+        extract: config.attachments.extract,
+        limit: config.attachments.search.maxHits,
+        ...(embedder ? { embedder } : {}),
+      });
+      runs.push(run);
+      log('');
+      for (const line of formatSetRun(run)) log(line);
+    }
+  } finally {
+    await embedder?.dispose();
+    await closeExtractWorkers();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (values.json) {
+    console.log(
+      toJson(runs, {
+        model: embedder?.id ?? null,
+        seconds,
+        maxHits: config.attachments.search.maxHits,
+      }),
+    );
+    return;
+  }
+  log('');
+  for (const line of LEGEND) log(line);
+  log(`done in ${seconds.toFixed(1)} s`);
+}
+
+const groups: Record<string, () => Promise<void>> = { retrieval };
+const wanted = positionals.length > 0 ? positionals : Object.keys(groups);
+for (const name of wanted) {
+  const run = groups[name];
+  if (!run)
+    throw new Error(`no evaluation named "${name}"; there is: ${Object.keys(groups).join(', ')}`);
+  await run();
+}
