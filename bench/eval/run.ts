@@ -3,7 +3,9 @@
 //   --set dev|heldout   one set only (default: both)
 //   --json              the figures as JSON instead of tables
 //   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
-//                       vector search, loaded with node-llama-cpp on --threads (default 2) threads
+//                       vector search, loaded with node-llama-cpp on --threads threads (default 1:
+//                       llama.cpp's threads spin while they wait, so on a busy 2-core machine two
+//                       threads embedded 3-4× slower than one)
 // Exits non-zero when a label does not hold against its document, or a needed model is missing.
 import { parseArgs } from 'node:util';
 import { closeExtractWorkers } from '../../src/attachments/extract/index.ts';
@@ -20,7 +22,7 @@ const { values, positionals } = parseArgs({
     set: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
     model: { type: 'string' },
-    threads: { type: 'string', default: '2' },
+    threads: { type: 'string', default: '1' },
   },
 });
 
@@ -35,15 +37,18 @@ async function retrieval(): Promise<void> {
         'TEST_EMBED_MODEL (CI fetches it; see .ci/run)',
     );
   }
+  const threads = Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error('--threads takes a whole number ≥ 1');
   const log = values.json ? () => {} : (line: string) => console.log(line);
   log(`threadmind retrieval evaluation (node ${process.version}, ${new Date().toISOString()})`);
   let embedder: LlamaEmbedder | undefined;
   if (modelPath) {
     const loadStart = performance.now();
-    embedder = await loadLlamaEmbedder(modelPath, Number(values.threads));
+    embedder = await loadLlamaEmbedder(modelPath, threads);
     const loadMs = performance.now() - loadStart;
     log(
-      `embedder: ${embedder.id} (${embedder.dims} dims, ${values.threads} threads, loaded in ${Math.round(loadMs)} ms)`,
+      `embedder: ${embedder.id} (${embedder.dims} dims, ${threads} thread(s), loaded in ${Math.round(loadMs)} ms)`,
     );
   } else log('embedder: none (lexical search needs none)');
   log(`modes the index supports: ${SUPPORTED_MODES.join(', ')}`);
