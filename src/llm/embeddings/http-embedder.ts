@@ -52,7 +52,7 @@ export class HttpEmbedder implements Embedder {
   private readonly o: HttpEmbedderOptions;
   private readonly url: string;
   private readonly gate: Semaphore;
-  private model: Promise<string> | undefined;
+  private discovery: Promise<string> | undefined;
   private modelId: string | undefined;
   private dims: number | undefined;
 
@@ -73,6 +73,11 @@ export class HttpEmbedder implements Embedder {
     return `${this.modelId ?? ''}@${this.dims ?? '?'}${prefix ? `|${prefix}` : ''}`;
   }
 
+  /** The model asked for: configured, or learnt from /models. */
+  get model(): string | undefined {
+    return this.modelId;
+  }
+
   /** The dimension of every vector, once the first answer came. */
   get dimensions(): number | undefined {
     return this.dims;
@@ -83,6 +88,19 @@ export class HttpEmbedder implements Embedder {
     if (this.dims === undefined || this.modelId === undefined)
       await this.embed(['dimension probe'], { purpose: 'query', ...(signal ? { signal } : {}) });
     return this.id;
+  }
+
+  /** For /readyz: the server lists models within a short time, the one in use among them. */
+  async check(timeoutMs = 3000): Promise<void> {
+    const models = await fetchModels({
+      baseUrl: this.o.baseUrl,
+      apiKey: this.o.apiKey,
+      timeoutMs,
+      ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
+    });
+    const wanted = this.modelId;
+    if (wanted !== undefined && !models.some((m) => m.id === wanted))
+      throw new EmbeddingError('unavailable', `${this.o.baseUrl} no longer serves ${wanted}`);
   }
 
   async embed(texts: readonly string[], opts: EmbedOptions): Promise<Float32Array[]> {
@@ -105,17 +123,17 @@ export class HttpEmbedder implements Embedder {
 
   private resolveModel(signal: AbortSignal | undefined): Promise<string> {
     if (this.modelId !== undefined) return Promise.resolve(this.modelId);
-    this.model ??= this.discover(signal).then(
+    this.discovery ??= this.discover(signal).then(
       (id) => {
         this.modelId = id;
         return id;
       },
       (err: unknown) => {
-        this.model = undefined; // tried again on the next call
+        this.discovery = undefined; // tried again on the next call
         throw err;
       },
     );
-    return this.model;
+    return this.discovery;
   }
 
   private async discover(signal: AbortSignal | undefined): Promise<string> {
@@ -181,7 +199,7 @@ export class HttpEmbedder implements Embedder {
   }
 
   private forget(): void {
-    this.model = undefined;
+    this.discovery = undefined;
     this.modelId = undefined;
     this.dims = undefined;
   }
