@@ -9,8 +9,8 @@ import { EmbeddedEngine } from './engine.ts';
 import { DEFAULT_EMBED_MODEL, resolveLocalModel } from './model-file.ts';
 import { startEmbeddedServer } from './server.ts';
 
-export { EmbeddedSetupError } from './engine.ts';
 export { EmbeddingEngine } from './embedding-engine.ts';
+export { EmbeddedSetupError } from './engine.ts';
 export { DEFAULT_EMBED_MODEL, DEFAULT_LOCAL_MODEL } from './model-file.ts';
 
 export interface EmbeddedModelOptions {
