@@ -93,7 +93,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const { log } = opts;
   applyLangChainEnvironment();
   const text = await createTextModel(config, log);
-  const embedding = await startEmbeddingModel(config, log);
+  const embedding = await startEmbeddingModel(config, log, { textEmbedded: !!text.embedded });
   const embedder = createEmbedder(config, log, { embedded: embedding });
   const closeModels = async () => {
     await embedding?.close();

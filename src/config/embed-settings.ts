@@ -27,6 +27,8 @@ export const embedSettingsSchema = z
     prefixes: z.record(z.string(), prefixes),
     /** Embedded only: tokens of one text the model reads (longer texts are cut), capped at the model's own. */
     contextSize: z.number().int().min(64),
+    /** Embedded only: CPU threads; 0: one per core, or half of them beside an embedded text model. */
+    threads: z.number().int().min(0),
   })
   .strict();
 

@@ -130,9 +130,8 @@ describe('the bot with LLM_EMBED_BASE_URL=embedded', () => {
       env: {
         LLM_EMBED_BASE_URL: 'embedded',
         LLM_EMBED_MODEL: testEmbedModelPath(),
-        LLM_LOCAL_THREADS: String(TEST_EMBED_THREADS),
       },
-      overrides: { llm: { embed: { contextSize: 256 } } },
+      overrides: { llm: { embed: { contextSize: 256, threads: TEST_EMBED_THREADS } } },
     });
     try {
       const embedder = h.app.embedder;

@@ -2,6 +2,7 @@
 // server, or the embedded engine; and the settings that shape the requests.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { embedThreads } from '../../src/compose/create-embedder.ts';
 import { embedEndpointOf } from '../../src/config/embed-settings.ts';
 import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
 
@@ -67,4 +68,12 @@ test('a bad embeddings base URL or setting is refused with the variable named', 
       return true;
     },
   );
+});
+
+test('the embedded embedding model takes every core alone, half of them beside an embedded text model', () => {
+  assert.equal(embedThreads(0, false, 8), 8);
+  assert.equal(embedThreads(0, true, 8), 4);
+  assert.equal(embedThreads(0, true, 1), 1);
+  assert.equal(embedThreads(3, true, 8), 3);
+  assert.equal(loadConfig({ env: {} }).llm.embed.threads, 0);
 });
