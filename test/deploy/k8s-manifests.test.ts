@@ -132,7 +132,9 @@ test('the embeddings server the ConfigMap names exists: a Service on that port s
   const config = docs.find(
     (d) => d.kind === 'ConfigMap' && d.metadata.name === 'threadmind-config',
   );
-  const url = new URL((config?.data as Record<string, string>).LLM_EMBED_BASE_URL ?? '');
+  const url = new URL(
+    (config?.data as Record<string, string> | undefined)?.LLM_EMBED_BASE_URL ?? '',
+  );
   assert.equal(url.pathname, '/v1');
   const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === url.hostname);
   assert.ok(service, `a Service named ${url.hostname}`);
