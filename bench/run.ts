@@ -18,6 +18,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   doctor: async () => (await import('./doctor-bench.ts')).benchDoctor(),
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
   embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
+  embeddings: async () => (await import('./embeddings-bench.ts')).benchEmbeddings(),
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),

@@ -17,6 +17,7 @@ import { TurnRunner } from '../core/turn-runner.ts';
 import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import { HttpServer, type RouteHandler } from '../http/server.ts';
 import type { PlatformGroups } from '../knowledge/platform-groups.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
@@ -32,6 +33,7 @@ import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
 import { SecretBox } from '../util/secret-box.ts';
 import { createAttachments } from './create-attachments.ts';
+import { createEmbedder, startEmbeddingModel } from './create-embedder.ts';
 import { createKnowledge } from './create-knowledge.ts';
 import { createStore } from './create-store.ts';
 import { createTextModel } from './create-text-model.ts';
@@ -63,6 +65,8 @@ export interface RunningApp {
   groups: PlatformGroups | undefined;
   /** The web chat's address, when it is served. */
   webUrl: string | undefined;
+  /** Embeddings for retrieval; undefined: no endpoint, search by words only. */
+  embedder: Embedder | undefined;
   /** Split roles: the shared turn queue, this worker, this gateway's lease. */
   queue?: TurnQueue | undefined;
   worker?: TurnWorker | undefined;
@@ -89,11 +93,17 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const { log } = opts;
   applyLangChainEnvironment();
   const text = await createTextModel(config, log);
+  const embedding = await startEmbeddingModel(config, log, { textEmbedded: !!text.embedded });
+  const embedder = createEmbedder(config, log, { embedded: embedding });
+  const closeModels = async () => {
+    await embedding?.close();
+    await text.embedded?.close();
+  };
   let store: Store;
   try {
     store = await createStore(config.storeUrl);
   } catch (err) {
-    await text.embedded?.close();
+    await closeModels();
     throw err;
   }
   const metrics = createMetrics();
@@ -110,10 +120,10 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   });
   // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
   const withVision = !text.embedded || config.visionConfigured;
-  const attachments = createAttachments(config, store, log, metrics, withVision);
+  const attachments = createAttachments(config, store, log, metrics, withVision, embedder);
   const tools = opts.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
-  const knowledge = createKnowledge(config, llm, log);
+  const knowledge = createKnowledge(config, llm, log, embedder);
   if (!knowledge && config.neo4jWriter) {
     log.warn(
       'NEO4J_URI is set with only the writer account; the bot needs NEO4J_USER/NEO4J_PASSWORD (a reader) to use the knowledge graph',
@@ -282,6 +292,10 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
               ? [{ name: 'llm_vision', check: () => vision.check(), optional: true }]
               : []),
             ...(knowledge ? [{ name: 'neo4j', check: knowledge.check }] : []),
+            // Without embeddings searches fall back to words: never a reason to be unready.
+            ...(embedder
+              ? [{ name: 'llm_embed', check: () => embedder.check(), optional: true }]
+              : []),
           ]
         : []),
       ...(redis
@@ -310,7 +324,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     redis?.disconnect();
     await store.close();
     await knowledge?.close();
-    await text.embedded?.close();
+    await closeModels();
     throw err;
   }
   const port = await http.listen();
@@ -349,6 +363,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     startupChecks,
     web,
     groups: knowledge?.groups,
+    embedder,
     webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
     queue,
     worker,
@@ -374,7 +389,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       await http.close();
       await knowledge?.close();
       await store.close();
-      await text.embedded?.close();
+      await closeModels();
     },
   };
 }

@@ -10,6 +10,7 @@ import { PlatformGroups } from '../knowledge/platform-groups.ts';
 import { LEGACY_PRINCIPAL_WARNING, legacyKeys } from '../knowledge/principal-id.ts';
 import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -30,7 +31,13 @@ function cypherGenerator(llm: ModelEndpoint): CypherGenerator {
   };
 }
 
-export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger) {
+export function createKnowledge(
+  config: Config,
+  llm: ModelEndpoint,
+  log: Logger,
+  /** Search by meaning as well as by words; undefined: no embeddings endpoint, words only. */
+  embedder?: Embedder,
+) {
   const conn = config.neo4j;
   if (!conn) return undefined;
   const driver: Driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password), {
@@ -60,6 +67,7 @@ export function createKnowledge(config: Config, llm: ModelEndpoint, log: Logger)
   return {
     driver,
     provider,
+    embedder,
     evidenceAccess,
     groups,
     tool: knowledgeSearchTool({ provider, settings, log }),

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { parseEncryptionKeys } from '../util/secret-box.ts';
+import { EMBED_ENV_PATHS } from './embed-settings.ts';
 import type { Config, ProxyEnv, Secrets, Settings } from './schema.ts';
 import { EMBEDDED, settingsSchema } from './schema.ts';
 
@@ -48,6 +49,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   WEB_ENABLED: { path: ['web', 'enabled'], type: 'switch' },
   WEB_HOST: { path: ['web', 'host'], type: 'string' },
   THREADMIND_ROLE: { path: ['scale', 'role'], type: 'string' },
+  ...EMBED_ENV_PATHS,
 };
 
 /** Environment variables that hold secrets: their values are redacted from anything printed. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
+import { embedSettingsSchema } from './embed-settings.ts';
 
 const url = z.string().url();
 
@@ -79,6 +80,7 @@ export const settingsSchema = z
             downloadEndpoint: z.string(),
           })
           .strict(),
+        embed: embedSettingsSchema,
       })
       .strict(),
     agent: z

@@ -6,6 +6,7 @@ import { slackCheckGroups } from '../../adapters/slack/slack-doctor.ts';
 import type { Config } from '../config/schema.ts';
 import type { CheckGroup, CheckResult } from '../model/check-result.ts';
 import { egressCheckGroup } from './egress-check.ts';
+import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
 import { type StoreAccess, storeCheckGroup } from './store-check.ts';
@@ -52,6 +53,7 @@ export function doctorGroups(config: Config, store: StoreAccess): CheckGroup[] {
     ...slackCheckGroups(config),
     ...discordCheckGroups(config),
     ...llmCheckGroups(config),
+    embedCheckGroup(config),
     storeCheckGroup(config, store),
     ...neo4jCheckGroups(config),
     egressCheckGroup(config),

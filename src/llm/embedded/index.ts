@@ -1,14 +1,17 @@
-// Starting and stopping the embedded model: resolve the file, load it, serve it on loopback.
+// Starting and stopping the embedded models (chat, and embeddings): resolve the file, load it,
+// serve it on loopback.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { ModelDownloadEndpoints } from 'node-llama-cpp';
 import type { Logger } from '../../log/logger.ts';
+import { EmbeddingEngine } from './embedding-engine.ts';
 import { EmbeddedEngine } from './engine.ts';
-import { resolveLocalModel } from './model-file.ts';
+import { DEFAULT_EMBED_MODEL, resolveLocalModel } from './model-file.ts';
 import { startEmbeddedServer } from './server.ts';
 
+export { EmbeddingEngine } from './embedding-engine.ts';
 export { EmbeddedSetupError } from './engine.ts';
-export { DEFAULT_LOCAL_MODEL } from './model-file.ts';
+export { DEFAULT_EMBED_MODEL, DEFAULT_LOCAL_MODEL } from './model-file.ts';
 
 export interface EmbeddedModelOptions {
   /** LLM_LOCAL_MODEL: a .gguf path or an hf: URI; empty: the default model. */
@@ -62,6 +65,67 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
       base_url: server.baseUrl,
     },
     'embedded model serving',
+  );
+  return {
+    baseUrl: server.baseUrl,
+    engine,
+    async close() {
+      await server.close();
+      await engine.close();
+    },
+  };
+}
+
+export interface EmbeddedEmbeddingsOptions {
+  /** LLM_EMBED_MODEL: a .gguf path or an hf: URI; empty: the default embedding model. */
+  model: string;
+  dataDir: string;
+  /** 0: one per core. */
+  threads: number;
+  contextSize: number;
+  log: Logger;
+  progress?: NodeJS.WritableStream & { isTTY?: boolean };
+  endpoints?: ModelDownloadEndpoints;
+}
+
+export interface EmbeddedEmbeddings {
+  /** The OpenAI-compatible base URL on loopback (serves /v1/embeddings). */
+  baseUrl: string;
+  engine: EmbeddingEngine;
+  close(): Promise<void>;
+}
+
+/** The embedding model on its own loopback server (any free port), beside any chat model. */
+export async function startEmbeddedEmbeddings(
+  o: EmbeddedEmbeddingsOptions,
+): Promise<EmbeddedEmbeddings> {
+  const modelPath = await resolveLocalModel({
+    spec: o.model,
+    defaultSpec: DEFAULT_EMBED_MODEL,
+    variable: 'LLM_EMBED_MODEL',
+    modelsDir: path.join(o.dataDir, 'models'),
+    progress: o.progress ?? process.stderr,
+    ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+  });
+  const threads = threadsFor(o.threads);
+  const engine = await EmbeddingEngine.load({ modelPath, contextSize: o.contextSize, threads });
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({ embeddings: engine, port: 0, log: o.log });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  o.log.info(
+    {
+      model: engine.id,
+      file: modelPath,
+      dimensions: engine.dimensions,
+      max_model_len: engine.contextSize,
+      threads,
+      base_url: server.baseUrl,
+    },
+    'embedded embedding model serving',
   );
   return {
     baseUrl: server.baseUrl,

@@ -13,9 +13,22 @@ import { EmbeddedSetupError, loadNodeLlamaCpp } from './engine.ts';
 export const DEFAULT_LOCAL_MODEL =
   'hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf';
 
+/**
+ * The default embedding model: IBM's granite-embedding-107m-multilingual at Q8_0 (about 120 MB,
+ * Apache-2.0, 384 dimensions). Of the multilingual embedders llama.cpp runs, it is among the
+ * smallest: 6 layers, so it embeds about as fast as all-MiniLM-L6 on a laptop CPU, and its twelve
+ * languages include Korean and German. It needs no query or passage prefixes.
+ */
+export const DEFAULT_EMBED_MODEL =
+  'hf:bartowski/granite-embedding-107m-multilingual-GGUF/granite-embedding-107m-multilingual-Q8_0.gguf';
+
 export interface ResolveLocalModelOptions {
-  /** LLM_LOCAL_MODEL; empty: DEFAULT_LOCAL_MODEL. */
+  /** LLM_LOCAL_MODEL; empty: `defaultSpec`. */
   spec: string;
+  /** Used when `spec` is empty. Default DEFAULT_LOCAL_MODEL. */
+  defaultSpec?: string;
+  /** The variable that names the model, for messages. Default LLM_LOCAL_MODEL. */
+  variable?: string;
   /** DATA_DIR/models. */
   modelsDir: string;
   /** Where progress is drawn (process.stderr). */
@@ -126,22 +139,24 @@ async function reachable(host: string): Promise<unknown> {
   }
 }
 
-function offlineError(spec: string, cause: unknown): EmbeddedSetupError {
+function offlineError(spec: string, variable: string, cause: unknown): EmbeddedSetupError {
+  const server = variable === 'LLM_LOCAL_MODEL' ? 'LLM_TEXT_BASE_URL' : 'LLM_EMBED_BASE_URL';
   return new EmbeddedSetupError(
     `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
-      'Copy a .gguf file here and set LLM_LOCAL_MODEL=/path/to/model.gguf, or point LLM_TEXT_BASE_URL at a model server. ' +
+      `Copy a .gguf file here and set ${variable}=/path/to/model.gguf, or point ${server} at a model server. ` +
       'An interrupted download resumes on the next start.',
     { cause },
   );
 }
 
 export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
-  const spec = o.spec.trim() || DEFAULT_LOCAL_MODEL;
+  const spec = o.spec.trim() || (o.defaultSpec ?? DEFAULT_LOCAL_MODEL);
+  const variable = o.variable ?? 'LLM_LOCAL_MODEL';
   if (!isUri(spec)) {
     const file = path.resolve(spec);
     if (!existsSync(file)) {
       throw new EmbeddedSetupError(
-        `LLM_LOCAL_MODEL names ${file}, which does not exist. Give the path of a .gguf file or an hf: URI.`,
+        `${variable} names ${file}, which does not exist. Give the path of a .gguf file or an hf: URI.`,
       );
     }
     return file;
@@ -153,7 +168,7 @@ export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<st
 
   const lib = await loadNodeLlamaCpp();
   const unreachable = await reachable(hostOf(spec, o.endpoints));
-  if (unreachable !== undefined) throw offlineError(spec, unreachable);
+  if (unreachable !== undefined) throw offlineError(spec, variable, unreachable);
   const bar = progressBar(o.progress, `threadmind: downloading ${spec}`);
   o.progress.write(
     `threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`,
@@ -169,7 +184,7 @@ export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<st
     });
   } catch (err) {
     bar.end();
-    if (isOffline(err)) throw offlineError(spec, err);
+    if (isOffline(err)) throw offlineError(spec, variable, err);
     throw new EmbeddedSetupError(
       `Cannot download the embedded model ${spec}: ${err instanceof Error ? err.message : String(err)}`,
       { cause: err },

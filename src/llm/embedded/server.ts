@@ -1,10 +1,13 @@
-// The embedded model's OpenAI-compatible HTTP server, on loopback only: GET /v1/models,
-// POST /v1/chat/completions (plain and SSE), POST /tokenize and GET /health, with vLLM's shapes,
-// statuses and context-length errors, so the bot (and curl) use it exactly as they use vLLM.
+// The embedded models' OpenAI-compatible HTTP server, on loopback only: GET /v1/models,
+// POST /v1/chat/completions (plain and SSE) and POST /tokenize for a chat model, POST
+// /v1/embeddings for an embedding model, and GET /health, with vLLM's shapes, statuses and
+// context-length errors, so the bot (and curl) use it exactly as they use vLLM.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../log/logger.ts';
 import { toChatHistory, toFunctions } from './chat-mapping.ts';
+import type { EmbeddingEngine } from './embedding-engine.ts';
+import { embeddingsResponse } from './embeddings-route.ts';
 import type { EmbeddedEngine, GenerateResult, ToolChoice } from './engine.ts';
 import {
   type ChatRequest,
@@ -26,7 +29,10 @@ import {
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface EmbeddedServerOptions {
-  engine: EmbeddedEngine;
+  /** The chat model; without it the chat routes answer 404. */
+  engine?: EmbeddedEngine | undefined;
+  /** The embedding model; without it /v1/embeddings answers 404. */
+  embeddings?: EmbeddingEngine | undefined;
   /** 0: any free port. */
   port: number;
   log: Logger;
@@ -93,18 +99,18 @@ function outCalls(result: GenerateResult): OutToolCall[] {
 }
 
 export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedServer> {
-  const { engine, log } = o;
+  const { log } = o;
   const created = Math.floor(Date.now() / 1000);
 
-  const checkModel = (model: string | undefined) => {
+  const checkModel = (engine: EmbeddedEngine, model: string | undefined) => {
     if (model !== undefined && model !== '' && model !== engine.id) throw modelNotFound(model);
   };
 
-  const chat = async (req: IncomingMessage, res: ServerResponse) => {
+  const chat = async (engine: EmbeddedEngine, req: IncomingMessage, res: ServerResponse) => {
     const parsed = chatRequestSchema.safeParse(await readJson(req));
     if (!parsed.success) throw new WireError(describeIssues(parsed.error));
     const body = parsed.data;
-    checkModel(body.model);
+    checkModel(engine, body.model);
     const toolChoice = toolChoiceOf(body);
     const history = toChatHistory(body.messages);
     const functions = toFunctions(body.tools);
@@ -216,11 +222,11 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
     res.end('data: [DONE]\n\n');
   };
 
-  const tokenize = async (req: IncomingMessage, res: ServerResponse) => {
+  const tokenize = async (engine: EmbeddedEngine, req: IncomingMessage, res: ServerResponse) => {
     const parsed = tokenizeRequestSchema.safeParse(await readJson(req));
     if (!parsed.success) throw new WireError(describeIssues(parsed.error));
     const body = parsed.data;
-    checkModel(body.model);
+    checkModel(engine, body.model);
     const tokens =
       'prompt' in body
         ? engine.tokenizeText(body.prompt, body.add_special_tokens !== false)
@@ -236,26 +242,56 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
     });
   };
 
+  const embed = async (engine: EmbeddingEngine, req: IncomingMessage, res: ServerResponse) => {
+    const body = await readJson(req);
+    const aborter = new AbortController();
+    let finished = false;
+    res.on('close', () => {
+      if (!finished) aborter.abort(new Error('the client closed the connection'));
+    });
+    const answer = await embeddingsResponse(engine, body, aborter.signal);
+    finished = true;
+    if (answer.truncated > 0)
+      log.debug({ texts: answer.truncated, model: engine.id }, 'embedded: texts cut to fit');
+    sendJson(res, 200, answer.body);
+  };
+
+  const models = () => {
+    const { engine, embeddings } = o;
+    const lists = [
+      ...(engine ? [modelList(engine.id, engine.contextSize, created)] : []),
+      ...(embeddings ? [modelList(embeddings.id, embeddings.contextSize, created)] : []),
+    ];
+    return { object: 'list', data: lists.flatMap((l) => l.data) };
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://loopback');
     const route = `${req.method} ${url.pathname.replace(/\/+$/, '') || '/'}`;
+    const { engine, embeddings } = o;
     try {
       switch (route) {
         case 'GET /v1/models':
-          sendJson(res, 200, modelList(engine.id, engine.contextSize, created));
+          sendJson(res, 200, models());
           return;
         case 'POST /v1/chat/completions':
-          await chat(req, res);
+          if (!engine) break;
+          await chat(engine, req, res);
           return;
         case 'POST /tokenize':
-          await tokenize(req, res);
+          if (!engine) break;
+          await tokenize(engine, req, res);
+          return;
+        case 'POST /v1/embeddings':
+          if (!embeddings) break;
+          await embed(embeddings, req, res);
           return;
         case 'GET /health':
           res.writeHead(200).end();
           return;
-        default:
-          sendJson(res, 404, errorBody(`No route ${route}.`, 404, 'NotFoundError'));
       }
+      req.resume();
+      sendJson(res, 404, errorBody(`No route ${route}.`, 404, 'NotFoundError'));
     } catch (err) {
       if (err instanceof WireError) {
         log.debug(
