@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
+import { discordSettingsSchema } from './discord-config.ts';
 import { embedSettingsSchema } from './embed-settings.ts';
+import { scaleSettingsSchema } from './scale-config.ts';
+import type { ProxyEnv, Secrets } from './secrets.ts';
+import { slackSettingsSchema } from './slack-config.ts';
+import { webSettingsSchema } from './web-config.ts';
 
 const url = z.string().url();
 
@@ -97,50 +102,9 @@ export const settingsSchema = z
         maxQueuedPerSession: positiveInt,
       })
       .strict(),
-    slack: z
-      .object({
-        mode: z.enum(['auto', 'http', 'socket']),
-        apiUrl: url,
-        /** Slack user ids who may change any channel's settings, besides workspace admins/owners and the channel's creator. */
-        admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/)),
-        streaming: z.enum(['auto', 'off']),
-        updateIntervalMs: positiveInt,
-        assistantStatus: z.boolean(),
-        thinkingText: z.string().min(1),
-        maxRetries: z.number().int().min(0).max(10),
-        /** Installing into many workspaces (SLACK_CLIENT_ID/SLACK_CLIENT_SECRET set). */
-        oauth: z
-          .object({
-            /** Where Slack sends the installer back; '' uses the app's only configured redirect URL. */
-            redirectUrl: z.union([z.literal(''), url]),
-            /** Lifetime of an install link's state. */
-            stateTtlSeconds: positiveInt,
-          })
-          .strict(),
-      })
-      .strict(),
-    discord: z
-      .object({
-        apiUrl: url,
-        /** Discord user ids who may change any channel's settings, besides members with Manage Channels. */
-        admins: z.array(z.string().regex(/^\d{5,25}$/)),
-        updateIntervalMs: positiveInt,
-        threadAutoArchiveMinutes: z.union([
-          z.literal(60),
-          z.literal(1440),
-          z.literal(4320),
-          z.literal(10080),
-        ]),
-        fileHosts: z.array(z.string().min(1)),
-      })
-      .strict(),
-    web: z
-      .object({
-        enabled: z.union([z.boolean(), z.literal('auto')]),
-        host: z.string().min(1),
-        updateIntervalMs: positiveInt,
-      })
-      .strict(),
+    slack: slackSettingsSchema,
+    discord: discordSettingsSchema,
+    web: webSettingsSchema,
     attachments: z
       .object({
         maxFileBytes: positiveInt,
@@ -218,49 +182,12 @@ export const settingsSchema = z
         stepTimeoutMs: positiveInt,
       })
       .strict(),
-    scale: z
-      .object({
-        role: z.enum(['all', 'ingress', 'worker', 'gateway']),
-        ingressDrainMs: z.number().int().min(0),
-        queue: z
-          .object({
-            name: z.string().regex(/^[A-Za-z0-9_-]+$/, {
-              message: 'may hold only letters, digits, "-" and "_"',
-            }),
-            concurrency: positiveInt,
-            attempts: z.number().int().min(1).max(20),
-            backoffMs: positiveInt,
-            lockMs: z.number().int().min(1000),
-            orderPollMs: positiveInt,
-          })
-          .strict(),
-        gateway: z
-          .object({
-            leaseMs: z.number().int().min(1000),
-            renewMs: positiveInt,
-            pollMs: positiveInt,
-          })
-          .strict(),
-      })
-      .strict(),
+    scale: scaleSettingsSchema,
   })
   .strict();
 
 export type Settings = z.infer<typeof settingsSchema>;
-
-/** Secrets come only from the environment. */
-export interface Secrets {
-  slackBotToken?: string;
-  slackSigningSecret?: string;
-  slackAppToken?: string;
-  discordToken?: string;
-  llmApiKey?: string;
-  webAuthToken?: string;
-  slackClientId?: string;
-  slackClientSecret?: string;
-  /** THREADMIND_ENCRYPTION_KEY, parsed: the first seals, all open (rotation). */
-  encryptionKeys?: Buffer[];
-}
+export type { ProxyEnv, Secrets } from './secrets.ts';
 
 export interface Config extends Settings {
   secrets: Secrets;
@@ -290,12 +217,4 @@ export interface Config extends Settings {
   visionConfigured: boolean;
   /** Proxy variables as the environment has them (the doctor's egress check reports them). */
   proxy: ProxyEnv;
-}
-
-export interface ProxyEnv {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-  /** NODE_USE_ENV_PROXY=1 or --use-env-proxy: only then does Node route its requests through them. */
-  nodeUsesEnvProxy: boolean;
 }

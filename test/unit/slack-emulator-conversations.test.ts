@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import { App, LogLevel } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
 import { WebClient } from '@slack/web-api';
@@ -17,6 +17,18 @@ import {
 } from '../emulators/slack/index.ts';
 
 const SECRET = 'emulator-tests-secret';
+
+/** One turn of the event loop (a real one: tests that mock timers leave setImmediate alone). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Moves the mocked clock on in small steps, letting sockets and promises run, until `done`. */
+async function runClock(done: () => boolean, stepMs = 10, maxMs = 60_000): Promise<void> {
+  for (let t = 0; !done(); t += stepMs) {
+    assert.ok(t < maxMs, `still waiting after ${maxMs} ms of mocked time`);
+    mock.timers.tick(stepMs);
+    await turn();
+  }
+}
 
 type Cleanup = (fn: () => Promise<unknown>) => void;
 
@@ -191,9 +203,25 @@ test('latency applies to every call, calls are counted by method, 429s carry Ret
   emu.setEventsUrl(rx.url);
   const { ts } = await emu.postUserMessage({ channel: 'C1', user: 'U1', text: 'root' });
   const web = client(emu);
-  const started = Date.now();
-  await web.conversations.replies({ channel: 'C1', ts });
-  assert.ok(Date.now() - started >= 45, 'answered after the latency');
+  // The latency is the emulator's timer: on a mocked clock the answer waits until the clock has
+  // moved by it, however fast or slow the machine is.
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    let answered = false;
+    const replies = web.conversations.replies({ channel: 'C1', ts }).then((r) => {
+      answered = true;
+      return r;
+    });
+    while (emu.callsTo('conversations.replies').length === 0) await turn();
+    await turn();
+    mock.timers.tick(49);
+    await turn();
+    assert.equal(answered, false, 'held for the latency');
+    mock.timers.tick(1);
+    assert.equal((await replies).ok, true, 'answered once the latency has passed');
+  } finally {
+    mock.timers.reset();
+  }
   emu.setApiLatencyMs(0);
 
   for (const method of ['conversations.history', 'conversations.replies', 'users.info']) {
@@ -207,10 +235,21 @@ test('latency applies to every call, calls are counted by method, 429s carry Ret
     assert.equal(res.headers.get('retry-after'), '2', method);
     assert.equal(((await res.json()) as { error: string }).error, 'ratelimited');
   }
-  // WebClient waits Retry-After and retries on its own.
-  emu.failNext('users.info', { error: 'ratelimited', retryAfterSec: 0 });
-  const info = await client(emu, 1).users.info({ user: 'U1' });
-  assert.equal(info.ok, true);
+  // WebClient waits Retry-After and retries on its own. Its wait is a timer: on a mocked clock
+  // (the emulator stamps calls with it) the gap is exactly what the client waited, whatever the
+  // machine's speed.
+  emu.failNext('users.info', { error: 'ratelimited', retryAfterSec: 1 });
+  mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  try {
+    const info = client(emu, 1).users.info({ user: 'U1' });
+    await runClock(() => emu.callsTo('users.info').length >= 3);
+    assert.equal((await info).ok, true);
+    const [, limited, retried] = emu.callsTo('users.info');
+    const gap = (retried?.at ?? 0) - (limited?.at ?? 0);
+    assert.ok(gap >= 1000, `retried ${gap} ms (mocked clock) after the 429, not after Retry-After`);
+  } finally {
+    mock.timers.reset();
+  }
   assert.equal(emu.callsTo('users.info').length, 3);
   assert.equal(emu.callsTo('conversations.replies').length, 2);
   const scopes = await fetch(`${emu.apiUrl}auth.test`, {
