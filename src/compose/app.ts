@@ -223,6 +223,11 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     seesEveryMessage: role === 'all',
     feedback,
     eraser,
+    interactions: {
+      store,
+      signingKeys: config.secrets.encryptionKeys,
+      ttlMs: config.interactions.confirmTtlSeconds * 1000,
+    },
   });
   // Slack user groups and Discord roles feed knowledge access (ARCHITECTURE.md, "Knowledge").
   const adapterDeps = { config, core, log, groups: knowledge?.groups };

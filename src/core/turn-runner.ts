@@ -12,6 +12,7 @@ import type { ContextManager, PromptCount } from '../memory/context-manager.ts';
 import { fitQuoted, humanTurn } from '../memory/thread-messages.ts';
 import type { AnswerFooter } from '../model/answer-extras.ts';
 import { ThreadmindError } from '../model/errors.ts';
+import type { TurnOutcome } from '../model/handled.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import { type Owner, ownersOf, sessionKey } from '../model/thread-ref.ts';
 import { runInScope } from '../scope/scope.ts';
@@ -42,10 +43,7 @@ export function recentHistory(history: BaseMessage[], max: number): BaseMessage[
   return history.slice(start);
 }
 
-export type TurnOutcome =
-  | { status: 'answered'; text: string; private?: boolean }
-  | { status: 'failed'; code: string; userMessage: string }
-  | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' };
+export type { TurnOutcome };
 
 export interface TurnRunnerOptions {
   botName: string;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
 import { type RunningApp, startApp } from '../../src/compose/app.ts';
-import type { HandledEvent } from '../../src/core/conversation.ts';
+import type { HandledEvent } from '../../src/model/handled.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';

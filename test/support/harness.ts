@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../../src/agent/tool-registry.ts';
 import { type RunningApp, startApp } from '../../src/compose/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/schema.ts';
-import type { HandledEvent } from '../../src/core/conversation.ts';
+import type { HandledEvent } from '../../src/model/handled.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
