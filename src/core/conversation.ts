@@ -31,6 +31,7 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import type { Store } from '../store/store.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { AnswerAudience, type EvidenceAccess } from './audience.ts';
 import type {
@@ -50,7 +51,6 @@ import { signingKeys } from './interactions/signing-keys.ts';
 import { messages } from './messages.ts';
 import type { ErasedCounts, ProjectEraser, ProjectPlace } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
-import type { Store } from '../store/store.ts';
 import type { ThreadContext } from './thread-context.ts';
 import { ThreadOutput } from './thread-output.ts';
 import type { TurnRunner } from './turn-runner.ts';

@@ -9,7 +9,6 @@ import { RenderedText } from '../model/rendered-text.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { messages } from './messages.ts';
 
-
 export interface ThreadOutputOptions extends OutputSettings {
   port: PlatformPort;
   to: Destination;

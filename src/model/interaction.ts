@@ -13,6 +13,14 @@ export type Label = string;
 /** How a button looks: the step it leads to (primary), one that destroys (danger), or neither. */
 export type ButtonStyle = 'primary' | 'danger';
 
+/** The version an action reference starts with (`t1.…`, src/core/interactions/action-refs.ts). */
+export const ACTION_REF_VERSION = 't1';
+
+/** Whether a custom id or button value is one of the core's action references (not whether it is genuine). */
+export function isActionRef(value: string): boolean {
+  return value.startsWith(`${ACTION_REF_VERSION}.`);
+}
+
 /** A button; `ref` is a signed action reference (src/core/interactions/action-refs.ts). */
 export interface ActionButton {
   label: Label;
@@ -116,11 +124,15 @@ export interface Place {
 /** What the platform says a person may do here; the core asks at every step. */
 export type Right = 'admin' | 'manageChannel';
 
-/** Who acted. `may` asks the platform (Slack: users.info; Discord: the interaction's permissions). */
+/**
+ * Who acted. `may` asks the platform about a right, in `where` (the flow's channel) when it
+ * depends on the channel (Slack: users.info and the channel's creator; Discord: the interaction's
+ * permissions).
+ */
 export interface Actor {
   id: string;
   name?: string;
-  may(right: Right): Promise<boolean>;
+  may(right: Right, where?: ThreadRef): Promise<boolean>;
 }
 
 /** What a flow step gives the adapter: what to show, and where the flow's own place is. */

@@ -6,10 +6,9 @@
 //
 //   t1.<flow>.<step>.<project tag>.<pending key>.<expiry, base-36 seconds>.<signature>
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ThreadRef } from '../../model/thread-ref.ts';
-import { projectKey } from '../../model/thread-ref.ts';
+import { ACTION_REF_VERSION as VERSION } from '../../model/interaction.ts';
+import { projectKey, type ThreadRef } from '../../model/thread-ref.ts';
 
-const VERSION = 't1';
 const NAME = /^[a-z]{1,12}$/;
 const KEY = /^[A-Za-z0-9_-]{12}$/;
 const TAG = /^[A-Za-z0-9_-]{4}$/;

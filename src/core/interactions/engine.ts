@@ -28,7 +28,11 @@ export interface EngineDeps {
   /** How long a confirmation waits for its answer. */
   ttlMs: number;
   botName: string;
-  platform(name: Platform): { port: PlatformPort; settings: PlatformSettings; interactive: boolean };
+  platform(name: Platform): {
+    port: PlatformPort;
+    settings: PlatformSettings;
+    interactive: boolean;
+  };
   /** True the first time any of these delivery keys is seen (every replica agrees). */
   claimOnce(keys: readonly string[]): Promise<boolean>;
   emit(e: InteractedEvent): void;
@@ -109,7 +113,13 @@ export class InteractionEngine {
   async start(r: Omit<InteractionStart, 'kind'> & { via: Via }): Promise<EngineReply> {
     const platform = r.place.ref.platform;
     const log = this.log(r.traceId, platform, r.flow, 'start', r.actor.id);
-    const event = { platform, flow: r.flow, step: 'start', actorId: r.actor.id, traceId: r.traceId };
+    const event = {
+      platform,
+      flow: r.flow,
+      step: 'start',
+      actorId: r.actor.id,
+      traceId: r.traceId,
+    };
     const flow = this.flows.get(r.flow);
     if (!flow) throw new Error(`no flow named ${r.flow}`);
     if (r.dedupe && !(await this.d.claimOnce(r.dedupe)))
@@ -117,7 +127,10 @@ export class InteractionEngine {
     return this.guarded(event, platform, log, async (ctx) => {
       if (!(await flow.may(ctx, r.actor, 'start', undefined))) {
         log.info('interaction refused');
-        return { show: [this.notice(platform, flow.refusal(ctx, 'start', undefined))], outcome: 'refused' };
+        return {
+          show: [this.notice(platform, flow.refusal(ctx, 'start', undefined))],
+          outcome: 'refused',
+        };
       }
       return flow.start(ctx, { ...r, values: r.values ?? {}, log });
     });
@@ -189,7 +202,13 @@ export class InteractionEngine {
     flow: AnyFlow,
     step: string,
     pending: PendingFlow,
-    r: { actor: Actor; place?: Place; values?: InteractionAct['values']; traceId: string; via: Via },
+    r: {
+      actor: Actor;
+      place?: Place;
+      values?: InteractionAct['values'];
+      traceId: string;
+      via: Via;
+    },
     event: Omit<InteractedEvent, 'outcome'>,
   ): Promise<EngineReply> {
     const platform = pending.place.ref.platform;
@@ -197,7 +216,10 @@ export class InteractionEngine {
     const reply = await this.guarded(event, platform, log, async (ctx) => {
       if (!(await flow.may(ctx, r.actor, step, pending))) {
         log.info({ asked_by: pending.actorId }, 'interaction refused');
-        return { show: [this.notice(platform, flow.refusal(ctx, step, pending))], outcome: 'refused' };
+        return {
+          show: [this.notice(platform, flow.refusal(ctx, step, pending))],
+          outcome: 'refused',
+        };
       }
       return flow.step(ctx, step, {
         actor: r.actor,
@@ -225,7 +247,10 @@ export class InteractionEngine {
       if (r.changed) log.info({ outcome: r.outcome, changed: r.changed }, 'interaction done');
     } catch (err) {
       log.error({ err }, 'interaction failed');
-      r = { show: [this.notice(platform, messages.error(messages.handlingFailed))], outcome: 'failed' };
+      r = {
+        show: [this.notice(platform, messages.error(messages.handlingFailed))],
+        outcome: 'failed',
+      };
     }
     return this.finish(event, r);
   }

@@ -5,13 +5,7 @@
 import type { Logger } from '../../log/logger.ts';
 import type { InteractionOutcome } from '../../model/handled.ts';
 import type { FileRef } from '../../model/incoming.ts';
-import type {
-  Actor,
-  FlowName,
-  FormValues,
-  Place,
-  Shown,
-} from '../../model/interaction.ts';
+import type { Actor, FlowName, FormValues, Place, Shown } from '../../model/interaction.ts';
 import type { PlatformPort } from '../../model/platform-port.ts';
 import type { PlatformSettings } from '../../model/platform-settings.ts';
 import type { RenderedText } from '../../model/rendered-text.ts';
@@ -78,7 +72,12 @@ export interface FlowContext {
 export interface Flow<D = unknown> {
   readonly name: FlowName;
   /** Whether the actor may take this step (the start: `pending` undefined). Asked every time. */
-  may(ctx: FlowContext, actor: Actor, step: string, pending: PendingFlow<D> | undefined): Promise<boolean>;
+  may(
+    ctx: FlowContext,
+    actor: Actor,
+    step: string,
+    pending: PendingFlow<D> | undefined,
+  ): Promise<boolean>;
   /** What someone who may not is told, privately. */
   refusal(ctx: FlowContext, step: string, pending: PendingFlow<D> | undefined): string;
   /** What a step whose confirmation expired says. */

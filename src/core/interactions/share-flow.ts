@@ -21,7 +21,11 @@ export interface PendingShare {
 type Reach = 'public' | { place: 'dm' | 'private'; readers: number | undefined };
 
 /** Where a share was asked: open to the whole project, or a DM or private channel (and its readers). */
-async function reachOf(ctx: FlowContext, place: Place, log: FlowStep<unknown>['log']): Promise<Reach> {
+async function reachOf(
+  ctx: FlowContext,
+  place: Place,
+  log: FlowStep<unknown>['log'],
+): Promise<Reach> {
   const { port } = ctx;
   try {
     if (port.reach && (await port.reach(place.to)) === 'public') return 'public';

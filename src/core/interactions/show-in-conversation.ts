@@ -11,9 +11,16 @@ function words(s: Shown): RenderedText[] {
     case 'notice':
       return [s.text];
     case 'card':
-      return [s.card.text, ...(s.card.fields ?? []).map((f) => f.value), ...(s.card.context ? [s.card.context] : [])];
+      return [
+        s.card.text,
+        ...(s.card.fields ?? []).map((f) => f.value),
+        ...(s.card.context ? [s.card.context] : []),
+      ];
     case 'confirm':
-      return [s.confirmation.question, ...(s.confirmation.consequences ? [s.confirmation.consequences] : [])];
+      return [
+        s.confirmation.question,
+        ...(s.confirmation.consequences ? [s.confirmation.consequences] : []),
+      ];
     case 'form':
       return s.form.intro ? [s.form.intro] : [];
   }
