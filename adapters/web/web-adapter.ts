@@ -11,6 +11,7 @@ import { parseVote } from '../../src/core/feedback.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
+import type { FormValue, FormValues } from '../../src/model/interaction.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
@@ -22,6 +23,7 @@ import {
   sendError,
   sendJson,
 } from './web-http.ts';
+import { WebInteractions } from './web-interactions.ts';
 import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
@@ -62,6 +64,23 @@ function size(bytes: number): string {
     : `${Math.round(bytes / 1024)} KB`;
 }
 
+/** A form's values as the page sends them: words, numbers, yes/no, or lists of words. */
+function formValues(v: unknown): FormValues | undefined {
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out: Record<string, FormValue> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const ok =
+      (typeof x === 'string' && x.length <= MAX_TEXT) ||
+      typeof x === 'number' ||
+      typeof x === 'boolean' ||
+      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
+    if (!ok) return undefined;
+    out[k] = x as FormValue;
+  }
+  return out;
+}
+
 /** A file name as the page sent it, without any directory part. */
 function cleanName(raw: string | null): string | undefined {
   const name = (raw ?? '').split(/[\\/]/).at(-1)?.trim() ?? '';
@@ -81,6 +100,7 @@ export class WebAdapter {
   private readonly awaiting = new Map<string, { thread: string; count: number }>();
   private readonly onHandled: (e: HandledEvent) => void;
   private readonly onFiles: (e: { platform: string; messageId: string }) => void;
+  private readonly interactions: WebInteractions;
 
   constructor(d: WebAdapterDeps) {
     this.d = d;
@@ -100,13 +120,18 @@ export class WebAdapter {
       body: readFileSync(new URL('index.html', dir)),
       type: 'text/html; charset=utf-8',
     });
-    core.attach(this.port, {
-      projectNoun: 'workspace',
-      settingsAdmins: 'the person who runs this bot (in its config/ files)',
-      updateIntervalMs: config.web.updateIntervalMs,
-      nativeStreaming: true,
-      thinkingText: 'is thinking…',
-    });
+    this.interactions = new WebInteractions(core, this.transcript);
+    core.attach(
+      this.port,
+      {
+        projectNoun: 'workspace',
+        settingsAdmins: 'the person who runs this bot (in its config/ files)',
+        updateIntervalMs: config.web.updateIntervalMs,
+        nativeStreaming: true,
+        thinkingText: 'is thinking…',
+      },
+      this.interactions,
+    );
     this.onHandled = (e) => {
       if (e.platform !== 'web') return;
       const waiting = this.awaiting.get(e.messageId);
@@ -208,6 +233,7 @@ export class WebAdapter {
     if (sub === 'messages' && req.method === 'POST') return this.message(req, res, thread.id);
     if (sub === 'files' && req.method === 'POST') return this.file(req, res, thread.id, url);
     if (sub === 'feedback' && req.method === 'POST') return this.feedback(req, res, thread.id);
+    if (sub === 'actions' && req.method === 'POST') return this.action(req, res, thread.id);
     return sendError(res, 404, 'No such page.');
   }
 
@@ -349,6 +375,21 @@ export class WebAdapter {
       });
     }
     sendJson(res, 200, { status: r.status, text: r.text });
+  }
+
+  /** `{messageId, ref, values?}`: a button pressed or a form sent on one of the bot's cards. */
+  private async action(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    threadId: string,
+  ): Promise<void> {
+    const body = await this.readJson(req, res);
+    if (!body) return;
+    const { messageId, ref } = body;
+    const values = formValues(body.values);
+    if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200 || !values)
+      return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
+    sendJson(res, 200, await this.interactions.act(threadId, messageId, ref, values));
   }
 
   private async message(
