@@ -402,6 +402,11 @@ export interface PressButtonInput {
   actionId: string;
   /** For Slack's feedback_buttons: which of the two was pressed. */
   choice?: 'positive' | 'negative';
+  /**
+   * Sent instead of the button's own value: what a tampered client or a forged request would
+   * carry (Slack itself sends the value the app set).
+   */
+  value?: string;
   teamId?: string;
   ackTimeoutMs?: number;
 }
