@@ -1,0 +1,5 @@
+import { makeDiscordFlowDriver } from './discord-flow-driver.ts';
+import { shareContract, splitShareContract } from './interaction-contract.ts';
+
+shareContract('Discord', makeDiscordFlowDriver);
+splitShareContract('Discord', makeDiscordFlowDriver);
