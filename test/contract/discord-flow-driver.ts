@@ -30,6 +30,7 @@ interface DiscordAsked extends Asked {
 type Row = { components?: { label?: string; custom_id?: string }[] };
 
 const later = (id: string, than: string) => BigInt(id) > BigInt(than);
+const EPHEMERAL = 1 << 6;
 
 export const makeDiscordFlowDriver: MakeFlowDriver = async (opts = {}) => {
   const redis = opts.split ? await startPrivateRedis() : undefined;
@@ -123,10 +124,13 @@ class DiscordFlowDriver implements FlowDriver {
     return asked;
   }
 
-  async shareFromMessage(file: Attachment, where: 'private' | 'public'): Promise<Asked> {
+  async shareFromMessage(
+    file: Attachment | undefined,
+    where: 'private' | 'public',
+  ): Promise<Asked> {
     const channel = this.channelOf(where);
-    const m = await this.post(channel, 'numbers attached', { file });
-    await this.files.done(m.id);
+    const m = await this.post(channel, 'numbers attached', file ? { file } : {});
+    if (file) await this.files.done(m.id);
     const { id } = await this.d.messageCommand({
       channelId: channel,
       messageId: m.id,
@@ -150,7 +154,8 @@ class DiscordFlowDriver implements FlowDriver {
     const buttons = ((m?.components ?? []) as Row[]).flatMap((r) =>
       (r.components ?? []).map((c) => c.label ?? ''),
     );
-    return { text: m?.content ?? '', buttons };
+    const onlyAsker = ((m?.flags ?? 0) & EPHEMERAL) !== 0;
+    return { text: m?.content ?? '', buttons, onlyAsker };
   }
 
   refOf(asked: Asked, button: Button): string {
@@ -207,6 +212,26 @@ class DiscordFlowDriver implements FlowDriver {
 
   async askElsewhere(question: string): Promise<string> {
     const m = await this.post(this.publicChannel, question, { as: 'third', mention: true });
+    await this.watch.handled(m.id);
+    const thread = await this.d.waitFor(() =>
+      this.d.threads().find((t) => t.starterMessageId === m.id),
+    );
+    return this.botAfter(thread.id, '0')
+      .map((x) => x.content)
+      .join('\n');
+  }
+
+  async askInAnotherProject(question: string): Promise<string> {
+    const other = this.d.guilds[1];
+    const channel = other?.channels[0]?.id;
+    if (!other || !channel) throw new Error('discord flow driver: no second server');
+    const m = await this.d.userMessage({
+      guildId: other.id,
+      channelId: channel,
+      userId: this.people.third,
+      content: question,
+      mentionsBot: true,
+    });
     await this.watch.handled(m.id);
     const thread = await this.d.waitFor(() =>
       this.d.threads().find((t) => t.starterMessageId === m.id),

@@ -14,10 +14,12 @@ export interface Asked {
   said: string;
 }
 
-/** A confirmation as its reader sees it now: its words and its buttons (none once answered). */
+/** A confirmation (or answer) as its reader sees it now: its words and its buttons (none once answered). */
 export interface SeenConfirmation {
   text: string;
   buttons: string[];
+  /** Shown to the asker alone (Slack ephemeral, Discord ephemeral), not to the place. */
+  onlyAsker: boolean;
 }
 
 export type Button = 'confirm' | 'cancel';
@@ -30,8 +32,11 @@ export interface FlowDriver {
 
   /** The asker posts a file and, in the same message, asks the bot to share it with the project. */
   shareTyped(file: Attachment, where: 'private' | 'public'): Promise<Asked>;
-  /** The asker posts a file, then uses the platform's action on that message (shortcut, command). */
-  shareFromMessage?(file: Attachment, where: 'private' | 'public'): Promise<Asked>;
+  /**
+   * The asker posts a message (with `file`, or words only), then uses the platform's action on it
+   * (a message shortcut, a message command). Absent where the platform has none (the web chat).
+   */
+  shareFromMessage?(file: Attachment | undefined, where: 'private' | 'public'): Promise<Asked>;
   /**
    * `as` presses a button of the confirmation; `tamper` changes what the press carries (a forged
    * or altered reference). Resolves with what that person was told.
@@ -45,6 +50,8 @@ export interface FlowDriver {
   refOf(asked: Asked, button: Button): string;
   /** Someone asks the bot a question somewhere else in the project; its answer. */
   askElsewhere(question: string): Promise<string>;
+  /** Someone asks the bot in another project (workspace, server); absent where there is none. */
+  askInAnotherProject?(question: string): Promise<string>;
   /** The bot stops and starts again on the same store. */
   restart(): Promise<void>;
   /** Split roles: the worker that handled the last message stops, and another one takes over. */

@@ -48,6 +48,13 @@ async function untilExpired(ref: string): Promise<void> {
     await new Promise((r) => setTimeout(r, Math.max(10, at - Date.now() + 5)));
 }
 
+/** The platform's action on a message (these scenarios run where there is one). */
+function messageAction(d: FlowDriver): NonNullable<FlowDriver['shareFromMessage']> {
+  const act = d.shareFromMessage;
+  if (!act) throw new Error(`${d.name} has no action on a message`);
+  return act.bind(d);
+}
+
 /** A reference with one character of its signature changed. */
 const altered = (ref: string) => `${ref.slice(0, -1)}${ref.endsWith('A') ? 'B' : 'A'}`;
 /** A well-formed reference nobody signed. */
@@ -58,8 +65,8 @@ const forged = (ref: string) => {
 };
 
 /**
- * `privatePlaces`: the platform has places not everyone in the project reads (the web chat has
- * none: everything there is its one person's, so a share never asks).
+ * What a platform has: places not everyone in the project reads, and an action on a message (the
+ * web chat has neither: it is one person's, so a share there never asks).
  */
 export function shareContract(
   name: string,
@@ -88,6 +95,28 @@ export function shareContract(
 
     if (!has.privatePlaces) return;
 
+    test('the action on a message everyone can read shares at once, tells the asker alone, in this project only', async () => {
+      const { file, word } = secretFile();
+      const asked = await messageAction(d)(file, 'public');
+      assert.match(
+        asked.said,
+        new RegExp(`Shared ${word}\\.txt with the whole (workspace|server)`),
+      );
+      assert.equal(d.confirmation(asked).onlyAsker, true, 'only the asker sees it');
+      assert.ok(await findable(d, word), 'found from elsewhere in the project');
+      if (d.askInAnotherProject) {
+        d.llm.setResponder(searchFor(word));
+        const there = await d.askInAnotherProject(`what is the ${word} budget?`);
+        assert.doesNotMatch(there, new RegExp(`${word}\\.txt`), 'not from another project');
+      }
+    });
+
+    test('the action on a message without files says there is nothing to share', async () => {
+      const asked = await messageAction(d)(undefined, 'public');
+      assert.match(asked.said, /There are no files on that message, so there is nothing to share/);
+      assert.equal(d.confirmation(asked).onlyAsker, true);
+    });
+
     test('from a private place: nothing is shared until the asker presses Share', async () => {
       const { file, word } = secretFile();
       const asked = await d.shareTyped(file, 'private');
@@ -106,7 +135,7 @@ export function shareContract(
 
     test('Cancel shares nothing, and the confirmation goes', async () => {
       const { file, word } = secretFile();
-      const asked = await (d.shareFromMessage ?? d.shareTyped).call(d, file, 'private');
+      const asked = await messageAction(d)(file, 'private');
       assert.match(asked.said, /Press “Share” to go ahead/);
       const told = await d.press(asked, 'cancel');
       assert.match(told, /Cancelled: nothing was shared/);
@@ -127,11 +156,11 @@ export function shareContract(
     });
 
     test('a forged, altered or replayed reference is refused privately and changes nothing', async () => {
-      const share = d.shareFromMessage ?? d.shareTyped;
+      const share = messageAction(d);
       const first = secretFile();
       const second = secretFile();
-      const used = await share.call(d, first.file, 'private');
-      const open = await share.call(d, second.file, 'private');
+      const used = await share(first.file, 'private');
+      const open = await share(second.file, 'private');
       for (const tamper of [forged, altered]) {
         const told = await d.press(open, 'confirm', 'starter', tamper);
         assert.match(told, /I cannot act on that: it was not made here/);
@@ -147,7 +176,7 @@ export function shareContract(
 
     test('a confirmation pressed after the bot restarted goes on', async () => {
       const { file, word } = secretFile();
-      const asked = await (d.shareFromMessage ?? d.shareTyped).call(d, file, 'private');
+      const asked = await messageAction(d)(file, 'private');
       await d.restart();
       assert.match(await d.press(asked, 'confirm'), new RegExp(`Shared ${word}\\.txt`));
       assert.ok(await findable(d, word));

@@ -116,21 +116,22 @@ class SlackFlowDriver implements FlowDriver {
     return asked;
   }
 
-  async shareFromMessage(file: Attachment, where: 'private' | 'public'): Promise<Asked> {
+  async shareFromMessage(
+    file: Attachment | undefined,
+    where: 'private' | 'public',
+  ): Promise<Asked> {
     const channel = this.fresh(where);
-    const uploaded = this.h.slack.uploadFile({
-      name: file.name,
-      bytes: file.bytes,
-      user: PEOPLE.starter,
-    });
+    const uploaded = file
+      ? [this.h.slack.uploadFile({ name: file.name, bytes: file.bytes, user: PEOPLE.starter })]
+      : [];
     const { ts } = await this.h.slack.postUserMessage({
       channel,
       user: PEOPLE.starter,
       text: 'notes',
-      files: [uploaded],
+      ...(file ? { files: uploaded } : {}),
     });
     // The file is first read into the channel, where it was posted.
-    await this.files.done(ts);
+    if (file) await this.files.done(ts);
     const seen = this.ephemeralsOf(PEOPLE.starter).length;
     await this.h.slack.messageShortcut({
       channel,
@@ -165,7 +166,7 @@ class SlackFlowDriver implements FlowDriver {
     const buttons = ((shown?.blocks ?? []) as Block[]).flatMap((b) =>
       (b.elements ?? []).map((e) => e.text?.text ?? ''),
     );
-    return { text: shown?.text ?? '', buttons };
+    return { text: shown?.text ?? '', buttons, onlyAsker: (asked as SlackAsked).ephemeral };
   }
 
   refOf(asked: Asked, button: Button): string {
@@ -228,6 +229,20 @@ class SlackFlowDriver implements FlowDriver {
     const { ts } = await this.h.slack.postUserMessage({
       channel,
       user: PEOPLE.third,
+      text: `<@${this.bot}> ${question}`,
+    });
+    await this.watch.handled(ts);
+    return this.botReplies(channel, ts)
+      .map((m) => m.markdown_text ?? m.text)
+      .join('\n');
+  }
+
+  async askInAnotherProject(question: string): Promise<string> {
+    const channel = this.fresh('public');
+    const { ts } = await this.h.slack.postUserMessage({
+      channel,
+      user: 'U0ELSEWHR1',
+      teamId: 'T0OTHER001',
       text: `<@${this.bot}> ${question}`,
     });
     await this.watch.handled(ts);
