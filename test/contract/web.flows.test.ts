@@ -1,0 +1,4 @@
+import { shareContract } from './interaction-contract.ts';
+import { makeWebFlowDriver } from './web-flow-driver.ts';
+
+shareContract('Web', makeWebFlowDriver, { privatePlaces: false });
