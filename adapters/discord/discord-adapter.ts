@@ -29,7 +29,6 @@ import {
   threadName,
 } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
-import { DiscordErase, isEraseInteraction } from './discord-erase.ts';
 import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
 import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
@@ -57,7 +56,6 @@ export class DiscordAdapter {
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
   private readonly feedback: DiscordFeedback;
-  private readonly erase: DiscordErase;
   private readonly interactions: DiscordInteractions;
 
   constructor(d: DiscordAdapterDeps) {
@@ -121,12 +119,6 @@ export class DiscordAdapter {
       admins: config.discord.admins,
     });
     this.feedback = new DiscordFeedback({
-      client: this.client,
-      core: d.core,
-      log: d.log,
-      admins: config.discord.admins,
-    });
-    this.erase = new DiscordErase({
       client: this.client,
       core: d.core,
       log: d.log,
@@ -308,10 +300,6 @@ export class DiscordAdapter {
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
-    if (interaction.isButton() && isEraseInteraction(interaction.customId)) {
-      await this.erase.button(interaction);
-      return;
-    }
     if (
       (interaction.isButton() || interaction.isModalSubmit()) &&
       isFeedbackInteraction(interaction.customId)
@@ -343,7 +331,7 @@ export class DiscordAdapter {
       return;
     }
     if (interaction.commandName === 'erase-server') {
-      await this.erase.command(interaction).catch((err: unknown) => {
+      await this.interactions.command(interaction, 'erase').catch((err: unknown) => {
         this.d.log.error({ err, command: 'erase-server' }, 'command failed');
       });
       return;

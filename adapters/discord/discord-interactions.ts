@@ -19,6 +19,7 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
   Actor,
+  FlowName,
   FormValues,
   InteractionReply,
   InteractionSurface,
@@ -124,6 +125,22 @@ export class DiscordInteractions implements InteractionSurface {
         id: target.id,
         files: [...target.attachments.values()].map((a) => this.o.port.fileRef(a)),
       },
+      traceId: randomUUID(),
+      dedupe: [`discord:interaction:${i.id}`],
+    });
+    await this.answer(i, work);
+  }
+
+  /** A flow begun by a slash command (`/erase-server`), answered only to the person. */
+  async command(i: ChatInputCommandInteraction, flow: FlowName): Promise<void> {
+    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
+    if (!channel) return;
+    const { ref } = placeOf(channel, i.guildId, i.user.id);
+    const work = this.o.core.interact({
+      kind: 'start',
+      flow,
+      actor: actorOf(i, this.o.admins),
+      place: { ref, to: { ref, context: {} } },
       traceId: randomUUID(),
       dedupe: [`discord:interaction:${i.id}`],
     });

@@ -245,7 +245,7 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
     };
     registerSlackFeedback(this.feedback);
-    registerSlackCommand(this.feedback);
+    registerSlackCommand({ ...this.feedback, flows: interactions });
     this.agentView = new SlackAgentView({
       app: this.app,
       records: d.records,

@@ -11,6 +11,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type {
   Actor,
   FieldErrors,
+  FlowName,
   InteractionReply,
   InteractionSurface,
   Place,
@@ -142,6 +143,35 @@ export class SlackInteractions implements InteractionSurface {
       await this.onShareShortcut(body as unknown as Payload, client, respond, token).catch(
         (err: unknown) => d.log.error({ err, shortcut: SHARE_SHORTCUT }, 'slack shortcut failed'),
       );
+    });
+  }
+
+  /** A flow begun by a slash command (`/threadmind erase-workspace`); answered like a button. */
+  async command(
+    flow: FlowName,
+    c: {
+      client: WebClient;
+      user: string;
+      team: string;
+      projectId: string;
+      channel: string;
+      triggerId: string;
+      respond: RespondFn;
+    },
+  ): Promise<void> {
+    this.d.noteUser(c.user, c.projectId);
+    const reply = await this.d.core.interact({
+      kind: 'start',
+      flow,
+      actor: actorOf(c.client, this.d.admins, c.user),
+      place: placeOf(c.projectId, c.team, c.user, c.channel, c.channel),
+      traceId: randomUUID(),
+    });
+    await this.present(reply, {
+      client: c.client,
+      user: c.user,
+      respond: c.respond,
+      triggerId: c.triggerId,
     });
   }
 

@@ -11,7 +11,7 @@ import { parseVote } from '../../src/core/feedback.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
-import type { FormValue, FormValues } from '../../src/model/interaction.ts';
+import type { FlowName, FormValue, FormValues } from '../../src/model/interaction.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
@@ -46,7 +46,9 @@ const COMMANDS: Record<string, Intent> = {
   forget: 'forget',
   files: 'files',
 };
-const COMMAND_LIST = '/summarize, /forget and /files';
+/** Commands that begin a flow (its card comes back in the thread). */
+const FLOWS: Record<string, FlowName> = { erase: 'erase' };
+const COMMAND_LIST = '/summarize, /forget, /files and /erase';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -408,7 +410,8 @@ export class WebAdapter {
       return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
     const command = /^\/(\S+)\s*$/.exec(text.trim());
-    if (command) {
+    const flow = FLOWS[(command?.[1] ?? '').toLowerCase()];
+    if (command && !flow) {
       intent = COMMANDS[(command[1] ?? '').toLowerCase()];
       if (!intent)
         return sendError(
@@ -417,9 +420,16 @@ export class WebAdapter {
           `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`,
         );
     }
-    const { message } = await this.transcript.addPersonMessage(threadId, { text, clientId });
+    const { message, repeated } = await this.transcript.addPersonMessage(threadId, {
+      text,
+      clientId,
+    });
     sendJson(res, 202, { messageId: message.id });
-    this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    else if (!repeated)
+      this.interactions
+        .start(threadId, flow)
+        .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
   }
 
   private async file(

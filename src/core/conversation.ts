@@ -44,12 +44,13 @@ import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
+import { EraseFlow } from './interactions/erase-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
 import { messages } from './messages.ts';
-import type { ErasedCounts, ProjectEraser, ProjectPlace } from './project-eraser.ts';
+import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
 import { ThreadOutput } from './thread-output.ts';
@@ -100,9 +101,6 @@ export interface ConversationOptions {
 export type FeedbackExport =
   | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
   | { ok: false; text: string };
-
-/** What an erase request or its confirmation gives the admin: words, and what went. */
-export type EraseReply = { ok: boolean; text: string; counts?: ErasedCounts };
 
 /** What a message asks for: a command says it; a mention's text may ("@bot summarize"). */
 function intentOf(m: InboundMessage): Intent {
@@ -165,7 +163,7 @@ export class Conversation {
     });
     const i = o.interactions;
     this.flows = new InteractionEngine({
-      flows: [new ShareFlow(this.files)],
+      flows: [new ShareFlow(this.files), new EraseFlow(o.eraser)],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
       ttlMs: i.ttlMs,
@@ -600,59 +598,6 @@ export class Conversation {
       'feedback exported',
     );
     return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
-  }
-
-  /** Who may erase, in words. */
-  private eraseAdmins(platform: string): string {
-    const { settings } = this.platform(platform);
-    return settings.eraseAdmins ?? settings.feedbackAdmins ?? settings.settingsAdmins;
-  }
-
-  /**
-   * An admin asks to erase the project's data (the platform says who is one): what the
-   * confirmation says, or a refusal for anyone else. Nothing is erased until `eraseProject`.
-   */
-  async eraseRequest(
-    p: ProjectPlace,
-    actor: { id: string; isAdmin: boolean },
-  ): Promise<EraseReply> {
-    const { settings } = this.platform(p.platform);
-    if (!actor.isAdmin || !this.o.eraser) {
-      this.o.log.info(
-        { platform: p.platform, project: p.projectId, user: actor.id },
-        'erase refused',
-      );
-      return {
-        ok: false,
-        text: messages.eraseRefused(this.eraseAdmins(p.platform), settings.projectNoun),
-      };
-    }
-    return { ok: true, text: messages.eraseConfirm(settings.projectNoun) };
-  }
-
-  /** The confirmed erase: every key of this project, none of any other; what to tell the admin. */
-  async eraseProject(
-    p: ProjectPlace,
-    actor: { id: string; isAdmin: boolean },
-  ): Promise<EraseReply> {
-    const refused = await this.eraseRequest(p, actor);
-    if (!refused.ok || !this.o.eraser) return refused;
-    const { settings } = this.platform(p.platform);
-    // Pending flows (a share waiting for its confirmation) are under the project key: erased too.
-    const counts = await this.o.eraser.erase(p, settings.erasePreserves?.(p.projectId) ?? []);
-    const keys = Object.values(counts).reduce((a, b) => a + b, 0);
-    this.o.log.info(
-      {
-        platform: p.platform,
-        project: p.projectId,
-        user: actor.id,
-        at: new Date().toISOString(),
-        keys,
-        counts,
-      },
-      'project data erased',
-    );
-    return { ok: true, text: messages.erased(counts, settings.projectNoun), counts };
   }
 
   /** The files a turn in `ref` could read. */

@@ -255,6 +255,17 @@ export const messages = {
       `${n(counts.other, 'other record')}.`
     );
   },
+  eraseTitle(noun: string): string {
+    return `Erase ${noun} data`;
+  },
+  eraseConfirmLabel: 'Erase',
+  eraseCancelLabel: 'Cancel',
+  eraseWordLabel(word: string): string {
+    return `Type ${word} to confirm`;
+  },
+  eraseWrongWord(word: string): string {
+    return `Type ${word} in capital letters, or press Cancel.`;
+  },
   eraseCancelled: 'Nothing was erased.',
   eraseExpired: 'That confirmation has expired, and nothing was erased. Run the command again.',
   feedbackExportUsage:

@@ -234,7 +234,7 @@ function cardView(m) {
     form.append(bar);
     form.addEventListener('submit', (e) => {
       e.preventDefault();
-      act(m, c.form.submit.ref, formValues(form, c.form.fields));
+      void act(m, c.form.submit.ref, formValues(form, c.form.fields));
     });
     box.append(form);
   }
@@ -383,9 +383,12 @@ async function send(text) {
   });
 }
 
+/** Sends files; what is typed in the box goes with the first ("share this with the workspace"). */
 async function upload(files) {
   showError('');
   const id = await ensureThread();
+  let text = ui.text.value.trim();
+  ui.text.value = '';
   for (const file of files) {
     if (file.size > maxFileBytes) {
       showError(
@@ -394,6 +397,8 @@ async function upload(files) {
       continue;
     }
     const q = new URLSearchParams({ name: file.name, clientId: crypto.randomUUID() });
+    if (text) q.set('text', text);
+    text = '';
     await post(`/api/threads/${id}/files?${q}`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },

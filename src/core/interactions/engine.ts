@@ -89,6 +89,17 @@ export class InteractionEngine {
           refs[step] = await this.d.refs.make(o.place.ref, { flow, step, key, expiresAt });
         return { refs, expiresAt };
       },
+      refsOf: async (p, steps) => {
+        const refs: Record<string, string> = {};
+        for (const step of steps)
+          refs[step] = await this.d.refs.make(p.place.ref, {
+            flow: p.flow,
+            step,
+            key: p.key,
+            expiresAt: p.expiresAt,
+          });
+        return refs;
+      },
     };
   }
 

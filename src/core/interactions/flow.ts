@@ -67,6 +67,8 @@ export interface FlowContext {
     steps: readonly string[];
     alias?: boolean;
   }): Promise<{ refs: Record<string, string>; expiresAt: number }>;
+  /** The references of a pending flow's steps again (to show its confirmation once more). */
+  refsOf(pending: PendingFlow, steps: readonly string[]): Promise<Record<string, string>>;
 }
 
 export interface Flow<D = unknown> {
