@@ -161,8 +161,11 @@ export class DiscordInteractions implements InteractionSurface {
   }
 
   private async show(i: Answerable, s: Shown): Promise<void> {
+    // A form opens at once; a confirmation with a word to type first shows its question with its
+    // buttons, and its confirm button opens the modal for the word.
     const asks =
-      s.kind === 'form' || (s.kind === 'confirm' && s.confirmation.typedWord !== undefined);
+      s.kind === 'form' ||
+      (s.kind === 'confirm' && s.confirmation.typedWord !== undefined && i.isButton());
     if (asks && !i.deferred && !i.replied && !i.isModalSubmit()) {
       await i.showModal(modalOf(s.kind === 'form' ? s.form : s.confirmation));
       return;
