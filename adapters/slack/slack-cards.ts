@@ -129,16 +129,21 @@ export function confirmationBlocks(c: Confirmation): Record<string, unknown>[] {
   );
 }
 
-/** What a modal carries back: the references of its submit and of its close. */
+/**
+ * What a modal carries back: the references of its submit (`s`) and of its close (`c`), and the
+ * channel it was opened from (`w`), where a refusal is told (a submission names no channel).
+ */
 export interface ModalRefs {
   s: string;
   c: string;
+  w?: string;
 }
 
 export function parseModalRefs(metadata: string): ModalRefs | undefined {
   try {
     const v = JSON.parse(metadata) as Partial<ModalRefs>;
-    return typeof v.s === 'string' && typeof v.c === 'string' ? { s: v.s, c: v.c } : undefined;
+    if (typeof v.s !== 'string' || typeof v.c !== 'string') return undefined;
+    return { s: v.s, c: v.c, ...(typeof v.w === 'string' ? { w: v.w } : {}) };
   } catch {
     return undefined;
   }
@@ -226,11 +231,14 @@ function input(f: FormField): Record<string, unknown> {
 }
 
 /** A modal: a form, or a confirmation whose word must be typed. `callback_id` names the flow. */
-export function modalView(shown: Form | Confirmation): Record<string, unknown> {
+export function modalView(shown: Form | Confirmation, channel?: string): Record<string, unknown> {
   const isForm = 'fields' in shown;
-  const refs: ModalRefs = isForm
-    ? { s: shown.submit.ref, c: shown.cancel.ref }
-    : { s: shown.confirm.ref, c: shown.cancel.ref };
+  const refs: ModalRefs = {
+    ...(isForm
+      ? { s: shown.submit.ref, c: shown.cancel.ref }
+      : { s: shown.confirm.ref, c: shown.cancel.ref }),
+    ...(channel ? { w: channel } : {}),
+  };
   const blocks: Record<string, unknown>[] = isForm
     ? [...(shown.intro ? sections(shown.intro) : []), ...shown.fields.map(input)]
     : [

@@ -73,8 +73,8 @@ interface Answer {
   user: string;
   respond?: RespondFn | undefined;
   triggerId?: string | undefined;
-  /** The conversation to tell things in privately when there is no response_url (a modal). */
-  place?: Place | undefined;
+  /** The channel to tell things in privately when there is no response_url (a modal). */
+  channel?: string | undefined;
 }
 
 function actorOf(client: WebClient, admins: readonly string[], user: string): Actor {
@@ -172,6 +172,7 @@ export class SlackInteractions implements InteractionSurface {
       user: c.user,
       respond: c.respond,
       triggerId: c.triggerId,
+      channel: c.channel,
     });
   }
 
@@ -206,7 +207,13 @@ export class SlackInteractions implements InteractionSurface {
       ...(channel && ts ? { place: placeOf(projectId, team, b.user.id, channel, ts) } : {}),
       traceId: randomUUID(),
     });
-    await this.present(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
+    await this.present(reply, {
+      client,
+      user: b.user.id,
+      respond,
+      triggerId: b.trigger_id,
+      channel,
+    });
   }
 
   private async onSubmit(
@@ -238,7 +245,11 @@ export class SlackInteractions implements InteractionSurface {
     }
     await ack();
     const done = reply ?? (await work);
-    await this.present(done, { client, user: b.user.id, place: done.place });
+    await this.present(done, {
+      client,
+      user: b.user.id,
+      channel: done.place?.ref.channelId ?? refs.w,
+    });
   }
 
   private async onClose(b: Payload, client: WebClient): Promise<void> {
@@ -252,7 +263,11 @@ export class SlackInteractions implements InteractionSurface {
       project: { platform: 'slack', projectId },
       traceId: randomUUID(),
     });
-    await this.present(reply, { client, user: b.user.id, place: reply.place });
+    await this.present(reply, {
+      client,
+      user: b.user.id,
+      channel: reply.place?.ref.channelId ?? refs.w,
+    });
   }
 
   private async onShareShortcut(
@@ -296,10 +311,9 @@ export class SlackInteractions implements InteractionSurface {
           } as Parameters<RespondFn>[0]);
           return;
         }
-        const place = a.place;
-        if (!place) return;
+        if (!a.channel) return;
         await a.client.chat.postEphemeral({
-          channel: place.ref.channelId,
+          channel: a.channel,
           user: a.user,
           text: m.text,
           ...(m.blocks ? { blocks: m.blocks } : {}),
@@ -321,7 +335,7 @@ export class SlackInteractions implements InteractionSurface {
           inChannel: s.audience === 'place',
         });
       else if (a.triggerId) {
-        const view = modalView(s.kind === 'form' ? s.form : s.confirmation);
+        const view = modalView(s.kind === 'form' ? s.form : s.confirmation, a.channel);
         await a.client.views.open({ trigger_id: a.triggerId, view } as unknown as Parameters<
           WebClient['views']['open']
         >[0]);

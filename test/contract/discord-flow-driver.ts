@@ -29,6 +29,9 @@ interface DiscordAsked extends Asked {
 
 type Row = { components?: { label?: string; custom_id?: string }[] };
 
+/** Manage Server (and viewing and sending): who may erase the server's data. */
+const MANAGE_GUILD = String((1n << 5n) | (1n << 10n) | (1n << 11n));
+
 const later = (id: string, than: string) => BigInt(id) > BigInt(than);
 const EPHEMERAL = 1 << 6;
 
@@ -160,12 +163,85 @@ class DiscordFlowDriver implements FlowDriver {
 
   refOf(asked: Asked, button: Button): string {
     const m = this.messageOf(asked as DiscordAsked);
-    const label = button === 'confirm' ? 'Share' : 'Cancel';
+    const labels = new Set(button === 'confirm' ? ['Share', 'Erase'] : ['Cancel']);
     const found = ((m?.components ?? []) as Row[])
       .flatMap((r) => r.components ?? [])
-      .find((c) => c.label === label);
+      .find((c) => labels.has(c.label ?? ''));
     if (!found?.custom_id) throw new Error(`discord flow driver: no ${button} button`);
     return found.custom_id;
+  }
+
+  /** A press's outcome: its own reply (ephemeral), or the confirmation replaced. */
+  private told(clickId: string, a: DiscordAsked, before: string): Promise<string> {
+    return this.d.waitFor(() => {
+      const i = this.d.interactions().find((x) => x.id === clickId);
+      if (!i?.acknowledgedAt) return undefined;
+      const own =
+        i.followups.at(-1) ??
+        (i.responseType === 4 || i.responseType === 5 ? i.original : undefined);
+      if (own?.content) return own.content;
+      const now = this.messageOf(a);
+      return JSON.stringify(now) !== before ? (now?.content ?? '') : undefined;
+    });
+  }
+
+  async askErase(as: 'admin' | 'member'): Promise<Asked> {
+    const admin = as === 'admin';
+    const { id } = await this.d.slashCommand({
+      guildId: this.guild,
+      channelId: this.publicChannel,
+      userId: admin ? this.people.other : this.people.starter,
+      name: 'erase-server',
+      memberPermissions: admin ? MANAGE_GUILD : '0',
+    });
+    const reply = await this.d.waitFor(() => {
+      const original = this.d.interactions().find((i) => i.id === id)?.original;
+      return original?.content ? original : undefined;
+    });
+    const asked: DiscordAsked = {
+      said: reply.content,
+      channel: this.publicChannel,
+      message: reply.id,
+    };
+    return asked;
+  }
+
+  async confirmErase(
+    asked: Asked,
+    word: string,
+    tamper?: (ref: string) => string,
+  ): Promise<string> {
+    const a = asked as DiscordAsked;
+    const before = JSON.stringify(this.messageOf(a));
+    const ref = this.refOf(a, 'confirm');
+    const click = await this.d.componentInteraction({
+      channelId: a.channel,
+      messageId: a.message,
+      userId: this.people.other,
+      customId: tamper ? tamper(ref) : ref,
+      memberPermissions: MANAGE_GUILD,
+    });
+    // Erase opens a modal for the word; a refused press answers at once.
+    const opened = await this.d.waitFor(() => {
+      const i = this.d.interactions().find((x) => x.id === click.id);
+      return i?.acknowledgedAt ? i : undefined;
+    });
+    if (!opened.modal) return this.told(click.id, a, before);
+    const submit = await this.d.modalSubmit({ interactionId: click.id, values: { word } });
+    return this.told(submit.id, a, before);
+  }
+
+  async cancelErase(asked: Asked): Promise<string> {
+    const a = asked as DiscordAsked;
+    const before = JSON.stringify(this.messageOf(a));
+    const click = await this.d.componentInteraction({
+      channelId: a.channel,
+      messageId: a.message,
+      userId: this.people.other,
+      customId: this.refOf(a, 'cancel'),
+      memberPermissions: MANAGE_GUILD,
+    });
+    return this.told(click.id, a, before);
   }
 
   async press(
@@ -186,17 +262,7 @@ class DiscordFlowDriver implements FlowDriver {
       customId: tamper ? tamper(ref) : ref,
     });
     await this.watch.interacted(since, user);
-    // Told in a reply of its own (ephemeral), or the confirmation itself was replaced.
-    return this.d.waitFor(() => {
-      const i = this.d.interactions().find((x) => x.id === click.id);
-      if (!i?.acknowledgedAt) return undefined;
-      const own =
-        i.followups.at(-1) ??
-        (i.responseType === 4 || i.responseType === 5 ? i.original : undefined);
-      if (own?.content) return own.content;
-      const now = this.messageOf(a);
-      return JSON.stringify(now) !== before ? (now?.content ?? '') : undefined;
-    });
+    return this.told(click.id, a, before);
   }
 
   async typeConfirm(asked: Asked, as: Who = 'starter'): Promise<string> {
@@ -210,13 +276,16 @@ class DiscordFlowDriver implements FlowDriver {
     return said.map((x) => x.content).join('\n');
   }
 
+  /** In a thread of its own: a channel's earlier messages (and their files) are not read along. */
   async askElsewhere(question: string): Promise<string> {
-    const m = await this.post(this.publicChannel, question, { as: 'third', mention: true });
+    const thread = await this.d.userThread({
+      channelId: this.publicChannel,
+      userId: this.people.third,
+      name: 'a question',
+    });
+    const m = await this.post(thread.id, question, { as: 'third', mention: true });
     await this.watch.handled(m.id);
-    const thread = await this.d.waitFor(() =>
-      this.d.threads().find((t) => t.starterMessageId === m.id),
-    );
-    return this.botAfter(thread.id, '0')
+    return this.botAfter(thread.id, m.id)
       .map((x) => x.content)
       .join('\n');
   }

@@ -52,6 +52,15 @@ export interface FlowDriver {
   askElsewhere(question: string): Promise<string>;
   /** Someone asks the bot in another project (workspace, server); absent where there is none. */
   askInAnotherProject?(question: string): Promise<string>;
+  /** `as` asks to erase everything the bot stored for the project, the platform's way. */
+  askErase(as: 'admin' | 'member'): Promise<Asked>;
+  /**
+   * The admin types `word` into the erase confirmation and confirms; what they were told (the
+   * word's problem, or the outcome). `tamper` changes the reference the confirmation carries.
+   */
+  confirmErase(asked: Asked, word: string, tamper?: (ref: string) => string): Promise<string>;
+  /** The admin cancels (or closes) the erase confirmation; what they were told. */
+  cancelErase(asked: Asked): Promise<string>;
   /** The bot stops and starts again on the same store. */
   restart(): Promise<void>;
   /** Split roles: the worker that handled the last message stops, and another one takes over. */

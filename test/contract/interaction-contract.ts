@@ -13,7 +13,7 @@ type Req = { messages: { role: string; content: unknown }[] };
 
 let n = 0;
 /** A text file with a word nobody else uses, so a search finds it or not. */
-function secretFile(): { file: Attachment; word: string } {
+export function secretFile(): { file: Attachment; word: string } {
   n += 1;
   const word = `quarzelite${n}x${process.pid}`;
   return {
@@ -32,7 +32,7 @@ const searchFor =
   };
 
 /** Whether a question from another place of the project finds the file. */
-async function findable(d: FlowDriver, word: string): Promise<boolean> {
+export async function findable(d: FlowDriver, word: string): Promise<boolean> {
   d.llm.setResponder(searchFor(word));
   try {
     return (await d.askElsewhere(`what is the ${word} budget?`)).includes(`${word}.txt`);
@@ -42,7 +42,7 @@ async function findable(d: FlowDriver, word: string): Promise<boolean> {
 }
 
 /** Waits until the confirmation behind `ref` has expired (its expiry, in base-36 seconds, is in it). */
-async function untilExpired(ref: string): Promise<void> {
+export async function untilExpired(ref: string): Promise<void> {
   const at = Number.parseInt(ref.split('.')[5] ?? '0', 36) * 1000;
   while (Date.now() <= at)
     await new Promise((r) => setTimeout(r, Math.max(10, at - Date.now() + 5)));
@@ -56,9 +56,9 @@ function messageAction(d: FlowDriver): NonNullable<FlowDriver['shareFromMessage'
 }
 
 /** A reference with one character of its signature changed. */
-const altered = (ref: string) => `${ref.slice(0, -1)}${ref.endsWith('A') ? 'B' : 'A'}`;
+export const altered = (ref: string) => `${ref.slice(0, -1)}${ref.endsWith('A') ? 'B' : 'A'}`;
 /** A well-formed reference nobody signed. */
-const forged = (ref: string) => {
+export const forged = (ref: string) => {
   const parts = ref.split('.');
   parts[4] = 'AAAAAAAAAAAA';
   return parts.join('.');

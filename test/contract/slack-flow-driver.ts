@@ -19,11 +19,19 @@ import {
   type SeenConfirmation,
 } from './flow-driver.ts';
 
+/** A workspace admin (users.info is_admin), who may erase the workspace's data. */
+const ADMIN = 'U0ADMINER1';
 const PEOPLE: Record<Who, string> = {
   starter: 'U0ASKER01',
   other: 'U0OTHER01',
   third: 'U0THIRD01',
 };
+
+/** An erase confirmation: the modal Slack opened (none when the person was refused). */
+interface SlackErase extends Asked {
+  channel: string;
+  view?: string;
+}
 
 /** Where a confirmation is: a message in the channel (typed), or an ephemeral to the asker. */
 interface SlackAsked extends Asked {
@@ -65,6 +73,7 @@ class SlackFlowDriver implements FlowDriver {
     this.redis = redis;
     this.watch.watch(h.app.core);
     this.files = watchFileEvents(h.app.core);
+    h.slack.setUser(ADMIN, { is_admin: true, profile: { display_name: 'Ada' } });
   }
 
   get llm() {
@@ -170,6 +179,17 @@ class SlackFlowDriver implements FlowDriver {
   }
 
   refOf(asked: Asked, button: Button): string {
+    const erase = asked as SlackErase;
+    if ('view' in erase) {
+      const view = this.h.slack.openedViews().find((v) => v.id === erase.view);
+      const refs = JSON.parse(String(view?.view.private_metadata ?? '{}')) as {
+        s?: string;
+        c?: string;
+      };
+      const ref = button === 'confirm' ? refs.s : refs.c;
+      if (!ref) throw new Error(`slack flow driver: no ${button} on the modal`);
+      return ref;
+    }
     const shown = this.blocksOf(asked as SlackAsked);
     const el = ((shown?.blocks ?? []) as Block[])
       .flatMap((b) => b.elements ?? [])
@@ -222,6 +242,61 @@ class SlackFlowDriver implements FlowDriver {
       return fresh.length > 0 ? fresh : undefined;
     });
     return said.map((m) => m.text).join('\n');
+  }
+
+  async askErase(as: 'admin' | 'member'): Promise<Asked> {
+    const channel = this.fresh('public');
+    const user = as === 'admin' ? ADMIN : PEOPLE.starter;
+    const seen = this.ephemeralsOf(user).length;
+    const views = this.h.slack.openedViews().length;
+    await this.h.slack.slashCommand({
+      command: '/threadmind',
+      text: 'erase-workspace',
+      user,
+      channel,
+    });
+    const shown = await this.h.slack.waitFor(
+      () => this.h.slack.openedViews().slice(views)[0] ?? this.ephemeralsOf(user)[seen],
+    );
+    if ('view' in shown) {
+      const asked: SlackErase = {
+        said: JSON.stringify(shown.view.blocks),
+        channel,
+        view: shown.id,
+      };
+      return asked;
+    }
+    const refused: SlackErase = { said: shown.text, channel };
+    return refused;
+  }
+
+  async confirmErase(
+    asked: Asked,
+    word: string,
+    tamper?: (ref: string) => string,
+  ): Promise<string> {
+    const a = asked as SlackErase;
+    if (!a.view) throw new Error('slack flow driver: no erase modal');
+    const seen = this.ephemeralsOf(ADMIN).length;
+    const view = this.h.slack.openedViews().find((v) => v.id === a.view);
+    const kept = JSON.parse(String(view?.view.private_metadata ?? '{}')) as Record<string, string>;
+    const metadata = tamper ? JSON.stringify({ ...kept, s: tamper(kept.s ?? '') }) : undefined;
+    const r = await this.h.slack.submitView({
+      viewId: a.view,
+      user: ADMIN,
+      values: { word: { value: word } },
+      ...(metadata ? { privateMetadata: metadata } : {}),
+    });
+    if (r.responseAction === 'errors') return Object.values(r.errors ?? {}).join('\n');
+    return (await this.h.slack.waitFor(() => this.ephemeralsOf(ADMIN)[seen])).text;
+  }
+
+  async cancelErase(asked: Asked): Promise<string> {
+    const a = asked as SlackErase;
+    if (!a.view) throw new Error('slack flow driver: no erase modal');
+    const seen = this.ephemeralsOf(ADMIN).length;
+    await this.h.slack.closeView({ viewId: a.view, user: ADMIN });
+    return (await this.h.slack.waitFor(() => this.ephemeralsOf(ADMIN)[seen])).text;
   }
 
   async askElsewhere(question: string): Promise<string> {

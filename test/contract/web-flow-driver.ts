@@ -3,6 +3,7 @@
 // chat is one person's: no private places, nobody else to press a button, no other project.
 import { randomUUID } from 'node:crypto';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
+import { WEB_PERSON } from '../../adapters/web/web-port.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 import { contractOverrides } from './config.ts';
@@ -90,12 +91,24 @@ class WebFlowDriver implements FlowDriver {
     return asked;
   }
 
-  /** A command that shows a card (`/erase`): the card's message. */
-  async command(text: string): Promise<Asked> {
+  /** The person asks to erase the chat's data (`/erase`): the card the bot shows. */
+  async askErase(): Promise<Asked> {
     const view = await this.thread();
-    const last = (await this.say(view, text)).at(-1);
-    const asked: WebAsked = { said: last?.text ?? '', thread: view.id, message: last?.id ?? '' };
+    const before = this.bot(view).length;
+    const since = this.watch.interactions;
+    await this.client.send(view.id, '/erase', randomUUID());
+    await this.watch.interacted(since, WEB_PERSON);
+    const card = await view.until(() => this.bot(view)[before], 'the erase card');
+    const asked: WebAsked = { said: card.text, thread: view.id, message: card.id };
     return asked;
+  }
+
+  confirmErase(asked: Asked, word: string, tamper?: (ref: string) => string): Promise<string> {
+    return this.press(asked, 'confirm', 'starter', tamper, { word });
+  }
+
+  cancelErase(asked: Asked): Promise<string> {
+    return this.press(asked, 'cancel');
   }
 
   private messageOf(a: WebAsked): WebMessage | undefined {

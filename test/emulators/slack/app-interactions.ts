@@ -376,6 +376,7 @@ export async function submitView(
   const view = {
     ...structuredClone(stored.view),
     state: { values: buildState(stored.view, s.values) },
+    ...(s.privateMetadata === undefined ? {} : { private_metadata: s.privateMetadata }),
   };
   const payload: Record<string, unknown> = {
     type: 'view_submission',

@@ -362,6 +362,11 @@ export interface SubmitViewInput {
   user: string;
   values: ViewValuesInput;
   teamId?: string;
+  /**
+   * Sent instead of the view's own private_metadata: what a forged request would carry (Slack
+   * itself sends back what the app set).
+   */
+  privateMetadata?: string;
   ackTimeoutMs?: number;
 }
 
