@@ -16,6 +16,7 @@ import type {
   SettingsPatch,
 } from '../../src/core/channel-settings.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
@@ -115,10 +116,7 @@ export class DiscordCommands {
   ): Promise<void> {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const name = i.isChatInputCommand() ? `/${i.commandName}` : `“${i.commandName}”`;
-    await this.reply(
-      i,
-      `${name} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`,
-    );
+    await this.reply(i, messages.serverOnly(name));
   }
 
   /**
@@ -131,33 +129,29 @@ export class DiscordCommands {
       await this.askAboutAsUser(i, place);
       return;
     }
-    await this.privately(
-      i,
-      '⚠️ I could not start a thread from that message. Check that I may create threads here.',
-      async (traceId) => {
-        const target = i.targetMessage;
-        const where = target.channel;
-        let thread: AnyThreadChannel;
-        if (where.isThread()) thread = where;
-        else if (target.thread) thread = target.thread;
-        else
-          thread = await target.startThread({
-            name: threadName(target.content || 'threadmind'),
-            autoArchiveDuration: this.o.threadAutoArchiveMinutes,
-          });
-        const { ref } = placeOf(thread, i.guildId, i.user.id);
-        await this.reply(i, `I am answering in <#${thread.id}>.`);
-        await this.o.core.askAbout({
-          ref,
-          to: { ref, context: {} },
-          principal: i.user.id,
-          about: { authorId: target.author.id, at: target.createdTimestamp },
-          requestId: i.id,
-          traceId,
-          dedupe: [`discord:interaction:${i.id}`],
+    await this.privately(i, messages.error(messages.threadNotStarted), async (traceId) => {
+      const target = i.targetMessage;
+      const where = target.channel;
+      let thread: AnyThreadChannel;
+      if (where.isThread()) thread = where;
+      else if (target.thread) thread = target.thread;
+      else
+        thread = await target.startThread({
+          name: threadName(target.content || 'threadmind'),
+          autoArchiveDuration: this.o.threadAutoArchiveMinutes,
         });
-      },
-    );
+      const { ref } = placeOf(thread, i.guildId, i.user.id);
+      await this.reply(i, messages.answeringIn(`<#${thread.id}>`));
+      await this.o.core.askAbout({
+        ref,
+        to: { ref, context: {} },
+        principal: i.user.id,
+        about: { authorId: target.author.id, at: target.createdTimestamp },
+        requestId: i.id,
+        traceId,
+        dedupe: [`discord:interaction:${i.id}`],
+      });
+    });
   }
 
   /**
@@ -169,7 +163,7 @@ export class DiscordCommands {
     i: MessageContextMenuCommandInteraction,
     ref: ThreadRef,
   ): Promise<void> {
-    await this.privately(i, '⚠️ Something went wrong with that command.', async (traceId) => {
+    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
       const target = i.targetMessage;
       await this.o.core.askAbout({
         ref,
@@ -195,41 +189,37 @@ export class DiscordCommands {
       await this.refuseServerOnly(i);
       return;
     }
-    await this.privately(
-      i,
-      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      async (traceId) => {
-        const to = userInstallDestination(ref, i.token);
-        const question = i.options.getString('question') ?? '';
-        const file = i.options.getAttachment('file');
-        const files = file ? [this.o.port.fileRef(file)] : [];
-        this.o.core.receiveFiles({
-          ref,
-          to,
-          where: 'session',
-          messageId: i.id,
-          text: question,
-          files,
-          traceId,
-        });
-        await this.o.core.receiveMessage({
-          ref,
-          to,
-          principal: i.user.id,
-          principalName: i.user.globalName ?? i.user.username,
-          text: question,
-          messageId: i.id,
-          receivedAt: Date.now(),
-          traceId,
-          addressed: 'command',
-          intent,
-          // The conversation is the person's own.
-          mayForget: true,
-          dedupe: [`discord:interaction:${i.id}`],
-          delivered: [],
-        });
-      },
-    );
+    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
+      const to = userInstallDestination(ref, i.token);
+      const question = i.options.getString('question') ?? '';
+      const file = i.options.getAttachment('file');
+      const files = file ? [this.o.port.fileRef(file)] : [];
+      this.o.core.receiveFiles({
+        ref,
+        to,
+        where: 'session',
+        messageId: i.id,
+        text: question,
+        files,
+        traceId,
+      });
+      await this.o.core.receiveMessage({
+        ref,
+        to,
+        principal: i.user.id,
+        principalName: i.user.globalName ?? i.user.username,
+        text: question,
+        messageId: i.id,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: 'command',
+        intent,
+        // The conversation is the person's own.
+        mayForget: true,
+        dedupe: [`discord:interaction:${i.id}`],
+        delivered: [],
+      });
+    });
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {
@@ -241,7 +231,7 @@ export class DiscordCommands {
     if (i.commandName === 'settings') {
       await this.settings(i).catch(async (err: unknown) => {
         this.o.log.error({ err, command: 'settings' }, 'command failed');
-        await this.reply(i, '⚠️ Something went wrong with that command.').catch(() => undefined);
+        await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
       });
       return;
     }
@@ -256,9 +246,7 @@ export class DiscordCommands {
       if (!intent || !channel?.isSendable()) {
         await this.reply(
           i,
-          intent
-            ? 'I cannot post in this channel. Check that I have the Send Messages permission here.'
-            : `I do not know the command /${i.commandName}.`,
+          intent ? messages.cannotPostHere : messages.unknownCommand(`/${i.commandName}`),
         );
         return;
       }
@@ -322,10 +310,7 @@ export class DiscordCommands {
       });
     } catch (err) {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(
-        i,
-        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      ).catch(() => undefined);
+      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
     }
   }
 }

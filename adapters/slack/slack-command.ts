@@ -7,6 +7,7 @@ import type {
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { messages } from '../../src/core/messages.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
@@ -81,9 +82,7 @@ async function onCommand(
       return;
     }
     if (words !== '' && words !== 'edit') {
-      await ephemeral(
-        'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
-      );
+      await ephemeral(messages.slackCommandUsage);
       return;
     }
     const allowed = await mayChangeSettings(client, d.admins, command.user_id, command.channel_id);
@@ -103,9 +102,7 @@ async function onCommand(
     });
   } catch (err) {
     d.log.error({ err, command: command.command }, 'slash command failed');
-    await ephemeral(
-      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-    ).catch(() => undefined);
+    await ephemeral(messages.error(messages.commandFailed)).catch(() => undefined);
   }
 }
 

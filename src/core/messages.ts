@@ -152,6 +152,27 @@ export const messages = {
   nothingToConfirm(minutes: number): string {
     return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
   },
+  /** A command that failed for a reason of its own (the details are logged). */
+  commandFailed: 'Something went wrong with that command. The details are in the bot’s log.',
+  /** Discord: "Ask threadmind about this" could not start a thread from the message. */
+  threadNotStarted:
+    'I could not start a thread from that message. Check that I may create threads here.',
+  /** Discord: where the answer to "Ask threadmind about this" goes (a channel mention). */
+  answeringIn(channelMention: string): string {
+    return `I am answering in ${channelMention}.`;
+  },
+  /** Discord: a command that needs the bot in the server, used through a person's own install. */
+  serverOnly(command: string): string {
+    return `${command} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`;
+  },
+  cannotPostHere:
+    'I cannot post in this channel. Check that I have the Send Messages permission here.',
+  unknownCommand(command: string): string {
+    return `I do not know the command ${command}.`;
+  },
+  /** Slack: `/threadmind` with words it does not know. */
+  slackCommandUsage:
+    'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
   /** A button or form whose reference is forged, altered or made for another place. */
   actionRefused:
     'I cannot act on that: it was not made here, or it was changed on the way. Nothing was changed.',
