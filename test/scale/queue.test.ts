@@ -158,7 +158,7 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
       await h.slack.submitView({
         viewId: modal.id,
         user: 'U0QADMIN1',
-        values: { confirm: { value: 'ERASE' } },
+        values: { word: { value: 'ERASE' } },
       });
       await h.slack.waitFor(() =>
         h.slack
