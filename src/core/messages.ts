@@ -152,6 +152,15 @@ export const messages = {
   nothingToConfirm(minutes: number): string {
     return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
   },
+  /** Field errors, shown under the field of a form. */
+  fieldRequired: 'Fill this in.',
+  fieldTooLong(max: number): string {
+    return `At most ${max} characters.`;
+  },
+  fieldOutOfRange(min: number, max: number): string {
+    return `A whole number from ${min} to ${max}.`;
+  },
+  fieldNotAChoice: 'Pick one of the choices.',
   /** A command that failed for a reason of its own (the details are logged). */
   commandFailed: 'Something went wrong with that command. The details are in the bot’s log.',
   /** Discord: "Ask threadmind about this" could not start a thread from the message. */

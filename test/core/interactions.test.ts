@@ -247,3 +247,32 @@ describe('the interaction engine', () => {
     assert.equal(h.done.count, 0);
   });
 });
+
+describe('reading a form', () => {
+  test('each platform’s values come out typed, and each problem is a field error', async () => {
+    const { readForm } = await import('../../src/core/interactions/form-values.ts');
+    const fields = [
+      { kind: 'short', id: 'name', label: 'Name', maxLength: 5 },
+      { kind: 'number', id: 'n', label: 'N', min: 0, max: 50 },
+      { kind: 'toggle', id: 'on', label: 'On' },
+      { kind: 'select', id: 'mode', label: 'Mode', choices: [{ value: 'all', label: 'All' }] },
+      { kind: 'multi', id: 'tools', label: 'Tools', choices: [{ value: 'files', label: 'Files' }] },
+    ] as const;
+    // Discord's shape: words and lists of picks.
+    assert.deepEqual(
+      readForm(fields, { name: ' Ada ', n: '12', on: ['on'], mode: ['all'], tools: ['files'] }),
+      {
+        values: { name: 'Ada', n: 12, on: true, mode: 'all', tools: ['files'] },
+        errors: undefined,
+      },
+    );
+    const bad = readForm(fields, {
+      name: 'Adalbert',
+      n: 51,
+      on: false,
+      mode: 'some',
+      tools: ['x'],
+    });
+    assert.deepEqual(Object.keys(bad.errors ?? {}).sort(), ['mode', 'n', 'name', 'tools']);
+  });
+});
