@@ -11,7 +11,7 @@ import { parseVote } from '../../src/core/feedback.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
-import type { FlowName, FormValue, FormValues } from '../../src/model/interaction.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
@@ -23,7 +23,7 @@ import {
   sendError,
   sendJson,
 } from './web-http.ts';
-import { WebInteractions } from './web-interactions.ts';
+import { actionOf, WebInteractions } from './web-interactions.ts';
 import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
@@ -64,23 +64,6 @@ function size(bytes: number): string {
   return bytes >= 1024 * 1024
     ? `${Math.round(bytes / (1024 * 1024))} MB`
     : `${Math.round(bytes / 1024)} KB`;
-}
-
-/** A form's values as the page sends them: words, numbers, yes/no, or lists of words. */
-function formValues(v: unknown): FormValues | undefined {
-  if (v === undefined) return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const out: Record<string, FormValue> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const ok =
-      (typeof x === 'string' && x.length <= MAX_TEXT) ||
-      typeof x === 'number' ||
-      typeof x === 'boolean' ||
-      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
-    if (!ok) return undefined;
-    out[k] = x as FormValue;
-  }
-  return out;
 }
 
 /** A file name as the page sent it, without any directory part. */
@@ -387,11 +370,9 @@ export class WebAdapter {
   ): Promise<void> {
     const body = await this.readJson(req, res);
     if (!body) return;
-    const { messageId, ref } = body;
-    const values = formValues(body.values);
-    if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200 || !values)
-      return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
-    sendJson(res, 200, await this.interactions.act(threadId, messageId, ref, values));
+    const action = actionOf(body);
+    if (!action) return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
+    sendJson(res, 200, await this.interactions.act(threadId, action));
   }
 
   private async message(

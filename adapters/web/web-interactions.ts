@@ -8,6 +8,7 @@ import type {
   Actor,
   FlowName,
   FormField,
+  FormValue,
   FormValues,
   InteractionReply,
   InteractionSurface,
@@ -17,6 +18,32 @@ import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { Transcript, WebCard, WebField } from './transcript.ts';
 import { WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
+
+/** A press or a form the page posted: on which message, its reference, what was filled in. */
+export interface WebAction {
+  messageId: string;
+  ref: string;
+  values: FormValues;
+}
+
+/** A page's action as it posted it (`{messageId, ref, values?}`); undefined when malformed. */
+export function actionOf(body: Record<string, unknown>): WebAction | undefined {
+  const { messageId, ref, values: v = {} } = body;
+  if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200)
+    return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const values: Record<string, FormValue> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const ok =
+      (typeof x === 'string' && x.length <= 20_000) ||
+      typeof x === 'number' ||
+      typeof x === 'boolean' ||
+      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
+    if (!ok) return undefined;
+    values[k] = x as FormValue;
+  }
+  return { messageId, ref, values };
+}
 
 /** The one person of the web chat runs the bot: every right is theirs. */
 const PERSON: Actor = { id: WEB_PERSON, may: async () => true };
@@ -131,12 +158,7 @@ export class WebInteractions implements InteractionSurface {
   }
 
   /** A button or form on the message `messageId`; the field errors, if the form stays open. */
-  async act(
-    threadId: string,
-    messageId: string,
-    ref: string,
-    values: FormValues,
-  ): Promise<{ outcome: string }> {
+  async act(threadId: string, { messageId, ref, values }: WebAction): Promise<{ outcome: string }> {
     const reply = await this.core.interact({
       kind: 'act',
       ref,

@@ -14,7 +14,6 @@ import type {
   Handoff,
   InboundFiles,
   InboundMessage,
-  Intent,
   MessageChange,
 } from '../model/incoming.ts';
 import type {
@@ -42,6 +41,7 @@ import type {
 } from './channel-settings.ts';
 import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
+import { intentOf, SHARE_REQUEST } from './intents.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
@@ -101,33 +101,6 @@ export interface ConversationOptions {
 export type FeedbackExport =
   | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
   | { ok: false; text: string };
-
-/** What a message asks for: a command says it; a mention's text may ("@bot summarize"). */
-function intentOf(m: InboundMessage): Intent {
-  if (m.intent) return m.intent;
-  if (m.addressed === 'ambient') return 'ask';
-  if (SUMMARIZE_REQUEST.test(m.text)) return 'summarize';
-  if (FORGET_REQUEST.test(m.text)) return 'forget';
-  if (FILES_REQUEST.test(m.text)) return 'files';
-  if (SHARE_REQUEST.test(m.text) || CONFIRM_SHARE_REQUEST.test(m.text)) return 'share';
-  return 'ask';
-}
-
-/** "@bot summarize" (or summarise, tl;dr), alone in the message. */
-const SUMMARIZE_REQUEST =
-  /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
-
-/** "@bot forget this thread", alone in the message. */
-const FORGET_REQUEST =
-  /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i;
-
-/** "@bot which files can you see?" (and close variants), alone in the message. */
-const FILES_REQUEST =
-  /^(list\s+(the\s+)?files|(what|which)\s+files\s+(can|do)\s+you\s+see\??|files\??)$/i;
-
-/** "@bot share this with the workspace" (and close variants). */
-const SHARE_REQUEST =
-  /\bshare\b.*\b(with|to)\b.*\b(workspace|team|server|everyone|everybody|whole company)\b/i;
 
 interface Attached {
   port: PlatformPort;
