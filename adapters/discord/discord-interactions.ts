@@ -64,6 +64,26 @@ function actorOf(i: Answerable, admins: readonly string[]): Actor {
   };
 }
 
+/**
+ * A slash command's options, by name: another way to fill a flow's form (the flow reads them by
+ * its fields, as it reads a modal's).
+ */
+function optionValues(i: ChatInputCommandInteraction): FormValues {
+  const values: Record<string, string | number | boolean> = {};
+  const visit = (
+    options: readonly { name: string; value?: unknown; options?: readonly unknown[] }[],
+  ) => {
+    for (const o of options) {
+      const v = o.value;
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        values[o.name] = v;
+      if (o.options) visit(o.options as typeof options);
+    }
+  };
+  visit(i.options.data);
+  return values;
+}
+
 /** A submitted modal's inputs by custom id: a text input's words, a select's picks. */
 function modalValues(i: ModalSubmitInteraction): FormValues {
   const values: Record<string, string | readonly string[]> = {};
@@ -141,6 +161,7 @@ export class DiscordInteractions implements InteractionSurface {
       flow,
       actor: actorOf(i, this.o.admins),
       place: { ref, to: { ref, context: {} } },
+      values: optionValues(i),
       traceId: randomUUID(),
       dedupe: [`discord:interaction:${i.id}`],
     });
