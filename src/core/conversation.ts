@@ -390,6 +390,7 @@ export class Conversation {
    */
   private async shareTyped(m: InboundMessage, log: Logger): Promise<Handled> {
     const { port, surface } = this.platform(m.ref.platform);
+    // A typed request needs no right; the flow asks who may answer it.
     const actor = { id: m.principal, may: async () => false };
     const place = { ref: m.ref, to: m.to };
     let reply: { show: InteractionReply['show']; outcome: string } | undefined;
