@@ -37,9 +37,9 @@ import {
   type SlackCredentials,
   SlackInstallations,
 } from './slack-installations.ts';
+import { SlackInteractions } from './slack-interactions.ts';
 import { oauthReceiver } from './slack-oauth-receiver.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
-import { registerSlackShare } from './slack-share.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
@@ -183,15 +183,28 @@ export class SlackAdapter {
       streaming: config.slack.streaming,
       assistantStatus: config.slack.assistantStatus,
     });
-    d.core.attach(this.port, {
-      projectNoun: 'workspace',
-      settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
-      feedbackAdmins: "workspace admins and owners and the bot's admins",
-      erasePreserves: (projectId) => [installationKeyOf(projectId)],
-      updateIntervalMs: config.slack.updateIntervalMs,
-      nativeStreaming: config.slack.streaming === 'auto',
-      thinkingText: config.slack.thinkingText,
+    const interactions = new SlackInteractions({
+      app: this.app,
+      core: d.core,
+      files: this.files,
+      credentials: this.installations ?? (this.fixed as FixedCredentials),
+      admins: config.slack.admins,
+      log: d.log.child({ component: 'slack-interactions' }),
+      noteUser: (user, project) => this.port.noteUser(user, project),
     });
+    d.core.attach(
+      this.port,
+      {
+        projectNoun: 'workspace',
+        settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
+        feedbackAdmins: "workspace admins and owners and the bot's admins",
+        erasePreserves: (projectId) => [installationKeyOf(projectId)],
+        updateIntervalMs: config.slack.updateIntervalMs,
+        nativeStreaming: config.slack.streaming === 'auto',
+        thinkingText: config.slack.thinkingText,
+      },
+      interactions,
+    );
     const listener = async ({
       event,
       body,
@@ -232,7 +245,7 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
     };
     registerSlackFeedback(this.feedback);
-    registerSlackCommand(this.feedback);
+    registerSlackCommand({ ...this.feedback, flows: interactions });
     this.agentView = new SlackAgentView({
       app: this.app,
       records: d.records,
@@ -243,14 +256,6 @@ export class SlackAdapter {
       await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
         d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
       );
-    });
-    registerSlackShare({
-      app: this.app,
-      core: d.core,
-      files: this.files,
-      log: d.log.child({ component: 'slack-share' }),
-      noteUser: (user, project) => this.port.noteUser(user, project),
-      render: (md) => this.render(md),
     });
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {

@@ -7,10 +7,11 @@ import type {
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { messages } from '../../src/core/messages.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { openEraseConfirmation, registerSlackErase } from './slack-erase.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
+import type { SlackInteractions } from './slack-interactions.ts';
 import {
   type FormPlace,
   mayChangeSettings,
@@ -22,14 +23,16 @@ import {
 /** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
 const EPHEMERAL_LIMIT = 39_000;
 
-export function registerSlackCommand(d: SlackFeedbackDeps): void {
+/** The command's dependencies: feedback's, and the flows it begins. */
+type CommandDeps = SlackFeedbackDeps & { flows: SlackInteractions };
+
+export function registerSlackCommand(d: CommandDeps): void {
   d.app.command('/threadmind', (args) => onCommand(d, args));
   d.app.view(SETTINGS_CALLBACK, (args) => onSettingsSubmitted(d, args));
-  registerSlackErase(d);
 }
 
 async function onCommand(
-  d: SlackFeedbackDeps,
+  d: CommandDeps,
   { command, ack, respond, body, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs,
 ): Promise<void> {
   // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
@@ -67,20 +70,19 @@ async function onCommand(
       return;
     }
     if (words === 'erase-workspace') {
-      await openEraseConfirmation(d, {
+      await d.flows.command('erase', {
         client,
+        user: command.user_id,
+        team: command.team_id,
         projectId,
-        userId: command.user_id,
         channel: command.channel_id,
         triggerId: command.trigger_id,
-        ephemeral: (md) => ephemeral(md),
+        respond,
       });
       return;
     }
     if (words !== '' && words !== 'edit') {
-      await ephemeral(
-        'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
-      );
+      await ephemeral(messages.slackCommandUsage);
       return;
     }
     const allowed = await mayChangeSettings(client, d.admins, command.user_id, command.channel_id);
@@ -100,9 +102,7 @@ async function onCommand(
     });
   } catch (err) {
     d.log.error({ err, command: command.command }, 'slash command failed');
-    await ephemeral(
-      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-    ).catch(() => undefined);
+    await ephemeral(messages.error(messages.commandFailed)).catch(() => undefined);
   }
 }
 

@@ -37,6 +37,41 @@ export interface WebMessage {
   feedbackId?: string;
   /** The vote given here. */
   vote?: 'up' | 'down';
+  /** A flow's card, confirmation or form under the text. */
+  card?: WebCard;
+}
+
+/** A field of a card's form, as the page draws it (the core's FormField as JSON). */
+export interface WebField {
+  kind: 'short' | 'long' | 'select' | 'multi' | 'number' | 'toggle';
+  id: string;
+  label: string;
+  help?: string;
+  optional?: boolean;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  choices?: { value: string; label: string }[];
+  initial?: string | number | boolean | string[];
+}
+
+/**
+ * What a flow shows on the page (the core's card, confirmation or form as JSON): its words are
+ * the bot's (Markdown, rendered by the page like an answer), its buttons and form carry action
+ * references the page posts back.
+ */
+export interface WebCard {
+  title?: string;
+  fields?: { label: string; value: string }[];
+  context?: string;
+  actions?: { label: string; ref: string; style?: 'primary' | 'danger' }[];
+  form?: {
+    fields: WebField[];
+    submit: { label: string; ref: string };
+    cancel: { label: string; ref: string };
+  };
+  /** Problems with what was filled in, by field id. */
+  errors?: Record<string, string>;
 }
 
 export interface WebThread {
@@ -156,7 +191,12 @@ export class Transcript {
     return { message, repeated: false };
   }
 
-  async addBotMessage(threadId: string, text: string, streaming = false): Promise<WebMessage> {
+  async addBotMessage(
+    threadId: string,
+    text: string,
+    streaming = false,
+    card?: WebCard,
+  ): Promise<WebMessage> {
     const list = await this.messages(threadId);
     const message: WebMessage = {
       id: messageId(),
@@ -164,6 +204,7 @@ export class Transcript {
       text,
       at: Date.now(),
       ...(streaming ? { streaming } : {}),
+      ...(card ? { card } : {}),
     };
     // What the bot posts ends its status, as on Slack.
     this.setStatus(threadId, null);

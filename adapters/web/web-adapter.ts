@@ -6,10 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
-import type { Conversation, HandledEvent } from '../../src/core/conversation.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
 import { parseVote } from '../../src/core/feedback.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
@@ -21,6 +23,7 @@ import {
   sendError,
   sendJson,
 } from './web-http.ts';
+import { actionOf, WebInteractions } from './web-interactions.ts';
 import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
@@ -43,7 +46,9 @@ const COMMANDS: Record<string, Intent> = {
   forget: 'forget',
   files: 'files',
 };
-const COMMAND_LIST = '/summarize, /forget and /files';
+/** Commands that begin a flow (its card comes back in the thread). */
+const FLOWS: Record<string, FlowName> = { erase: 'erase' };
+const COMMAND_LIST = '/summarize, /forget, /files and /erase';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -80,6 +85,7 @@ export class WebAdapter {
   private readonly awaiting = new Map<string, { thread: string; count: number }>();
   private readonly onHandled: (e: HandledEvent) => void;
   private readonly onFiles: (e: { platform: string; messageId: string }) => void;
+  private readonly interactions: WebInteractions;
 
   constructor(d: WebAdapterDeps) {
     this.d = d;
@@ -99,13 +105,18 @@ export class WebAdapter {
       body: readFileSync(new URL('index.html', dir)),
       type: 'text/html; charset=utf-8',
     });
-    core.attach(this.port, {
-      projectNoun: 'workspace',
-      settingsAdmins: 'the person who runs this bot (in its config/ files)',
-      updateIntervalMs: config.web.updateIntervalMs,
-      nativeStreaming: true,
-      thinkingText: 'is thinking…',
-    });
+    this.interactions = new WebInteractions(core, this.transcript);
+    core.attach(
+      this.port,
+      {
+        projectNoun: 'workspace',
+        settingsAdmins: 'the person who runs this bot (in its config/ files)',
+        updateIntervalMs: config.web.updateIntervalMs,
+        nativeStreaming: true,
+        thinkingText: 'is thinking…',
+      },
+      this.interactions,
+    );
     this.onHandled = (e) => {
       if (e.platform !== 'web') return;
       const waiting = this.awaiting.get(e.messageId);
@@ -207,6 +218,7 @@ export class WebAdapter {
     if (sub === 'messages' && req.method === 'POST') return this.message(req, res, thread.id);
     if (sub === 'files' && req.method === 'POST') return this.file(req, res, thread.id, url);
     if (sub === 'feedback' && req.method === 'POST') return this.feedback(req, res, thread.id);
+    if (sub === 'actions' && req.method === 'POST') return this.action(req, res, thread.id);
     return sendError(res, 404, 'No such page.');
   }
 
@@ -350,6 +362,19 @@ export class WebAdapter {
     sendJson(res, 200, { status: r.status, text: r.text });
   }
 
+  /** `{messageId, ref, values?}`: a button pressed or a form sent on one of the bot's cards. */
+  private async action(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    threadId: string,
+  ): Promise<void> {
+    const body = await this.readJson(req, res);
+    if (!body) return;
+    const action = actionOf(body);
+    if (!action) return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
+    sendJson(res, 200, await this.interactions.act(threadId, action));
+  }
+
   private async message(
     req: http.IncomingMessage,
     res: http.ServerResponse,
@@ -366,7 +391,8 @@ export class WebAdapter {
       return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
     const command = /^\/(\S+)\s*$/.exec(text.trim());
-    if (command) {
+    const flow = FLOWS[(command?.[1] ?? '').toLowerCase()];
+    if (command && !flow) {
       intent = COMMANDS[(command[1] ?? '').toLowerCase()];
       if (!intent)
         return sendError(
@@ -375,9 +401,16 @@ export class WebAdapter {
           `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`,
         );
     }
-    const { message } = await this.transcript.addPersonMessage(threadId, { text, clientId });
+    const { message, repeated } = await this.transcript.addPersonMessage(threadId, {
+      text,
+      clientId,
+    });
     sendJson(res, 202, { messageId: message.id });
-    this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    else if (!repeated)
+      this.interactions
+        .start(threadId, flow)
+        .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
   }
 
   private async file(

@@ -52,5 +52,10 @@ export function createConversation(
     seesEveryMessage: roles.role === 'all',
     feedback: turns.feedback,
     eraser: turns.eraser,
+    interactions: {
+      store,
+      signingKeys: config.secrets.encryptionKeys,
+      ttlMs: config.interactions.confirmTtlSeconds * 1000,
+    },
   });
 }

@@ -159,6 +159,12 @@ export const settingsSchema = z
         maxReasonChars: z.number().int().min(1).max(3000),
       })
       .strict(),
+    interactions: z
+      .object({
+        /** How long a confirmation (share from a private place, erase) waits for its answer. */
+        confirmTtlSeconds: z.number().int().min(1).max(86_400),
+      })
+      .strict(),
     threadContext: z
       .object({
         enabled: z.boolean(),

@@ -107,8 +107,8 @@ export const messages = {
     return `That is already shared with the ${project}.`;
   },
   /**
-   * Sharing from a private channel or a DM widens who can ask about the file: asked first, by a
-   * reply naming the bot (`how.reply`) or by the confirmation's buttons.
+   * Sharing from a private channel or a DM widens who can ask about the file: asked first, by the
+   * confirmation's buttons (where the platform shows them) or by a reply naming the bot.
    */
   confirmShare(o: {
     names: string[];
@@ -116,7 +116,8 @@ export const messages = {
     /** People who can read the private channel now (the bot left out), when known. */
     readers: number | undefined;
     project: string;
-    how: { reply: string; minutes: number } | 'button';
+    /** `buttons`: Share / Cancel are shown; `reply`: "@<reply> confirm share" works too. */
+    how: { buttons: boolean; reply?: string; minutes: number };
   }): string {
     const it = o.names.length > 1 ? 'them' : 'it';
     const now =
@@ -125,26 +126,67 @@ export const messages = {
         : o.readers === undefined
           ? 'a private channel'
           : `a private channel that ${o.readers === 1 ? '1 person' : `${o.readers} people`} can see`;
+    const press = `Press “${messages.shareConfirmLabel}” to go ahead, or “${messages.shareCancelLabel}”`;
+    const reply = o.how.reply ? `reply here with “@${o.how.reply} confirm share”` : undefined;
     const goAhead =
-      o.how === 'button'
-        ? `Press “${messages.shareConfirmLabel}” to go ahead, or “${messages.shareCancelLabel}”; nothing is shared until you do.`
-        : `To go ahead, reply here with “@${o.how.reply} confirm share” within ${o.how.minutes} minutes; otherwise nothing is shared.`;
+      o.how.buttons && reply
+        ? `${press}; or ${reply}. This waits ${o.how.minutes} minutes, and nothing is shared until then.`
+        : o.how.buttons
+          ? `${press}; nothing is shared until you do (this waits ${o.how.minutes} minutes).`
+          : `To go ahead, ${reply ?? 'confirm'} within ${o.how.minutes} minutes; otherwise nothing is shared.`;
     return `${INFO} ${o.names.join(', ')} ${o.names.length > 1 ? 'are' : 'is'} in ${now}. Shared with the whole ${o.project}, everyone in the ${o.project} can ask me about ${it} in any channel and read what I quote from ${it}. ${goAhead}`;
+  },
+  shareTitle(project: string): string {
+    return `Share with the ${project}?`;
   },
   shareConfirmLabel: 'Share',
   shareCancelLabel: 'Cancel',
   shareCancelled: 'Cancelled: nothing was shared.',
+  shareExpired:
+    'That confirmation has expired, and nothing was shared. Ask me to share the file again.',
   /** The shortcut used on a message without files. */
   noFilesOnMessage: 'There are no files on that message, so there is nothing to share.',
   shareNotYours: 'Only the person who asked to share these files can confirm it.',
-  /** A confirmation whose message cannot be read again (deleted, or no longer visible to the bot). */
-  shareMessageGone:
-    'I cannot read that message any more (it may have been deleted, or I am not in that channel), so nothing was shared.',
   shareNoAccessHint:
     'If the message is in a channel I am not a member of, add me to that channel and try again.',
   nothingToConfirm(minutes: number): string {
     return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
   },
+  /** Field errors, shown under the field of a form. */
+  fieldRequired: 'Fill this in.',
+  fieldTooLong(max: number): string {
+    return `At most ${max} characters.`;
+  },
+  fieldOutOfRange(min: number, max: number): string {
+    return `A whole number from ${min} to ${max}.`;
+  },
+  fieldNotAChoice: 'Pick one of the choices.',
+  /** A command that failed for a reason of its own (the details are logged). */
+  commandFailed: 'Something went wrong with that command. The details are in the bot’s log.',
+  /** Discord: "Ask threadmind about this" could not start a thread from the message. */
+  threadNotStarted:
+    'I could not start a thread from that message. Check that I may create threads here.',
+  /** Discord: where the answer to "Ask threadmind about this" goes (a channel mention). */
+  answeringIn(channelMention: string): string {
+    return `I am answering in ${channelMention}.`;
+  },
+  /** Discord: a command that needs the bot in the server, used through a person's own install. */
+  serverOnly(command: string): string {
+    return `${command} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`;
+  },
+  cannotPostHere:
+    'I cannot post in this channel. Check that I have the Send Messages permission here.',
+  unknownCommand(command: string): string {
+    return `I do not know the command ${command}.`;
+  },
+  /** Slack: `/threadmind` with words it does not know. */
+  slackCommandUsage:
+    'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
+  /** A button or form whose reference is forged, altered or made for another place. */
+  actionRefused:
+    'I cannot act on that: it was not made here, or it was changed on the way. Nothing was changed.',
+  /** A button pressed again after its answer (or after its project's data was erased). */
+  actionUsed: 'That was already answered, so nothing more was done.',
   forgotten: 'Done: I have forgotten this thread, its history and the files posted in it.',
   forgetRefused: 'Only the person who started this thread can make me forget it.',
   noFiles: 'I cannot see any files here yet. Attach one to a message or to /ask.',
@@ -242,6 +284,17 @@ export const messages = {
       `${n(counts.settings, 'settings record')}, ${n(counts.feedback, 'feedback record')} and ` +
       `${n(counts.other, 'other record')}.`
     );
+  },
+  eraseTitle(noun: string): string {
+    return `Erase ${noun} data`;
+  },
+  eraseConfirmLabel: 'Erase',
+  eraseCancelLabel: 'Cancel',
+  eraseWordLabel(word: string): string {
+    return `Type ${word} to confirm`;
+  },
+  eraseWrongWord(word: string): string {
+    return `Type ${word} in capital letters, or press Cancel.`;
   },
   eraseCancelled: 'Nothing was erased.',
   eraseExpired: 'That confirmation has expired, and nothing was erased. Run the command again.',

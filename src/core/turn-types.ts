@@ -5,6 +5,7 @@ import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager } from '../memory/context-manager.ts';
+import type { TurnOutcome } from '../model/handled.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { SessionHistory } from '../store/session-history.ts';
@@ -17,10 +18,7 @@ import type { SessionState } from './session-state.ts';
 import type { CaughtUp } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
 
-export type TurnOutcome =
-  | { status: 'answered'; text: string; private?: boolean }
-  | { status: 'failed'; code: string; userMessage: string }
-  | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' };
+export type { TurnOutcome };
 
 export interface TurnRunnerOptions {
   botName: string;

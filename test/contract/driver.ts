@@ -2,7 +2,7 @@
 // follow up, upload a file, ask for a summary, make it forget, read what it posted. Each platform
 // (Slack, Discord, later the web) implements this against its emulator; the scenarios in
 // conversation-contract.ts and hostile-names-contract.ts are written once against it.
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
 
 /** Where the bot answers: a thread (or, for a file at a channel's top level, wherever its outcome goes). Opaque. */

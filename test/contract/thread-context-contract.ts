@@ -4,7 +4,7 @@
 // sends and stores; each channel's reply mode and settings apply, changed only by those allowed.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import { echoResponder, type ScriptedReply } from '../emulators/openai/index.ts';
 import { buildTextPdf } from '../fixtures/documents/index.ts';
 import type { Line, MakeDriver, ThreadDriver, Who } from './driver.ts';

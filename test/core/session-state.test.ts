@@ -6,13 +6,14 @@ import { after, describe, test } from 'node:test';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { ChannelSettingsService } from '../../src/core/channel-settings.ts';
-import { Conversation, type Handled } from '../../src/core/conversation.ts';
+import { Conversation } from '../../src/core/conversation.ts';
 import { lockLostError, SessionState } from '../../src/core/session-state.ts';
 import { ThreadContext } from '../../src/core/thread-context.ts';
 import type { TurnRunner } from '../../src/core/turn-runner.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
 import { ThreadmindError } from '../../src/model/errors.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import type { InboundMessage } from '../../src/model/incoming.ts';
 import { sessionKey } from '../../src/model/thread-ref.ts';
 import { SessionHistory } from '../../src/store/session-history.ts';
@@ -105,6 +106,7 @@ describe('conversation rules', () => {
       }),
       threadContext: new ThreadContext({ store, maxMessages: 100, log: silentLogger() }),
       lockWaitMs: 1000,
+      interactions: { store, ttlMs: 600_000 },
     });
     core.attach(port, {
       projectNoun: 'workspace',

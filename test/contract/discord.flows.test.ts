@@ -1,0 +1,7 @@
+import { makeDiscordFlowDriver } from './discord-flow-driver.ts';
+import { eraseContract } from './erase-contract.ts';
+import { shareContract, splitShareContract } from './interaction-contract.ts';
+
+shareContract('Discord', makeDiscordFlowDriver);
+splitShareContract('Discord', makeDiscordFlowDriver);
+eraseContract('Discord', makeDiscordFlowDriver);

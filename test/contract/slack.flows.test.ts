@@ -1,0 +1,7 @@
+import { eraseContract } from './erase-contract.ts';
+import { shareContract, splitShareContract } from './interaction-contract.ts';
+import { makeSlackFlowDriver } from './slack-flow-driver.ts';
+
+shareContract('Slack', makeSlackFlowDriver);
+splitShareContract('Slack', makeSlackFlowDriver);
+eraseContract('Slack', makeSlackFlowDriver);

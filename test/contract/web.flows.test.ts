@@ -1,0 +1,6 @@
+import { eraseContract } from './erase-contract.ts';
+import { shareContract } from './interaction-contract.ts';
+import { makeWebFlowDriver } from './web-flow-driver.ts';
+
+shareContract('Web', makeWebFlowDriver, { privatePlaces: false });
+eraseContract('Web', makeWebFlowDriver, { members: false });
