@@ -1,0 +1,108 @@
+// Files whose vectors are missing (added while the endpoint was down, or before it existed) or were
+// made by another embedder are embedded again when a search touches them, in the background, one
+// file at a time per replica; the search itself goes on with the vectors that are current. The new
+// vectors replace the old ones in the store, and a store claim keeps two replicas off one file.
+import { randomUUID } from 'node:crypto';
+import type { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
+import type { Embedder } from '../../llm/embeddings/embedder.ts';
+import type { Store } from '../../store/store.ts';
+import type { Semaphore } from '../../util/semaphore.ts';
+import { chunkVectors, type EmbedLimits } from './embed-texts.ts';
+import type { OwnerIndexes } from './owner-indexes.ts';
+import { records } from './owner-indexes.ts';
+import { keys, ownerKey, write } from './owner-keys.ts';
+import type { OwnerLocks } from './owner-lock.ts';
+import { type Segment, withVectors } from './segment.ts';
+import { encodeVectors } from './vectors.ts';
+
+export interface ReembedDeps {
+  store: Store;
+  locks: OwnerLocks;
+  indexes: OwnerIndexes;
+  embedder: Embedder;
+  limits: EmbedLimits;
+  gate: Semaphore;
+  fallback: EmbeddingFallbackLog;
+  /** After a failure, a file is not tried again for this long. */
+  retryMs: number;
+  now: () => number;
+}
+
+/** How long one replica may hold a file's re-embedding before another may take it over. */
+const CLAIM_TTL_MS = 10 * 60_000;
+
+export class Reembedder {
+  private readonly d: ReembedDeps;
+  private readonly queue = new Map<string, Segment>();
+  private readonly failedAt = new Map<string, number>();
+  private running: Promise<void> | undefined;
+
+  constructor(deps: ReembedDeps) {
+    this.d = deps;
+  }
+
+  /** Queues the segments whose vectors are not the current embedder's. */
+  touch(segments: readonly Segment[]): void {
+    const id = this.d.embedder.id;
+    for (const seg of segments) {
+      if (seg.vectors?.model === id && seg.record.vectors === id) continue;
+      const key = `${ownerKey(seg.record.owner)}\n${seg.record.fileId}\n${seg.record.addedAt}`;
+      const failed = this.failedAt.get(key);
+      if (failed !== undefined && this.d.now() - failed < this.d.retryMs) continue;
+      if (!this.queue.has(key)) this.queue.set(key, seg);
+    }
+    if (this.queue.size > 0 && !this.running) {
+      this.running = this.drain().finally(() => {
+        this.running = undefined;
+      });
+    }
+  }
+
+  /** Resolves when nothing is queued or running (tests and benchmarks wait on it). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    for (let next = this.queue.entries().next(); !next.done; next = this.queue.entries().next()) {
+      const [key, seg] = next.value;
+      try {
+        await this.reembed(seg);
+        this.failedAt.delete(key);
+      } catch (err) {
+        this.failedAt.set(key, this.d.now());
+        this.d.fallback.fellBack('attachment re-embedding', err);
+      } finally {
+        this.queue.delete(key);
+      }
+    }
+  }
+
+  private async reembed(seg: Segment): Promise<void> {
+    const { store, locks, indexes } = this.d;
+    const ok = ownerKey(seg.record.owner);
+    const claim = keys.embedding(ok, seg.record.fileId);
+    const holder = randomUUID();
+    // Another replica is on it: its new version reaches this one through the version token.
+    if (!(await store.claim(claim, holder, CLAIM_TTL_MS))) return;
+    try {
+      const vectors = await chunkVectors(this.d.embedder, seg.chunks, this.d.limits, this.d.gate);
+      await locks.run(keys.lock(ok), async () => {
+        const files = records(await store.kv.get(keys.files(ok)));
+        const at = files.findIndex(
+          (f) => f.fileId === seg.record.fileId && f.addedAt === seg.record.addedAt,
+        );
+        if (at < 0) return; // removed or replaced meanwhile
+        const rec = { ...(files[at] as (typeof files)[number]), vectors: vectors.model };
+        files[at] = rec;
+        await write(store, keys.vectors(ok, rec.fileId), encodeVectors(vectors));
+        await write(store, keys.files(ok), files);
+        const version = randomUUID();
+        await write(store, keys.version(ok), version);
+        indexes.refresh(ok, version, files, withVectors(seg, rec, vectors));
+      });
+    } finally {
+      await store.release(claim, holder);
+    }
+  }
+}
