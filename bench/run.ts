@@ -10,6 +10,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   web: async () => (await import('./web-bench.ts')).benchWeb(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   search: async () => (await import('./search-bench.ts')).benchSearch(),
+  relevance: async () => (await import('./relevance-bench.ts')).benchRelevance(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
   knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   audience: async () => (await import('./audience-bench.ts')).benchAudience(),

@@ -1,8 +1,8 @@
 // What a turn is told about the files in its reach: a compact list in the system prompt, and the
 // images the scope carries.
 import type { Owner } from '../model/thread-ref.ts';
-import { ownerLabel } from './search-result-text.ts';
 import type { AttachmentIndex } from './index/index.ts';
+import { ownerLabel } from './search-result-text.ts';
 import type { AttachmentRecord } from './types.ts';
 
 const MAX_LISTED = 30;

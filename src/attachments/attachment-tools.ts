@@ -11,12 +11,7 @@ import { currentScope, NO_SCOPE_MESSAGE } from '../scope/scope.ts';
 import { escapeData } from '../text/data-block.ts';
 import type { AttachmentIndex } from './index/index.ts';
 import type { Ingestor } from './ingest.ts';
-import {
-  NOTHING_SHARED,
-  notCovered,
-  passagesText,
-  wholeFilesText,
-} from './search-result-text.ts';
+import { NOTHING_SHARED, notCovered, passagesText, wholeFilesText } from './search-result-text.ts';
 import type { AttachmentRecord, SearchHit } from './types.ts';
 
 export interface AttachmentToolDeps {
@@ -72,7 +67,9 @@ export function searchAttachmentTool(d: AttachmentToolDeps) {
         query: z
           .string()
           .min(1)
-          .describe('The question or what to look for, in the words of the question or of the file'),
+          .describe(
+            'The question or what to look for, in the words of the question or of the file',
+          ),
       }),
     },
   );

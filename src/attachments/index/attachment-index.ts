@@ -4,8 +4,8 @@
 // replica is seen on the next search.
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import type { Embedder } from '../../llm/embeddings/embedder.ts';
+import { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
@@ -18,9 +18,9 @@ import { labelLanguages } from './label-languages.ts';
 import { OwnerIndexes, records } from './owner-indexes.ts';
 import { keys, ownerKey, write } from './owner-keys.ts';
 import { OwnerLocks } from './owner-lock.ts';
-import { Reembedder } from './reembed.ts';
-import { RELEVANCE_DEFAULTS } from './relevance.ts';
 import { wholeText } from './passage.ts';
+import { Reembedder } from './reembed.ts';
+import { RELEVANCE_DEFAULTS, type RelevanceFloor } from './relevance.ts';
 import { buildSegment } from './segment.ts';
 import { encodeVectors, normalised } from './vectors.ts';
 
@@ -197,8 +197,17 @@ export class AttachmentIndex {
       query,
       limit: n,
       mode,
-      floor: opts.relevanceFloor === false ? undefined : this.o,
-      budget: { maxChars: opts.maxChars ?? this.o.maxChars, passageChars: this.o.passageChars },
+      floor:
+        opts.relevanceFloor === false
+          ? undefined
+          : typeof opts.relevanceFloor === 'object'
+            ? opts.relevanceFloor
+            : this.floor(),
+      budget: {
+        maxChars: opts.maxChars ?? this.o.maxChars,
+        passageChars: this.o.passageChars,
+        wholeDocuments: opts.wholeDocuments ?? true,
+      },
       queryVector,
       onVectors: (current) => this.reembedder?.touch(current),
       onWrongDimension: (err) => this.fallback.fellBack('attachment search', err),
@@ -248,6 +257,11 @@ export class AttachmentIndex {
       ]);
       this.indexes.delete(ok);
     });
+  }
+
+  /** The relevance floors this index applies. */
+  floor(): RelevanceFloor {
+    return { minCoverage: this.o.minCoverage, minCosine: this.o.minCosine };
   }
 
   /** Resolves when no file is being embedded again in the background. */
@@ -301,4 +315,3 @@ export class AttachmentIndex {
     }
   }
 }
-

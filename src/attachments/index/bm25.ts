@@ -77,7 +77,8 @@ function plan(query: AnalysedQuery, weights: ReadonlyMap<string, number>, absent
     );
     // A word's weight: its rarest part, or the most possible when no part occurs at all.
     let weight = 0;
-    for (const p of parts) weight = Math.max(weight, p.length ? Math.max(...p.map((x) => x[1])) : absent);
+    for (const p of parts)
+      weight = Math.max(weight, p.length ? Math.max(...p.map((x) => x[1])) : absent);
     totalWeight += weight;
     // Several pieces (identifier parts, CJK bigrams): one may be missing, e.g. a particle's bigram.
     const need = parts.length >= 2 ? parts.length - 1 : 1;
@@ -86,16 +87,12 @@ function plan(query: AnalysedQuery, weights: ReadonlyMap<string, number>, absent
   return { units, totalWeight };
 }
 
-/**
- * The best `limit` chunks by BM25 among those whose coverage is at least `minCoverage`; best
- * first, ties in segment and chunk order.
- */
+/** The best `limit` chunks by BM25, each with its coverage; best first, ties in chunk order. */
 export function rank(
   segments: readonly Segment[],
   query: AnalysedQuery,
   weights: ReadonlyMap<string, number>,
   limit: number,
-  minCoverage = 0,
 ): Ranked[] {
   let n = 0;
   let total = 0;
@@ -141,14 +138,15 @@ export function rank(
         }
       }
       for (const doc of unitDocs) {
-        covered[doc] = (covered[doc] as number) + unit.weight * Math.min(1, (matched[doc] as number) / unit.need);
+        covered[doc] =
+          (covered[doc] as number) +
+          unit.weight * Math.min(1, (matched[doc] as number) / unit.need);
         matched[doc] = 0;
         touched.add(doc);
       }
     }
     for (const doc of touched) {
       const coverage = (covered[doc] as number) / p.totalWeight;
-      if (coverage + 1e-9 < minCoverage) continue;
       keepTop(top, { segment: si, doc, score: scores[doc] as number, coverage }, limit);
     }
   }

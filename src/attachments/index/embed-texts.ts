@@ -2,7 +2,7 @@
 // event loop between batches so a 300-page file does not hold up other conversations. Whatever the
 // endpoint answers is checked: one vector per text, one dimension for all, finite numbers.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { EmbedPurpose, Embedder } from '../../llm/embeddings/embedder.ts';
+import type { Embedder, EmbedPurpose } from '../../llm/embeddings/embedder.ts';
 import type { Semaphore } from '../../util/semaphore.ts';
 import type { Chunk } from './chunk.ts';
 import { type ChunkVectors, normalised, quantise } from './vectors.ts';
@@ -49,7 +49,10 @@ export async function embedBatch(
     }, timeoutMs);
   });
   try {
-    const out = await Promise.race([embedder.embed(texts, { purpose, signal: ctl.signal }), deadline]);
+    const out = await Promise.race([
+      embedder.embed(texts, { purpose, signal: ctl.signal }),
+      deadline,
+    ]);
     return checked(out, texts.length, dims);
   } finally {
     clearTimeout(timer);
@@ -58,13 +61,18 @@ export async function embedBatch(
 
 function checked(out: unknown, count: number, dims?: number): Float32Array[] {
   if (!Array.isArray(out) || out.length !== count)
-    throw new EmbeddingShapeError(`${count} texts gave ${Array.isArray(out) ? out.length : 'no'} vectors`);
+    throw new EmbeddingShapeError(
+      `${count} texts gave ${Array.isArray(out) ? out.length : 'no'} vectors`,
+    );
   const want = dims ?? (out[0] as Float32Array | undefined)?.length ?? 0;
   if (want === 0) throw new EmbeddingShapeError('empty vectors');
   for (const v of out as unknown[]) {
     if (!(v instanceof Float32Array) || v.length !== want)
-      throw new EmbeddingShapeError(`expected ${want} dimensions, got ${(v as { length?: number })?.length}`);
-    for (const x of v) if (!Number.isFinite(x)) throw new EmbeddingShapeError('a component is not a number');
+      throw new EmbeddingShapeError(
+        `expected ${want} dimensions, got ${(v as { length?: number })?.length}`,
+      );
+    for (const x of v)
+      if (!Number.isFinite(x)) throw new EmbeddingShapeError('a component is not a number');
   }
   return out as Float32Array[];
 }

@@ -6,20 +6,26 @@ import { idfs, rank } from './bm25.ts';
 import { EmbeddingShapeError } from './embed-texts.ts';
 import { type Fused, fuse, lexicalOnly, vectorOnly } from './fusion.ts';
 import { analyseQuery } from './query-terms.ts';
-import { NO_FLOOR, type RelevanceFloor } from './relevance.ts';
+import type { RelevanceFloor } from './relevance.ts';
 import { type PassageBudget, toHits } from './search-hit.ts';
 import type { Segment } from './segment.ts';
 import { comparable, vectorRank } from './vector-rank.ts';
+import { cosineAt } from './vectors.ts';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
 export interface SearchOptions {
   /** Default: hybrid when the index has an embedder, else lexical. */
   mode?: SearchMode;
-  /** False keeps hits below the relevance floor (to measure ranking alone). Default true. */
-  relevanceFloor?: boolean;
+  /**
+   * False keeps hits below the relevance floor (to measure ranking alone); other floors than the
+   * index's may be given. Default true.
+   */
+  relevanceFloor?: boolean | RelevanceFloor;
   /** This search's character budget instead of the index's. */
   maxChars?: number;
+  /** False gives every hit as a passage, even of a small file (to score chunks one by one). */
+  wholeDocuments?: boolean;
 }
 
 export interface QueryVector {
@@ -47,15 +53,37 @@ function candidates(limit: number): number {
   return Math.max(40, limit * 4);
 }
 
+/** A chunk clears the floor when either ranking's measure of it does. */
+function clears(f: Fused, floor: RelevanceFloor): boolean {
+  return (
+    (f.lexical !== undefined && f.lexical.coverage >= floor.minCoverage) ||
+    (f.vector !== undefined && f.vector.cosine >= floor.minCosine)
+  );
+}
+
+/** The cosine of word-ranked chunks the vector ranking did not reach, where their file has vectors. */
+function fillCosines(fused: Fused[], segments: readonly Segment[], qv: QueryVector): void {
+  for (const f of fused) {
+    if (f.vector) continue;
+    const seg = segments[f.segment] as Segment;
+    if (!seg.vectors || !comparable(seg, qv.model, qv.vector.length)) continue;
+    f.vector = { rank: 0, cosine: cosineAt(seg.vectors, f.doc, qv.vector) };
+  }
+}
+
+/**
+ * Both rankings run unfiltered, so fusion orders by all the evidence; the floor then decides which
+ * chunks count at all. Chunks the vector ranking did not reach get their cosine filled in (a word
+ * match whose meaning is close enough counts even below the coverage floor).
+ */
 export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
-  const floor = r.floor ?? NO_FLOOR;
   const langs = new Set<string>();
   for (const s of r.segments) for (const l of s.langs) langs.add(l);
   const query = analyseQuery(r.query, langs);
   const weights = idfs(r.segments, query.terms);
   const k = candidates(r.limit);
-  const lexical = r.mode === 'vector' ? [] : rank(r.segments, query, weights, k, floor.minCoverage);
-  const qv = r.queryVector ? await r.queryVector : undefined;
+  const lexical = r.mode === 'vector' ? [] : rank(r.segments, query, weights, k);
+  const qv = await r.queryVector; // undefined when there is none, or it failed
   let fused: Fused[];
   if (qv) {
     r.onVectors(r.segments);
@@ -69,8 +97,11 @@ export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
         ),
       );
     }
-    const vector = vectorRank(r.segments, qv.model, qv.vector, k, floor.minCosine);
+    const vector = vectorRank(r.segments, qv.model, qv.vector, k);
     fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(lexical, vector);
+    if (r.mode === 'hybrid') fillCosines(fused, r.segments, qv);
   } else fused = r.mode === 'vector' ? [] : lexicalOnly(lexical);
-  return toHits(r.segments, fused, weights, r.limit, r.budget);
+  const floor = r.floor;
+  const kept = floor ? fused.filter((f) => clears(f, floor)) : fused;
+  return toHits(r.segments, kept, weights, r.limit, r.budget);
 }

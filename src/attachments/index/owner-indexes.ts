@@ -8,7 +8,13 @@ import type { AttachmentRecord } from '../types.ts';
 import type { Chunk } from './chunk.ts';
 import { labelLanguagesNow } from './label-languages.ts';
 import { keys } from './owner-keys.ts';
-import { buildSegment, type Segment, segmentMatches, vectorsMatch, withVectors } from './segment.ts';
+import {
+  buildSegment,
+  type Segment,
+  segmentMatches,
+  vectorsMatch,
+  withVectors,
+} from './segment.ts';
 import { type ChunkVectors, decodeVectors } from './vectors.ts';
 
 export interface OwnerIndex {
@@ -81,7 +87,12 @@ export class OwnerIndexes {
    * After this replica's own write: keeps a cached index current instead of rebuilding it on the
    * next search. `changed` is the segment of the file just written (absent for an image).
    */
-  refresh(ok: string, version: string, files: readonly AttachmentRecord[], changed?: Segment): void {
+  refresh(
+    ok: string,
+    version: string,
+    files: readonly AttachmentRecord[],
+    changed?: Segment,
+  ): void {
     const cached = this.cache.peek(ok);
     if (!cached) return;
     const byId = new Map<string, Segment>();
@@ -116,7 +127,9 @@ export class OwnerIndexes {
         else revectored.push([f, seg]);
       } else missing.push(f);
     }
-    const vectorKeys = [...revectored.map(([f]) => f), ...missing].map((f) => keys.vectors(ok, f.fileId));
+    const vectorKeys = [...revectored.map(([f]) => f), ...missing].map((f) =>
+      keys.vectors(ok, f.fileId),
+    );
     const wanted = [...missing.map((f) => keys.chunks(ok, f.fileId)), ...vectorKeys];
     const stored = wanted.length > 0 ? await this.store.kv.getMany(wanted) : [];
     const chunkValues = stored.slice(0, missing.length) as unknown[];

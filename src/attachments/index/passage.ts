@@ -16,7 +16,11 @@ export interface Passage {
 }
 
 /** Chunks `from`…`to` as one text: overlaps once, skipped gaps as white space of their length. */
-function merged(chunks: readonly Chunk[], from: number, to: number): { text: string; base: number } {
+function merged(
+  chunks: readonly Chunk[],
+  from: number,
+  to: number,
+): { text: string; base: number } {
   const first = chunks[from] as Chunk;
   const base = first.start;
   let text = first.text;
@@ -56,7 +60,13 @@ function termScore(text: string, lang: string | undefined, weights: ReadonlyMap<
 }
 
 /** A sentence longer than the passage: `cap` characters around its first query word. */
-function cutLong(text: string, span: Span, lang: string | undefined, weights: ReadonlyMap<string, number>, cap: number) {
+function cutLong(
+  text: string,
+  span: Span,
+  lang: string | undefined,
+  weights: ReadonlyMap<string, number>,
+  cap: number,
+) {
   const body = text.slice(span.start, span.end).normalize('NFKC');
   const hit = tokenizeWithOffsets(body, lang).find((t) => weights.has(t.term));
   const centre = hit ? hit.start : 0;
@@ -82,7 +92,9 @@ export function passageFor(
   const lo = sameSection(seg.chunks[doc - 1], chunk) ? doc - 1 : doc;
   const hi = sameSection(seg.chunks[doc + 1], chunk) ? doc + 1 : doc;
   const { text, base } = merged(seg.chunks, lo, hi);
-  const spans = sentenceSpans(text).flatMap((s) => (s.end - s.start > cap ? lineSpans(text, s) : [s]));
+  const spans = sentenceSpans(text).flatMap((s) =>
+    s.end - s.start > cap ? lineSpans(text, s) : [s],
+  );
   const c0 = chunk.start - base;
   const c1 = chunk.end - base;
   const first = spans.findIndex((s) => s.end > c0);
@@ -90,7 +102,8 @@ export function passageFor(
   if (first < 0 || last < first) return undefined;
   const scores = spans.map((s) => termScore(text.slice(s.start, s.end), chunk.lang, weights));
   let best = first;
-  for (let i = first; i <= last; i++) if ((scores[i] as number) > (scores[best] as number)) best = i;
+  for (let i = first; i <= last; i++)
+    if ((scores[i] as number) > (scores[best] as number)) best = i;
   const bestSpan = spans[best] as Span;
   if (bestSpan.end - bestSpan.start > cap) {
     const cut = cutLong(text, bestSpan, chunk.lang, weights, cap);
@@ -99,7 +112,8 @@ export function passageFor(
   let i = best;
   let j = best;
   const inCore = (k: number) => k >= first && k <= last;
-  const allowed = (k: number) => k >= 0 && k < spans.length && (inCore(k) || (scores[k] as number) > 0);
+  const allowed = (k: number) =>
+    k >= 0 && k < spans.length && (inCore(k) || (scores[k] as number) > 0);
   const fits = (a: number, b: number) => (spans[b] as Span).end - (spans[a] as Span).start <= cap;
   for (;;) {
     const options = [j + 1, i - 1].filter(allowed);

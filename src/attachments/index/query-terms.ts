@@ -57,7 +57,8 @@ export function analyseQuery(query: string, indexLangs: Iterable<string>): Analy
       const lower = text.toLowerCase();
       const stop = own ? own.stop.has(lower) : analyzers.some((a) => a.stop.has(lower));
       if (stop) return;
-      for (const a of analyzers) wordTerms(a, text, 0, (term, _s, _e, part) => add(unit, term, part));
+      for (const a of analyzers)
+        wordTerms(a, text, 0, (term, _s, _e, part) => add(unit, term, part));
     }
     if (unit.size > 0) units.push(unit);
   });

@@ -3,8 +3,8 @@
 // file at a time per replica; the search itself goes on with the vectors that are current. The new
 // vectors replace the old ones in the store, and a store claim keeps two replicas off one file.
 import { randomUUID } from 'node:crypto';
-import type { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import type { Embedder } from '../../llm/embeddings/embedder.ts';
+import type { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import type { Store } from '../../store/store.ts';
 import type { Semaphore } from '../../util/semaphore.ts';
 import { chunkVectors, type EmbedLimits } from './embed-texts.ts';
@@ -60,7 +60,7 @@ export class Reembedder {
 
   /** Resolves when nothing is queued or running (tests and benchmarks wait on it). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    for (let r = this.running; r !== undefined; r = this.running) await r;
   }
 
   private async drain(): Promise<void> {

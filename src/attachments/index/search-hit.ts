@@ -12,6 +12,8 @@ export interface PassageBudget {
   maxChars: number;
   /** Characters one passage takes at most. */
   passageChars: number;
+  /** Whether a small file may be given whole. */
+  wholeDocuments: boolean;
 }
 
 /** Below this much room left, another passage would be a fragment: the search stops there. */
@@ -19,7 +21,8 @@ const MIN_PASSAGE_CHARS = 160;
 
 function overlapShare(p: Passage, shown: readonly Passage[]): number {
   let covered = 0;
-  for (const s of shown) covered += Math.max(0, Math.min(p.end, s.end) - Math.max(p.start, s.start));
+  for (const s of shown)
+    covered += Math.max(0, Math.min(p.end, s.end) - Math.max(p.start, s.start));
   return covered / Math.max(1, p.end - p.start);
 }
 
@@ -62,7 +65,8 @@ export function toHits(
     // The top hit's document may fill the budget; later ones at most half of it. Its raw span
     // bounds its shown length, so a big file is never assembled just to be measured.
     const span = (seg.chunks.at(-1) as Chunk).end - (seg.chunks[0] as Chunk).start;
-    const wholeFits = span <= left && (out.length === 0 || span <= budget.maxChars / 2);
+    const wholeFits =
+      budget.wholeDocuments && span <= left && (out.length === 0 || span <= budget.maxChars / 2);
     if (wholeFits && !shown.has(seg)) {
       const all = wholeText(seg);
       whole.add(seg);

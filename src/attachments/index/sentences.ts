@@ -13,7 +13,9 @@ export interface Span {
 const BOUNDARY =
   /([.!?…]['"’”)\]]*)\s+|([。！？]['"’”」』)]*)\s*|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*•·▪–]|\d{1,3}[.)]|[a-z][.)])\s)/gu;
 const ABBREVIATIONS = new Set(
-  'e.g i.e etc vs cf fig no nr mr mrs ms dr prof st approx ca bzw vgl usw z.b d.h u.a s.o ggf inkl abs'.split(' '),
+  'e.g i.e etc vs cf fig no nr mr mrs ms dr prof st approx ca bzw vgl usw z.b d.h u.a s.o ggf inkl abs'.split(
+    ' ',
+  ),
 );
 const LOWER = /\p{Ll}/u;
 
