@@ -4,7 +4,7 @@
 // (one word read in two languages) score as the best of them, never as their sum.
 //
 // Each chunk also gets its coverage: the idf-weighted share of query words it holds. A query word
-// found nowhere weighs as much as the rarest possible term, so "wifi password office" against a
+// found nowhere weighs as much as the rarest present one, so "wifi password office" against a
 // handbook that only says "office" covers little, however well "office" itself scores.
 import type { AnalysedQuery } from './query-terms.ts';
 import type { Segment } from './segment.ts';
@@ -57,10 +57,14 @@ function chunkCount(segments: readonly Segment[]): number {
   return n;
 }
 
-/** The idf a term found in no chunk would have: the most a query word can weigh. */
+/**
+ * What a query word found in no chunk weighs: as much as a word found in exactly one, the rarest a
+ * present word can be. So a missing word counts as fully as a rare matched one, whatever the
+ * number of chunks (a floor of "half the weight" means the same for 3 chunks and for 10,000).
+ */
 export function absentIdf(segments: readonly Segment[]): number {
   const n = chunkCount(segments);
-  return Math.log(1 + (n + 0.5) / 0.5);
+  return Math.log(1 + (n - 1 + 0.5) / (1 + 0.5));
 }
 
 interface Plan {

@@ -10,6 +10,8 @@ export const RRF_K = 60;
 export interface Fused extends Scored {
   lexical?: { rank: number; score: number; coverage: number };
   vector?: { rank: number; cosine: number };
+  /** The cosine of a chunk the vector ranking did not hold, for the relevance floor only. */
+  cosine?: number;
 }
 
 function order(a: Fused, b: Fused): number {

@@ -57,7 +57,7 @@ function candidates(limit: number): number {
 function clears(f: Fused, floor: RelevanceFloor): boolean {
   return (
     (f.lexical !== undefined && f.lexical.coverage >= floor.minCoverage) ||
-    (f.vector !== undefined && f.vector.cosine >= floor.minCosine)
+    (f.vector?.cosine ?? f.cosine ?? Number.NEGATIVE_INFINITY) >= floor.minCosine
   );
 }
 
@@ -67,14 +67,15 @@ function fillCosines(fused: Fused[], segments: readonly Segment[], qv: QueryVect
     if (f.vector) continue;
     const seg = segments[f.segment] as Segment;
     if (!seg.vectors || !comparable(seg, qv.model, qv.vector.length)) continue;
-    f.vector = { rank: 0, cosine: cosineAt(seg.vectors, f.doc, qv.vector) };
+    f.cosine = cosineAt(seg.vectors, f.doc, qv.vector);
   }
 }
 
 /**
- * Both rankings run unfiltered, so fusion orders by all the evidence; the floor then decides which
- * chunks count at all. Chunks the vector ranking did not reach get their cosine filled in (a word
- * match whose meaning is close enough counts even below the coverage floor).
+ * The word ranking holds every chunk with a query word; the vector ranking, every chunk whose
+ * cosine clears the floor (without one, every chunk would be "found" by vectors, and fusion would
+ * credit all of them). After fusion a chunk stays when either measure clears its floor; word-ranked
+ * chunks the vector ranking did not reach get their cosine filled in for that.
  */
 export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
   const langs = new Set<string>();
@@ -97,7 +98,7 @@ export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
         ),
       );
     }
-    const vector = vectorRank(r.segments, qv.model, qv.vector, k);
+    const vector = vectorRank(r.segments, qv.model, qv.vector, k, r.floor?.minCosine);
     fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(lexical, vector);
     if (r.mode === 'hybrid') fillCosines(fused, r.segments, qv);
   } else fused = r.mode === 'vector' ? [] : lexicalOnly(lexical);

@@ -89,12 +89,18 @@ export function passageFor(
   cap: number,
 ): Passage | undefined {
   const chunk = seg.chunks[doc] as Chunk;
-  const lo = sameSection(seg.chunks[doc - 1], chunk) ? doc - 1 : doc;
-  const hi = sameSection(seg.chunks[doc + 1], chunk) ? doc + 1 : doc;
+  // Two chunks of context each way within the section. Where that text starts or stops inside the
+  // section, its first or last "sentence" may be a piece of one: never shown.
+  let lo = doc;
+  while (lo > doc - 2 && sameSection(seg.chunks[lo - 1], chunk)) lo--;
+  let hi = doc;
+  while (hi < doc + 2 && sameSection(seg.chunks[hi + 1], chunk)) hi++;
   const { text, base } = merged(seg.chunks, lo, hi);
-  const spans = sentenceSpans(text).flatMap((s) =>
+  let spans = sentenceSpans(text).flatMap((s) =>
     s.end - s.start > cap ? lineSpans(text, s) : [s],
   );
+  if (spans.length > 1 && sameSection(seg.chunks[lo - 1], chunk)) spans = spans.slice(1);
+  if (spans.length > 1 && sameSection(seg.chunks[hi + 1], chunk)) spans = spans.slice(0, -1);
   const c0 = chunk.start - base;
   const c1 = chunk.end - base;
   const first = spans.findIndex((s) => s.end > c0);

@@ -1,6 +1,7 @@
-// When a chunk counts as an answer at all. Both rankings run unfiltered and are fused; then a
-// chunk is kept when either measure clears its floor. When none is left, the files do not cover
-// the question, and search_attachment says so instead of handing the model weak passages.
+// When a chunk counts as an answer at all. A chunk is found by words when it holds a query word,
+// by vectors when its cosine clears the floor; after fusion it is kept when either measure clears
+// its floor. When none is left, the files do not cover the question, and search_attachment says
+// so instead of handing the model weak passages.
 //
 // - Words: the chunk's coverage (bm25.ts), the idf-weighted share of the query's words it holds.
 //   It depends neither on the embedding model nor on the corpus size.

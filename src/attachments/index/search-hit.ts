@@ -1,6 +1,7 @@
 // Ranked chunks become what the model reads, within the search's character budget: a document
 // small enough is given whole (once, whatever else of it ranked), every other hit its passage.
-// A passage that mostly repeats one already shown is left out.
+// A passage that mostly repeats one already shown (overlapping chunks, or the same boilerplate on
+// every page) is left out.
 import type { SearchHit } from '../types.ts';
 import type { Chunk } from './chunk.ts';
 import type { Fused } from './fusion.ts';
@@ -56,6 +57,7 @@ export function toHits(
   const out: SearchHit[] = [];
   const shown = new Map<Segment, Passage[]>();
   const whole = new Set<Segment>();
+  const texts = new Set<string>();
   let left = budget.maxChars;
   for (const f of ranked) {
     if (out.length >= limit || left < MIN_PASSAGE_CHARS) break;
@@ -77,7 +79,8 @@ export function toHits(
     const p = passageFor(seg, f.doc, weights, Math.min(budget.passageChars, left));
     if (!p || p.text.length > left) continue;
     const before = shown.get(seg) ?? [];
-    if (overlapShare(p, before) > 0.5) continue;
+    if (overlapShare(p, before) > 0.5 || texts.has(p.text)) continue;
+    texts.add(p.text);
     before.push(p);
     shown.set(seg, before);
     out.push(hitOf(seg, chunk, f, p, false));

@@ -9,12 +9,13 @@ export function comparable(seg: Segment, model: string, dims: number): boolean {
   return seg.vectors !== undefined && seg.vectors.model === model && seg.vectors.dims === dims;
 }
 
-/** The best `limit` chunks by cosine with unit vector `q`; best first. */
+/** The best `limit` chunks by cosine with unit vector `q`, at least `minCosine`; best first. */
 export function vectorRank(
   segments: readonly Segment[],
   model: string,
   q: Float32Array,
   limit: number,
+  minCosine = Number.NEGATIVE_INFINITY,
 ): Scored[] {
   const top: Scored[] = [];
   if (limit <= 0) return top;
@@ -24,7 +25,8 @@ export function vectorRank(
     const v = seg.vectors;
     if (!v) continue;
     for (let doc = 0; doc < seg.chunks.length; doc++) {
-      keepTop(top, { segment: si, doc, score: cosineAt(v, doc, q) }, limit);
+      const score = cosineAt(v, doc, q);
+      if (score >= minCosine) keepTop(top, { segment: si, doc, score }, limit);
     }
   }
   return top;
