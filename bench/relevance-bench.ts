@@ -15,6 +15,7 @@ import type { Owner } from '../src/scope/scope.ts';
 import { CALIBRATION_DOCS } from './corpora/relevance-docs.ts';
 import { CALIBRATION_QUESTIONS, type CalibrationQuestion } from './corpora/relevance-questions.ts';
 import { benchEmbedModelPath, loadLlamaEmbedder } from './llama-embedder.ts';
+import { benchQuantisation } from './quantisation-bench.ts';
 
 interface Scores {
   question: CalibrationQuestion;
@@ -119,7 +120,8 @@ const steps = (from: number, to: number, step: number) =>
 
 export async function benchRelevance(): Promise<string[]> {
   const modelPath = benchEmbedModelPath();
-  const embedder = modelPath ? await loadLlamaEmbedder(modelPath, 2) : undefined;
+  // One thread: the figures do not depend on speed, and a shared machine runs one thread faster.
+  const embedder = modelPath ? await loadLlamaEmbedder(modelPath, 1) : undefined;
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-relevance-'));
   const store = await createStore(`sqlite://${path.join(dir, 'db.sqlite')}`);
   const lines: string[] = [];
@@ -190,6 +192,7 @@ export async function benchRelevance(): Promise<string[]> {
         `all ${CALIBRATION_QUESTIONS.length} questions, shipped floors, ${mode}: ${describe(await outcome(ix, CALIBRATION_QUESTIONS, mode))}`,
       );
     }
+    if (embedder) lines.push(...(await benchQuantisation(embedder)));
   } finally {
     await store.close();
     await embedder?.dispose();
