@@ -3,17 +3,15 @@
 // checks every owner's version token with one getMany per search, so an upload handled by another
 // replica is seen on the next search.
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { Embedder } from '../../llm/embeddings/embedder.ts';
 import { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
-import { Semaphore } from '../../util/semaphore.ts';
 import type { AttachmentRecord, ExtractedSection, SearchHit } from '../types.ts';
-import { type Chunk, chunkSections } from './chunk.ts';
-import { chunkVectors, embedBatch } from './embed-texts.ts';
+import { chunkSections } from './chunk.ts';
 import { runSearch, type SearchOptions } from './hybrid-search.ts';
+import { IndexEmbeddings } from './index-embeddings.ts';
 import { labelLanguages } from './label-languages.ts';
 import { OwnerIndexes, records } from './owner-indexes.ts';
 import { keys, ownerKey, write } from './owner-keys.ts';
@@ -22,7 +20,7 @@ import { wholeText } from './passage.ts';
 import { Reembedder } from './reembed.ts';
 import { RELEVANCE_DEFAULTS, type RelevanceFloor } from './relevance.ts';
 import { buildSegment } from './segment.ts';
-import { encodeVectors, normalised } from './vectors.ts';
+import { encodeVectors } from './vectors.ts';
 
 export interface AttachmentIndexOptions {
   /**
@@ -84,32 +82,32 @@ function uniqueOwners(owners: readonly Owner[]): Owner[] {
 export class AttachmentIndex {
   private readonly store: Store;
   private readonly o: Required<Omit<AttachmentIndexOptions, 'embedder' | 'log'>>;
-  private readonly embedder: Embedder | undefined;
   private readonly indexes: OwnerIndexes;
   private readonly locks: OwnerLocks;
-  private readonly fallback: EmbeddingFallbackLog;
-  private readonly gate: Semaphore;
+  private readonly embeddings: IndexEmbeddings | undefined;
   private readonly reembedder: Reembedder | undefined;
-  private readonly queryVectors = new LRUCache<string, Float32Array>({ max: 256 });
 
   constructor(store: Store, opts: AttachmentIndexOptions = {}) {
     const { embedder, log, ...rest } = opts;
     this.o = { ...ATTACHMENT_INDEX_DEFAULTS, ...rest };
     this.store = store;
-    this.embedder = embedder;
     this.indexes = new OwnerIndexes(store, this.o.cacheBytes);
     this.locks = new OwnerLocks(store, { ttlMs: this.o.lockTtlMs, waitMs: this.o.lockWaitMs });
-    this.fallback = new EmbeddingFallbackLog(log ?? silentLogger());
-    this.gate = new Semaphore(Math.max(1, this.o.embedConcurrency));
-    this.reembedder = embedder
+    const fallback = new EmbeddingFallbackLog(log ?? silentLogger());
+    const limits = {
+      batch: this.o.embedBatch,
+      concurrency: this.o.embedConcurrency,
+      timeoutMs: this.o.embedTimeoutMs,
+    };
+    this.embeddings = embedder
+      ? new IndexEmbeddings(embedder, limits, this.o.queryTimeoutMs, fallback)
+      : undefined;
+    this.reembedder = this.embeddings
       ? new Reembedder({
           store,
           locks: this.locks,
           indexes: this.indexes,
-          embedder,
-          limits: this.limits(),
-          gate: this.gate,
-          fallback: this.fallback,
+          embeddings: this.embeddings,
           retryMs: this.o.reembedRetryMs,
           now: this.o.now,
         })
@@ -128,7 +126,7 @@ export class AttachmentIndex {
   ): Promise<AttachmentRecord> {
     const ok = ownerKey(owner);
     const chunks = await labelLanguages(chunkSections(sections));
-    const vectors = chunks.length > 0 ? await this.embedChunks(chunks) : undefined;
+    const vectors = chunks.length > 0 ? await this.embeddings?.chunks(chunks) : undefined;
     const full: AttachmentRecord = {
       fileId: record.fileId,
       filename: record.filename,
@@ -188,10 +186,10 @@ export class AttachmentIndex {
     const list = uniqueOwners(owners);
     const n = Math.floor(limit);
     if (list.length === 0 || !(n > 0) || query.trim() === '') return [];
-    const mode = opts.mode ?? (this.embedder ? 'hybrid' : 'lexical');
+    const mode = opts.mode ?? (this.embeddings ? 'hybrid' : 'lexical');
     const segments = await this.segmentsOf(list);
     if (segments.length === 0) return [];
-    const queryVector = mode === 'lexical' ? undefined : this.queryVector(query);
+    const queryVector = mode === 'lexical' ? undefined : this.embeddings?.query(query);
     return runSearch({
       segments,
       query,
@@ -210,7 +208,7 @@ export class AttachmentIndex {
       },
       queryVector,
       onVectors: (current) => this.reembedder?.touch(current),
-      onWrongDimension: (err) => this.fallback.fellBack('attachment search', err),
+      onWrongDimension: (err) => this.embeddings?.fellBack(err),
     });
   }
 
@@ -276,42 +274,5 @@ export class AttachmentIndex {
     const versions = await this.store.kv.getMany(oks.map(keys.version));
     const indexes = await Promise.all(oks.map((ok, i) => this.indexes.get(ok, versions[i])));
     return indexes.flatMap((ix) => ix.segments);
-  }
-
-  private limits() {
-    return {
-      batch: this.o.embedBatch,
-      concurrency: this.o.embedConcurrency,
-      timeoutMs: this.o.embedTimeoutMs,
-    };
-  }
-
-  private async embedChunks(chunks: readonly Chunk[]) {
-    if (!this.embedder) return undefined;
-    try {
-      return await chunkVectors(this.embedder, chunks, this.limits(), this.gate);
-    } catch (err) {
-      this.fallback.fellBack('attachment ingest', err);
-      return undefined;
-    }
-  }
-
-  /** The query's unit vector and the embedder id that made it; undefined when that failed. */
-  private async queryVector(query: string) {
-    const e = this.embedder;
-    if (!e) return undefined;
-    const model = e.id;
-    const key = `${model}\n${query}`;
-    const cached = this.queryVectors.get(key);
-    if (cached) return { model, vector: cached };
-    try {
-      const [v] = await embedBatch(e, [query], 'query', this.o.queryTimeoutMs);
-      const vector = normalised(v as Float32Array);
-      this.queryVectors.set(key, vector);
-      return { model, vector };
-    } catch (err) {
-      this.fallback.fellBack('attachment search', err);
-      return undefined;
-    }
   }
 }

@@ -3,11 +3,9 @@
 // file at a time per replica; the search itself goes on with the vectors that are current. The new
 // vectors replace the old ones in the store, and a store claim keeps two replicas off one file.
 import { randomUUID } from 'node:crypto';
-import type { Embedder } from '../../llm/embeddings/embedder.ts';
-import type { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
 import type { Store } from '../../store/store.ts';
-import type { Semaphore } from '../../util/semaphore.ts';
-import { chunkVectors, type EmbedLimits } from './embed-texts.ts';
+import { chunkVectors } from './embed-texts.ts';
+import type { IndexEmbeddings } from './index-embeddings.ts';
 import type { OwnerIndexes } from './owner-indexes.ts';
 import { records } from './owner-indexes.ts';
 import { keys, ownerKey, write } from './owner-keys.ts';
@@ -19,10 +17,7 @@ export interface ReembedDeps {
   store: Store;
   locks: OwnerLocks;
   indexes: OwnerIndexes;
-  embedder: Embedder;
-  limits: EmbedLimits;
-  gate: Semaphore;
-  fallback: EmbeddingFallbackLog;
+  embeddings: IndexEmbeddings;
   /** After a failure, a file is not tried again for this long. */
   retryMs: number;
   now: () => number;
@@ -43,7 +38,7 @@ export class Reembedder {
 
   /** Queues the segments whose vectors are not the current embedder's. */
   touch(segments: readonly Segment[]): void {
-    const id = this.d.embedder.id;
+    const id = this.d.embeddings.embedder.id;
     for (const seg of segments) {
       if (seg.vectors?.model === id && seg.record.vectors === id) continue;
       const key = `${ownerKey(seg.record.owner)}\n${seg.record.fileId}\n${seg.record.addedAt}`;
@@ -71,7 +66,7 @@ export class Reembedder {
         this.failedAt.delete(key);
       } catch (err) {
         this.failedAt.set(key, this.d.now());
-        this.d.fallback.fellBack('attachment re-embedding', err);
+        this.d.embeddings.reembedFailed(err);
       } finally {
         this.queue.delete(key);
       }
@@ -86,7 +81,8 @@ export class Reembedder {
     // Another replica is on it: its new version reaches this one through the version token.
     if (!(await store.claim(claim, holder, CLAIM_TTL_MS))) return;
     try {
-      const vectors = await chunkVectors(this.d.embedder, seg.chunks, this.d.limits, this.d.gate);
+      const { embedder, limits, gate } = this.d.embeddings;
+      const vectors = await chunkVectors(embedder, seg.chunks, limits, gate);
       await locks.run(keys.lock(ok), async () => {
         const files = records(await store.kv.get(keys.files(ok)));
         const at = files.findIndex(
