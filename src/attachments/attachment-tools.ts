@@ -33,8 +33,8 @@ function sourcesOf(hits: readonly SearchHit[]): AnswerSource[] {
     kind: 'file',
     title: h.filename,
     ...(h.link !== undefined ? { link: h.link } : {}),
-    ...(h.page !== undefined && !h.whole ? { page: h.page } : {}),
-    ...(h.heading && !h.whole ? { section: h.heading } : {}),
+    ...(h.page !== undefined ? { page: h.page } : {}),
+    ...(h.heading ? { section: h.heading } : {}),
   }));
 }
 

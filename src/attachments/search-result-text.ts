@@ -28,15 +28,16 @@ export function notCovered(query: string, files: readonly AttachmentRecord[]): s
   ].join('\n');
 }
 
+/** "[1] handbook.pdf, page 5, section "Leave" (posted in this thread)", where the best match is. */
 function header(h: SearchHit, i: number): string {
   const where = [
-    h.page !== undefined && !h.whole ? `page ${h.page}` : '',
-    h.heading && !h.whole ? `section "${h.heading}"` : '',
+    h.page !== undefined ? `page ${h.page}` : '',
+    h.heading ? `section "${h.heading}"` : '',
   ]
     .filter(Boolean)
     .join(', ');
-  const whole = h.whole ? 'whole file; ' : '';
-  return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${whole}${ownerLabel(h.owner)})`;
+  const whole = h.whole ? ', whole file' : '';
+  return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})${whole}`;
 }
 
 /** The passages in a data block, each under its file, page and section. */

@@ -72,7 +72,9 @@ function indexContract(name: string, open: Open): void {
       const ix = new AttachmentIndex(store, { now });
       const { channel } = owners();
       const pages = Array.from({ length: 6 }, (_, i) =>
-        i === 4 ? `${FILLER}The rollout uses Kubernetes operators. ${FILLER}` : FILLER.repeat(3),
+        i === 4
+          ? `${FILLER}The rollout uses Kubernetes operators. ${FILLER}`
+          : `${FILLER.repeat(3)}Page ${i + 1} ends here.`,
       );
       await ix.addFile(channel, file('report', 'report.pdf'), text(...pages));
       // Chunks holding only "deployment" (every page says it) are below the relevance floor.

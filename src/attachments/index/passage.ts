@@ -43,10 +43,28 @@ export function tidy(text: string): string {
     .trim();
 }
 
-/** The whole file's text as its chunks hold it. */
+/**
+ * The whole file's text as its chunks hold it. A paged file marks where each page starts, so the
+ * model can still cite pages.
+ */
 export function wholeText(seg: Segment): Passage {
-  const { text, base } = merged(seg.chunks, 0, seg.chunks.length - 1);
-  return { text: tidy(text), start: base, end: base + text.length };
+  const chunks = seg.chunks;
+  const last = chunks.length - 1;
+  const start = (chunks[0] as Chunk).start;
+  const end = (chunks[last] as Chunk).end;
+  if (!chunks.some((c) => c.page !== undefined)) {
+    return { text: tidy(merged(chunks, 0, last).text), start, end };
+  }
+  const pages: string[] = [];
+  for (let from = 0; from <= last; ) {
+    let to = from;
+    while (to < last && (chunks[to + 1] as Chunk).page === (chunks[from] as Chunk).page) to++;
+    const page = (chunks[from] as Chunk).page;
+    const body = tidy(merged(chunks, from, to).text);
+    pages.push(page === undefined ? body : `[page ${page}]\n${body}`);
+    from = to + 1;
+  }
+  return { text: pages.join('\n\n'), start, end };
 }
 
 function sameSection(a: Chunk | undefined, b: Chunk): boolean {

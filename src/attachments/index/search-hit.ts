@@ -65,13 +65,16 @@ export function toHits(
     if (whole.has(seg)) continue;
     const chunk = seg.chunks[f.doc] as Chunk;
     // The top hit's document may fill the budget; later ones at most half of it. Its raw span
-    // bounds its shown length, so a big file is never assembled just to be measured.
+    // (page marks aside) bounds its shown length, so a big file is never assembled to be measured.
+    const room = out.length === 0 ? left : Math.min(left, budget.maxChars / 2);
     const span = (seg.chunks.at(-1) as Chunk).end - (seg.chunks[0] as Chunk).start;
-    const wholeFits =
-      budget.wholeDocuments && span <= left && (out.length === 0 || span <= budget.maxChars / 2);
-    if (wholeFits && !shown.has(seg)) {
-      const all = wholeText(seg);
+    const all =
+      budget.wholeDocuments && span <= room && !shown.has(seg) ? wholeText(seg) : undefined;
+    if (all && all.text.length <= room) {
       whole.add(seg);
+      // The same file posted in the thread and in its channel is shown once.
+      if (texts.has(all.text)) continue;
+      texts.add(all.text);
       out.push(hitOf(seg, chunk, f, all, true));
       left -= all.text.length;
       continue;
