@@ -207,7 +207,7 @@ export class AttachmentIndex {
         wholeDocuments: opts.wholeDocuments ?? true,
       },
       queryVector,
-      onVectors: (current) => this.reembedder?.touch(current),
+      onVectors: (current, model) => this.reembedder?.touch(current, model),
       onWrongDimension: (err) => this.embeddings?.fellBack(err),
     });
   }

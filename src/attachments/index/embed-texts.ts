@@ -3,6 +3,7 @@
 // endpoint answers is checked: one vector per text, one dimension for all, finite numbers.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder, EmbedPurpose } from '../../llm/embeddings/embedder.ts';
+import { EmbeddingError } from '../../llm/embeddings/embedding-error.ts';
 import type { Semaphore } from '../../util/semaphore.ts';
 import type { Chunk } from './chunk.ts';
 import { type ChunkVectors, normalised, quantise } from './vectors.ts';
@@ -16,20 +17,9 @@ export interface EmbedLimits {
   timeoutMs: number;
 }
 
-/** An embedder answer that cannot be used: wrong count, wrong or mixed dimension, not numbers. */
-export class EmbeddingShapeError extends Error {
-  constructor(message: string) {
-    super(`embeddings: ${message}`);
-    this.name = 'EmbeddingShapeError';
-  }
-}
-
-/** A call that outlived its deadline, whether or not the embedder honoured the signal. */
-export class EmbeddingTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`embeddings: no answer within ${ms} ms`);
-    this.name = 'EmbeddingTimeoutError';
-  }
+/** An answer that cannot be used: wrong count, wrong or mixed dimension, not numbers. */
+export function badResponse(message: string): EmbeddingError {
+  return new EmbeddingError('bad_response', `embeddings: ${message}`);
 }
 
 /** One embedder call under a deadline, its answer checked. */
@@ -44,8 +34,9 @@ export async function embedBatch(
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      ctl.abort(new EmbeddingTimeoutError(timeoutMs));
-      reject(new EmbeddingTimeoutError(timeoutMs));
+      const err = new EmbeddingError('timeout', `embeddings: no answer within ${timeoutMs} ms`);
+      ctl.abort(err);
+      reject(err);
     }, timeoutMs);
   });
   try {
@@ -61,18 +52,13 @@ export async function embedBatch(
 
 function checked(out: unknown, count: number, dims?: number): Float32Array[] {
   if (!Array.isArray(out) || out.length !== count)
-    throw new EmbeddingShapeError(
-      `${count} texts gave ${Array.isArray(out) ? out.length : 'no'} vectors`,
-    );
+    throw badResponse(`${count} texts gave ${Array.isArray(out) ? out.length : 'no'} vectors`);
   const want = dims ?? (out[0] as Float32Array | undefined)?.length ?? 0;
-  if (want === 0) throw new EmbeddingShapeError('empty vectors');
+  if (want === 0) throw badResponse('empty vectors');
   for (const v of out as unknown[]) {
     if (!(v instanceof Float32Array) || v.length !== want)
-      throw new EmbeddingShapeError(
-        `expected ${want} dimensions, got ${(v as { length?: number })?.length}`,
-      );
-    for (const x of v)
-      if (!Number.isFinite(x)) throw new EmbeddingShapeError('a component is not a number');
+      throw badResponse(`expected ${want} dimensions, got ${(v as { length?: number })?.length}`);
+    for (const x of v) if (!Number.isFinite(x)) throw badResponse('a component is not a number');
   }
   return out as Float32Array[];
 }
@@ -116,7 +102,7 @@ export async function embedTexts(
   await Promise.all(Array.from({ length: n }, worker));
   if (failed !== undefined) throw failed;
   // Batches that ran at once were each checked alone: one dimension across all of them too.
-  if (out.some((v) => v.length !== dims)) throw new EmbeddingShapeError('mixed dimensions');
+  if (out.some((v) => v.length !== dims)) throw badResponse('mixed dimensions');
   return out;
 }
 
@@ -136,7 +122,13 @@ export async function chunkVectors(
   limits: EmbedLimits,
   gate?: Semaphore,
 ): Promise<ChunkVectors> {
-  const model = embedder.id; // read once: an id that changes meanwhile must not tag these
+  // The id these vectors are tagged with: final before the first call (an HTTP embedder learns
+  // its model and dimension from one answer), and unchanged after the last.
+  const model = embedder.ready
+    ? await embedder.ready(AbortSignal.timeout(limits.timeoutMs))
+    : embedder.id;
   const vectors = await embedTexts(embedder, chunks.map(embeddingText), limits, gate);
+  if (embedder.id !== model)
+    throw badResponse(`the model changed from ${model} to ${embedder.id} meanwhile`);
   return quantise(model, vectors.map(normalised));
 }

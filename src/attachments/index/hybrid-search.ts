@@ -3,7 +3,7 @@
 // turned into passages within the character budget.
 import type { SearchHit } from '../types.ts';
 import { idfs, rank } from './bm25.ts';
-import { EmbeddingShapeError } from './embed-texts.ts';
+import { badResponse } from './embed-texts.ts';
 import { type Fused, fuse, lexicalOnly, vectorOnly } from './fusion.ts';
 import { analyseQuery } from './query-terms.ts';
 import type { RelevanceFloor } from './relevance.ts';
@@ -43,8 +43,8 @@ export interface SearchRun {
   budget: PassageBudget;
   /** The query's vector, being made while the words are ranked; resolves undefined on failure. */
   queryVector: Promise<QueryVector | undefined> | undefined;
-  /** Called with the segments whenever a query vector exists, so stale vectors get replaced. */
-  onVectors: (segments: readonly Segment[]) => void;
+  /** Called with the segments and the query vector's model, so stale vectors get replaced. */
+  onVectors: (segments: readonly Segment[], model: string) => void;
   onWrongDimension: (err: Error) => void;
 }
 
@@ -87,13 +87,13 @@ export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
   const qv = await r.queryVector; // undefined when there is none, or it failed
   let fused: Fused[];
   if (qv) {
-    r.onVectors(r.segments);
+    r.onVectors(r.segments, qv.model);
     const wrong = r.segments.find(
       (s) => s.vectors?.model === qv.model && !comparable(s, qv.model, qv.vector.length),
     );
     if (wrong?.vectors) {
       r.onWrongDimension(
-        new EmbeddingShapeError(
+        badResponse(
           `the query has ${qv.vector.length} dimensions, ${wrong.record.filename} has ${wrong.vectors.dims}`,
         ),
       );

@@ -55,14 +55,14 @@ export class IndexEmbeddings {
 
   /** The query's unit vector and the embedder id that made it; undefined when that failed. */
   async query(text: string): Promise<QueryVector | undefined> {
-    const model = this.embedder.id;
-    const key = `${model}\n${text}`;
-    const cached = this.queries.get(key);
-    if (cached) return { model, vector: cached };
+    const cached = this.queries.get(`${this.embedder.id}\n${text}`);
+    if (cached) return { model: this.embedder.id, vector: cached };
     try {
       const [v] = await embedBatch(this.embedder, [text], 'query', this.queryTimeoutMs);
+      // The id after the answer: an embedder that learns its model from it is final by now.
+      const model = this.embedder.id;
       const vector = normalised(v as Float32Array);
-      this.queries.set(key, vector);
+      this.queries.set(`${model}\n${text}`, vector);
       return { model, vector };
     } catch (err) {
       this.fallback.fellBack('attachment search', err);

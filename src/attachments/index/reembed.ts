@@ -36,9 +36,8 @@ export class Reembedder {
     this.d = deps;
   }
 
-  /** Queues the segments whose vectors are not the current embedder's. */
-  touch(segments: readonly Segment[]): void {
-    const id = this.d.embeddings.embedder.id;
+  /** Queues the segments whose vectors are not those of `id`, the embedder's current model. */
+  touch(segments: readonly Segment[], id: string): void {
     for (const seg of segments) {
       if (seg.vectors?.model === id && seg.record.vectors === id) continue;
       const key = `${ownerKey(seg.record.owner)}\n${seg.record.fileId}\n${seg.record.addedAt}`;
