@@ -15,7 +15,8 @@ import type { Embedder, EmbedOptions } from '../src/llm/embeddings/embedder.ts';
 import type { Owner } from '../src/scope/scope.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 import { attachmentCorpus } from './corpora/attachment-corpus.ts';
-import { benchEmbedModelPath, loadLlamaEmbedder } from './llama-embedder.ts';
+import { benchEmbedModelPath } from './embed-model-path.ts';
+import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
 import { fmt, percentile } from './stats.ts';
 
 const FILES = 40;

@@ -11,7 +11,8 @@ import type { ExtractLimits } from '../src/attachments/types.ts';
 import { createStore } from '../src/compose/create-store.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { Owner } from '../src/scope/scope.ts';
-import { benchEmbedModelPath, loadLlamaEmbedder } from './llama-embedder.ts';
+import { benchEmbedModelPath } from './embed-model-path.ts';
+import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
 import { fmt } from './stats.ts';
 
 export async function benchIngestWithEmbeddings(

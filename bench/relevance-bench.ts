@@ -14,7 +14,8 @@ import { createStore } from '../src/compose/create-store.ts';
 import type { Owner } from '../src/scope/scope.ts';
 import { CALIBRATION_DOCS } from './corpora/relevance-docs.ts';
 import { CALIBRATION_QUESTIONS, type CalibrationQuestion } from './corpora/relevance-questions.ts';
-import { benchEmbedModelPath, loadLlamaEmbedder } from './llama-embedder.ts';
+import { benchEmbedModelPath } from './embed-model-path.ts';
+import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
 import { benchQuantisation } from './quantisation-bench.ts';
 
 interface Scores {

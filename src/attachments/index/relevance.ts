@@ -14,10 +14,10 @@
 // half of the questions and measured on the other. A floor must keep the answer among the top 5
 // for 90 % of answerable questions — what is cut the model can never use, what passes it can
 // still judge — and among those floors the one refusing the most unanswerable questions wins.
-// The folds gave coverage 0.65 and 0.3 (mean 0.5) and cosine 0.2 twice. At these floors the other
-// half found 18 of 18 answers in hybrid mode but refused only 1–3 of 8 unanswerable questions:
-// all-MiniLM-L6-v2 scores paraphrased answers (0.26–0.35) no higher than near misses, so the tool
-// leaves those to the model, which is told to say when the passages do not answer.
+// The folds gave coverage 0.65 and 0.35 (mean 0.5) and cosine 0.2 twice. At these floors the
+// other half found 18 of 18 answers in hybrid mode but refused only 1–3 of 8 unanswerable
+// questions: all-MiniLM-L6-v2 scores paraphrased answers (0.26–0.35) no higher than near misses,
+// so the tool leaves those to the model, which is told to say when the passages do not answer.
 
 export interface RelevanceFloor {
   /** Coverage a chunk needs in the word ranking, 0–1. */
