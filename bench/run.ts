@@ -9,7 +9,11 @@ const groups: Record<string, () => Promise<string[]>> = {
   discord: async () => (await import('./discord-bench.ts')).benchDiscord(),
   web: async () => (await import('./web-bench.ts')).benchWeb(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
-  search: async () => (await import('./search-bench.ts')).benchSearch(),
+  search: async () => [
+    ...(await (await import('./search-bench.ts')).benchSearch()),
+    ...(await (await import('./hybrid-search-bench.ts')).benchHybridSearch()),
+  ],
+  relevance: async () => (await import('./relevance-bench.ts')).benchRelevance(),
   memory: async () => (await import('./memory-bench.ts')).benchMemory(),
   knowledge: async () => (await import('./knowledge-bench.ts')).benchKnowledge(),
   audience: async () => (await import('./audience-bench.ts')).benchAudience(),

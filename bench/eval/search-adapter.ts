@@ -14,12 +14,8 @@ import type { Store } from '../../src/store/store.ts';
 export const SEARCH_MODES = ['lexical', 'vector', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
-/**
- * The modes `AttachmentIndex.search` supports. Today it is lexical only and takes no mode; when
- * hybrid search lands (`search(owners, query, limit, { mode })`) this becomes
- * `['lexical', 'vector', 'hybrid']` and the runner passes the mode.
- */
-export const SUPPORTED_MODES: readonly SearchMode[] = ['lexical'];
+/** The modes `AttachmentIndex.search(owners, query, limit, { mode })` supports. */
+export const SUPPORTED_MODES: readonly SearchMode[] = SEARCH_MODES;
 
 export function isSupported(mode: SearchMode): boolean {
   return SUPPORTED_MODES.includes(mode);
@@ -29,18 +25,11 @@ export function needsEmbedder(modes: readonly SearchMode[]): boolean {
   return modes.some((m) => m !== 'lexical' && isSupported(m));
 }
 
-/** An index over `store`, handed the embedder (ignored by an index that has no vector search). */
+/** An index over `store`, with the embedder when there is one (vector and hybrid search). */
 export function createIndex(store: Store, embedder: Embedder | undefined): AttachmentIndex {
-  const options = (embedder ? { embedder } : {}) as AttachmentIndexOptions;
+  const options: AttachmentIndexOptions = embedder ? { embedder } : {};
   return new AttachmentIndex(store, options);
 }
-
-type ModalSearch = (
-  owners: readonly Owner[],
-  query: string,
-  limit: number,
-  options: { mode: SearchMode },
-) => Promise<SearchHit[]>;
 
 export function search(
   index: AttachmentIndex,
@@ -50,12 +39,10 @@ export function search(
   mode: SearchMode,
 ): Promise<SearchHit[]> {
   if (!isSupported(mode)) throw new Error(`the attachment index has no ${mode} search`);
-  if (SUPPORTED_MODES.length === 1) return index.search(owners, query, limit);
-  const modal = index.search as unknown as ModalSearch;
-  return modal.call(index, owners, query, limit, { mode });
+  return index.search(owners, query, limit, { mode });
 }
 
 /** The text of a hit that `search_attachment` puts before the model. */
 export function passageOf(hit: SearchHit): string {
-  return hit.snippet;
+  return hit.passage;
 }

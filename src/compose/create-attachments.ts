@@ -23,6 +23,10 @@ export function createAttachments(
 ) {
   const index = new AttachmentIndex(store, {
     cacheBytes: config.attachments.search.indexCacheBytes,
+    maxChars: config.attachments.search.maxChars,
+    minCosine: config.attachments.search.minCosine,
+    embedder,
+    log,
   });
   const ingestor = new Ingestor({
     index,

@@ -130,6 +130,8 @@ export const settingsSchema = z
         search: z
           .object({
             maxHits: z.number().int().min(1).max(50),
+            maxChars: z.number().int().min(500),
+            minCosine: z.number().min(-1).max(1),
             indexCacheBytes: z.number().int().min(0),
           })
           .strict(),
