@@ -2,7 +2,7 @@
 // embedded, vectors — each ranking cut at its relevance floor, fused by reciprocal rank, and
 // turned into passages within the character budget.
 import type { SearchHit } from '../types.ts';
-import { idfs, rank } from './bm25.ts';
+import { idfs, type Ranked, rank } from './bm25.ts';
 import { badResponse } from './embed-texts.ts';
 import { type Fused, fuse, lexicalOnly, vectorOnly } from './fusion.ts';
 import { analyseQuery } from './query-terms.ts';
@@ -61,6 +61,16 @@ function clears(f: Fused, floor: RelevanceFloor): boolean {
   );
 }
 
+/**
+ * Word-ranked chunks below the coverage floor do not vote in fusion: for a question asked in other
+ * words they are the chunks that share a stray word, and their rank would push the vector
+ * ranking's answer down (measured: hybrid fell below vectors alone on paraphrases until they were
+ * left out).
+ */
+function voters(lexical: readonly Ranked[], floor: RelevanceFloor | undefined): readonly Ranked[] {
+  return floor ? lexical.filter((l) => l.coverage >= floor.minCoverage) : lexical;
+}
+
 /** The cosine of word-ranked chunks the vector ranking did not reach, where their file has vectors. */
 function fillCosines(fused: Fused[], segments: readonly Segment[], qv: QueryVector): void {
   for (const f of fused) {
@@ -99,7 +109,7 @@ export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
       );
     }
     const vector = vectorRank(r.segments, qv.model, qv.vector, k, r.floor?.minCosine);
-    fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(lexical, vector);
+    fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(voters(lexical, r.floor), vector);
     if (r.mode === 'hybrid') fillCosines(fused, r.segments, qv);
   } else fused = r.mode === 'vector' ? [] : lexicalOnly(lexical);
   const floor = r.floor;
