@@ -113,7 +113,15 @@ export type Shown =
       confirmation: Confirmation;
       audience: 'private' | 'place';
       errors?: FieldErrors;
-    };
+    }
+  /** A file for the person who acted (an export): its words, then the file the platform's way. */
+  | { kind: 'file'; text: RenderedText; file: SharedFile };
+
+/** A file the core hands a person: its name and its text (CSV, JSON). */
+export interface SharedFile {
+  name: string;
+  body: string;
+}
 
 /** Where a flow runs: the conversation and how to reach it. */
 export interface Place {
@@ -140,10 +148,12 @@ export interface InteractionReply {
   show: readonly Shown[];
   /** The flow's place (a form submitted from a modal tells its outcome there). */
   place?: Place;
+  /** How the step ended (`done`, `asked`, `refused`…). */
+  outcome?: string;
 }
 
 /** The flows an adapter can start (src/core/interactions, one file each). */
-export type FlowName = 'share' | 'erase';
+export type FlowName = 'share' | 'erase' | 'feedback' | 'export';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

@@ -24,6 +24,19 @@ export interface SeenConfirmation {
 
 export type Button = 'confirm' | 'cancel';
 
+/** An answer of the bot's, with 👍/👎 under it. Opaque to scenarios. */
+export interface Answered {
+  text: string;
+}
+
+export type VoteButton = 'up' | 'down';
+
+/** What an export gave: what the person was told, and the file when there was one. */
+export interface Exported {
+  said: string;
+  file?: string;
+}
+
 export interface FlowDriver {
   readonly name: string;
   readonly llm: OpenAIEmulator;
@@ -61,6 +74,21 @@ export interface FlowDriver {
   confirmErase(asked: Asked, word: string, tamper?: (ref: string) => string): Promise<string>;
   /** The admin cancels (or closes) the erase confirmation; what they were told. */
   cancelErase(asked: Asked): Promise<string>;
+  /** Someone asks the bot a question; its answer, with 👍/👎 under it. */
+  askForAnswer(question: string): Promise<Answered>;
+  /** The labels of the vote buttons under an answer. */
+  voteButtons(a: Answered): string[];
+  /**
+   * `as` presses 👍 or 👎 under the answer; what they then see (their thanks, the button shown
+   * pressed, or the reason form with its words and its field).
+   */
+  vote(a: Answered, vote: VoteButton, as?: Who): Promise<string>;
+  /** `as` sends the reason form their last 👎 on the answer opened; what they were told. */
+  giveReason(a: Answered, reason: string, as?: Who): Promise<string>;
+  /** The project's feedback, exported the platform's way by an admin (or a member). */
+  exportFeedback(as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported>;
+  /** The id a vote by `who` carries in an export. */
+  idOf(who: Who): string;
   /** The bot stops and starts again on the same store. */
   restart(): Promise<void>;
   /** Split roles: the worker that handled the last message stops, and another one takes over. */
