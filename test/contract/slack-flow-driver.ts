@@ -70,7 +70,7 @@ function votesOf(m: SlackMessage | undefined): VoteEl[] {
 }
 
 /** Slack escapes these three in message text. */
-const unescape = (t: string) =>
+const fromMrkdwn = (t: string) =>
   t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 export const makeSlackFlowDriver: MakeFlowDriver = async (opts = {}) => {
@@ -429,7 +429,7 @@ class SlackFlowDriver implements FlowDriver {
       user,
       channel: this.fresh('public'),
     });
-    const said = unescape((await this.h.slack.waitFor(() => this.ephemeralsOf(user)[seen])).text);
+    const said = fromMrkdwn((await this.h.slack.waitFor(() => this.ephemeralsOf(user)[seen])).text);
     const file = /```\n([\s\S]*)```/.exec(said)?.[1];
     return { said: said.split('\n')[0] ?? '', ...(file === undefined ? {} : { file }) };
   }
