@@ -3,6 +3,7 @@
 // renders them (Slack Block Kit, Discord components, the web page's JSON) and sends back what the
 // person did. Text that may carry markup or someone's words is RenderedText (neutralised for the
 // platform); titles, labels and choices are plain words every platform shows as typed.
+import type { InteractionOutcome } from './handled.ts';
 import type { Destination, FileRef } from './incoming.ts';
 import type { RenderedText } from './rendered-text.ts';
 import type { ThreadRef } from './thread-ref.ts';
@@ -149,7 +150,7 @@ export interface InteractionReply {
   /** The flow's place (a form submitted from a modal tells its outcome there). */
   place?: Place;
   /** How the step ended (`done`, `asked`, `refused`…). */
-  outcome?: string;
+  outcome?: InteractionOutcome;
 }
 
 /** The flows an adapter can start (src/core/interactions, one file each). */
