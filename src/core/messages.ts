@@ -259,6 +259,8 @@ export const messages = {
   feedbackSkip: 'Skip',
   goodAnswer: 'Good answer',
   badAnswer: 'Not a good answer',
+  /** The text of a message that carries only an answer's buttons (where a platform wants one). */
+  rateAnswer: 'Rate this answer',
   /** Under an export shown inline when the platform's message holds only part of it. */
   exportCut(shown: number, total: number): string {
     return `_(cut at ${shown} characters of ${total}; export JSON or ask whoever runs threadmind for the rest)_`;
