@@ -1,8 +1,9 @@
 // What an interaction scenario needs from a platform, in words a user would use: ask to share a
 // file (typed, or with the platform's action on the message), press a confirmation's button, type
-// "confirm share", ask from elsewhere. Each platform implements it against its emulator (Slack and
-// Discord: slack-flow-driver.ts, discord-flow-driver.ts; the web chat: web-flow-driver.ts); the
-// scenarios in interaction-contract.ts are written once against it.
+// "confirm share", ask from elsewhere, erase the project, vote on an answer and say what was wrong,
+// export the votes. Each platform implements it against its emulator (Slack and Discord:
+// slack-flow-driver.ts, discord-flow-driver.ts; the web chat: web-flow-driver.ts); the scenarios in
+// interaction-contract.ts, erase-contract.ts and feedback-contract.ts are written once against it.
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { HandledEvent, InteractedEvent } from '../../src/model/handled.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
