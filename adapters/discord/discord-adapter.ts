@@ -18,6 +18,7 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
@@ -30,11 +31,16 @@ import {
 } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
-import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordInteractions, isFlowInteraction } from './discord-interactions.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
+
+/** Slash commands that begin one of the core's flows. */
+const FLOW_COMMANDS: Record<string, FlowName> = {
+  'erase-server': 'erase',
+  'feedback-export': 'export',
+};
 
 export interface DiscordAdapterDeps {
   config: Config;
@@ -55,7 +61,6 @@ export class DiscordAdapter {
   private restSelfId: string | undefined;
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
-  private readonly feedback: DiscordFeedback;
   private readonly interactions: DiscordInteractions;
 
   constructor(d: DiscordAdapterDeps) {
@@ -116,12 +121,6 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
-      admins: config.discord.admins,
-    });
-    this.feedback = new DiscordFeedback({
-      client: this.client,
-      core: d.core,
-      log: d.log,
       admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
@@ -302,15 +301,6 @@ export class DiscordAdapter {
   private async onInteraction(interaction: Interaction): Promise<void> {
     if (
       (interaction.isButton() || interaction.isModalSubmit()) &&
-      isFeedbackInteraction(interaction.customId)
-    ) {
-      await (interaction.isButton()
-        ? this.feedback.button(interaction)
-        : this.feedback.reason(interaction));
-      return;
-    }
-    if (
-      (interaction.isButton() || interaction.isModalSubmit()) &&
       isFlowInteraction(interaction.customId)
     ) {
       await this.interactions.act(interaction);
@@ -330,15 +320,10 @@ export class DiscordAdapter {
       await this.commands.refuseServerOnly(interaction);
       return;
     }
-    if (interaction.commandName === 'erase-server') {
-      await this.interactions.command(interaction, 'erase').catch((err: unknown) => {
-        this.d.log.error({ err, command: 'erase-server' }, 'command failed');
-      });
-      return;
-    }
-    if (interaction.commandName === 'feedback-export') {
-      await this.feedback.export(interaction).catch((err: unknown) => {
-        this.d.log.error({ err, command: 'feedback-export' }, 'command failed');
+    const flow = FLOW_COMMANDS[interaction.commandName];
+    if (flow) {
+      await this.interactions.command(interaction, flow).catch((err: unknown) => {
+        this.d.log.error({ err, command: interaction.commandName }, 'command failed');
       });
       return;
     }

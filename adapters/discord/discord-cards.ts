@@ -58,7 +58,8 @@ export interface DiscordMessage {
   components: ButtonRow[];
 }
 
-function rows(buttons: readonly ActionButton[]): ButtonRow[] {
+/** Buttons as rows of up to five (an answer's 👍/👎 are one row). */
+export function rows(buttons: readonly ActionButton[]): ButtonRow[] {
   const out: ButtonRow[] = [];
   const usable = buttons.filter((b) => b.ref.length <= LIMITS.customId);
   for (let i = 0; i < usable.length && out.length < LIMITS.rows; i += LIMITS.buttonsPerRow)
@@ -109,6 +110,8 @@ export function messageOf(s: Shown): DiscordMessage {
     }
     case 'form':
       return { content: clip(s.form.intro?.text ?? s.form.title, LIMITS.content), components: [] };
+    case 'file':
+      return { content: clip(s.text.text, LIMITS.content), components: [] };
   }
 }
 

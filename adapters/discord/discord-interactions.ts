@@ -198,7 +198,12 @@ export class DiscordInteractions implements InteractionSurface {
       : messageOf(s);
     const replace = (s.kind === 'notice' || s.kind === 'card') && s.replace === true;
     const onMessage = i.isButton() || (i.isModalSubmit() && i.isFromMessage());
-    const body = { ...m, allowedMentions: { parse: [] } };
+    // A file (an export) is attached to the private reply.
+    const files =
+      s.kind === 'file'
+        ? [{ attachment: Buffer.from(s.file.body, 'utf8'), name: s.file.name }]
+        : [];
+    const body = { ...m, allowedMentions: { parse: [] }, ...(files.length ? { files } : {}) };
     if (replace && onMessage) {
       if (i.deferred || i.replied) await i.editReply(body);
       else await (i as ButtonInteraction).update(body);

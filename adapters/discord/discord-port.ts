@@ -19,8 +19,8 @@ import type {
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { channelReaders, everyoneCanView } from './discord-audience.ts';
+import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
-import { feedbackRow } from './discord-feedback.ts';
 import { discordFormat } from './discord-format.ts';
 import { type AttachmentLike, DiscordReader } from './discord-reader.ts';
 
@@ -190,7 +190,7 @@ export class DiscordPort implements PlatformPort {
     text: RenderedText | undefined,
     footer: AnswerFooter,
   ): Promise<void> {
-    const components = footer.feedbackId ? [feedbackRow(footer.feedbackId)] : [];
+    const components = footer.votes ? rows(footer.votes) : [];
     const sources = footer.sourcesText?.text;
     if (messageId !== undefined && text !== undefined) {
       const content = sources ? `${text.text}\n\n${sources}` : text.text;

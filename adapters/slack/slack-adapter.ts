@@ -27,7 +27,6 @@ import {
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
-import { registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
@@ -91,7 +90,6 @@ export class SlackAdapter {
   /** Workspaces whose user groups are synced on the schedule (seen in events, or the token's). */
   private readonly groupWorkspaces = new Set<string>();
   private groupTimer: NodeJS.Timeout | undefined;
-  private readonly feedback: SlackFeedbackDeps;
   private readonly agentView: SlackAgentView;
 
   constructor(d: SlackAdapterDeps) {
@@ -237,15 +235,14 @@ export class SlackAdapter {
         });
       }
     }
-    this.feedback = {
+    registerSlackCommand({
       app: this.app,
       core: d.core,
       log: d.log,
       admins: config.slack.admins,
       render: (md, limit) => this.render(md, limit),
-    };
-    registerSlackFeedback(this.feedback);
-    registerSlackCommand({ ...this.feedback, flows: interactions });
+      flows: interactions,
+    });
     this.agentView = new SlackAgentView({
       app: this.app,
       records: d.records,

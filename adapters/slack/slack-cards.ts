@@ -4,16 +4,21 @@
 // limits here, so a long label or many choices never makes Slack refuse the whole payload.
 // Everything interactive is named `tm…` (action ids, the modal's callback id): the dispatcher
 // (slack-interactions.ts) listens for those and reads the reference from the value or metadata.
+import { messages } from '../../src/core/messages.ts';
 import type {
   ActionButton,
   Card,
   Confirmation,
+  FieldErrors,
   Form,
   FormField,
   FormValues,
+  InteractionReply,
+  SharedFile,
 } from '../../src/model/interaction.ts';
 import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { escapeText } from './mrkdwn-inline.ts';
 
 /** Block Kit's limits (docs.slack.dev, Block Kit reference). */
 export const LIMITS = {
@@ -39,6 +44,10 @@ export const LIMITS = {
   checkboxOptions: 10,
   optionText: 75,
   optionValue: 150,
+  /** A message's text is cut at 40,000 characters; an inline file stays well under. */
+  inlineFile: 36_000,
+  /** Slack shows at most this many characters of a field error. */
+  errorText: 150,
 } as const;
 
 /** `text` cut to `max` characters, marked with an ellipsis when cut. */
@@ -291,4 +300,28 @@ export function valuesOf(state: Record<string, Record<string, StateValue>>): For
     } else if (typeof v.value === 'string') values[id] = v.value;
   }
   return values;
+}
+
+/**
+ * A file shown inline, privately (Slack has no private file): its words, then the file as a code
+ * block, cut to what a message holds with a note saying so.
+ */
+export function fileText(s: { text: RenderedText; file: SharedFile }): string {
+  const body = escapeText(s.file.body);
+  const room = LIMITS.inlineFile - s.text.text.length;
+  // Never half an entity (`&am`) at the cut.
+  const shown = body.length > room ? body.slice(0, room).replace(/&[a-z]*$/, '') : body;
+  const note =
+    shown.length < body.length ? `\n${messages.exportCut(shown.length, body.length)}` : '';
+  return `${s.text.text} \`${s.file.name}\`\n\`\`\`\n${shown}\`\`\`${note}`;
+}
+
+/** The first field errors a reply carries, kept to what Slack shows. */
+export function errorsOf(reply: InteractionReply): FieldErrors | undefined {
+  for (const s of reply.show)
+    if ((s.kind === 'form' || s.kind === 'confirm') && s.errors)
+      return Object.fromEntries(
+        Object.entries(s.errors).map(([k, v]) => [k, clip(v, LIMITS.errorText)]),
+      );
+  return undefined;
 }

@@ -1,16 +1,18 @@
 // `/threadmind`: the channel's settings form (a modal), `settings` to show them with their changes,
-// `feedback export` and `erase-workspace` for admins; and the form's submission, a settings change
-// for the core.
+// `feedback export` and `erase-workspace` for admins (the core's flows); and the form's submission,
+// a settings change for the core.
 import type {
   AllMiddlewareArgs,
+  App,
   SlackCommandMiddlewareArgs,
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
+import type { Logger } from '../../src/log/logger.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
-import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import type { SlackInteractions } from './slack-interactions.ts';
 import {
   type FormPlace,
@@ -20,11 +22,16 @@ import {
   settingsView,
 } from './slack-settings.ts';
 
-/** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
-const EPHEMERAL_LIMIT = 39_000;
-
-/** The command's dependencies: feedback's, and the flows it begins. */
-type CommandDeps = SlackFeedbackDeps & { flows: SlackInteractions };
+/** The command's dependencies, and the flows it begins. */
+export interface CommandDeps {
+  app: App;
+  core: Conversation;
+  log: Logger;
+  admins: readonly string[];
+  /** Bot text rendered like every other post (up to `limit` characters). */
+  render(markdown: string, limit?: number): string;
+  flows: SlackInteractions;
+}
 
 export function registerSlackCommand(d: CommandDeps): void {
   d.app.command('/threadmind', (args) => onCommand(d, args));
@@ -59,18 +66,13 @@ async function onCommand(
       await ephemeral(await core.describeSettings(ref));
       return;
     }
-    if (words.split(/\s+/)[0] === 'feedback') {
-      await exportFeedback(d, {
-        client,
-        projectId,
-        userId: command.user_id,
-        words: words.split(/\s+/).slice(1),
-        ephemeral: (md) => ephemeral(md, EPHEMERAL_LIMIT),
-      });
+    const [verb, sub, format] = words.split(/\s+/);
+    if (verb === 'feedback' && sub !== 'export') {
+      await ephemeral(messages.feedbackExportUsage);
       return;
     }
-    if (words === 'erase-workspace') {
-      await d.flows.command('erase', {
+    if (verb === 'feedback' || words === 'erase-workspace') {
+      await d.flows.command(verb === 'feedback' ? 'export' : 'erase', {
         client,
         user: command.user_id,
         team: command.team_id,
@@ -78,6 +80,7 @@ async function onCommand(
         channel: command.channel_id,
         triggerId: command.trigger_id,
         respond,
+        ...(verb === 'feedback' && format ? { values: { format } } : {}),
       });
       return;
     }
@@ -107,7 +110,7 @@ async function onCommand(
 }
 
 async function onSettingsSubmitted(
-  d: SlackFeedbackDeps,
+  d: CommandDeps,
   { ack, body, view, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs,
 ): Promise<void> {
   let place: FormPlace;

@@ -2,6 +2,7 @@
 // accepts: a workspace that refuses them gets plainer ones, one step at a time, remembered.
 import type { Block } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
+import { messages } from '../../src/core/messages.ts';
 import type { AnswerFooter, Destination } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SlackApi } from './slack-api.ts';
@@ -82,7 +83,7 @@ export class SlackFooters {
           token,
           channel: to.ref.channelId,
           thread_ts: to.ref.sessionId,
-          text: footer.sourcesText?.text ?? 'Rate this answer',
+          text: footer.sourcesText?.text ?? messages.rateAnswer,
           blocks: extra,
         });
       }

@@ -12,6 +12,7 @@ import type {
   Actor,
   FieldErrors,
   FlowName,
+  FormValues,
   InteractionReply,
   InteractionSurface,
   Place,
@@ -20,17 +21,18 @@ import type {
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
+import { isWorkspaceAdmin } from './slack-admins.ts';
 import {
   cardBlocks,
-  clip,
   confirmationBlocks,
+  errorsOf,
+  fileText,
   INTERACTION_ID,
   modalView,
   parseModalRefs,
   valuesOf,
 } from './slack-cards.ts';
 import { payloadProjectId } from './slack-events.ts';
-import { isWorkspaceAdmin } from './slack-feedback.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
@@ -40,8 +42,6 @@ import { mayChangeSettings } from './slack-settings.ts';
 export const SHARE_SHORTCUT = 'threadmind_share_file';
 /** Slack wants a modal submission answered within 3 s: field errors must come back before then. */
 const ACK_BUDGET_MS = 2500;
-/** Slack shows at most this many characters of a field error. */
-const ERROR_TEXT = 150;
 
 export interface SlackInteractionsDeps {
   app: App;
@@ -99,14 +99,6 @@ function placeOf(
   return { ref, to: { ref, context: slackContext(team, user, channel.startsWith('D')) } };
 }
 
-/** The first field errors a reply carries, kept to what Slack shows. */
-function errorsOf(reply: InteractionReply): FieldErrors | undefined {
-  for (const s of reply.show)
-    if ((s.kind === 'form' || s.kind === 'confirm') && s.errors)
-      return Object.fromEntries(Object.entries(s.errors).map(([k, v]) => [k, clip(v, ERROR_TEXT)]));
-  return undefined;
-}
-
 export class SlackInteractions implements InteractionSurface {
   private readonly d: SlackInteractionsDeps;
 
@@ -157,6 +149,8 @@ export class SlackInteractions implements InteractionSurface {
       channel: string;
       triggerId: string;
       respond: RespondFn;
+      /** The command's words after its name, as the flow's values. */
+      values?: FormValues;
     },
   ): Promise<void> {
     this.d.noteUser(c.user, c.projectId);
@@ -165,6 +159,7 @@ export class SlackInteractions implements InteractionSurface {
       flow,
       actor: actorOf(c.client, this.d.admins, c.user),
       place: placeOf(c.projectId, c.team, c.user, c.channel, c.channel),
+      ...(c.values ? { values: c.values } : {}),
       traceId: randomUUID(),
     });
     await this.present(reply, {
@@ -321,6 +316,7 @@ export class SlackInteractions implements InteractionSurface {
       };
       if (s.kind === 'notice')
         await say({ text: s.text.text, ...(s.replace ? { replace: true } : {}) });
+      else if (s.kind === 'file') await say({ text: fileText(s) });
       else if (s.kind === 'card')
         await say({
           text: s.card.text.text,

@@ -12,7 +12,7 @@ import {
   TOOL_GROUPS,
   type ToolGroup,
 } from '../../src/core/channel-settings.ts';
-import { isWorkspaceAdmin } from './slack-feedback.ts';
+import { isWorkspaceAdmin } from './slack-admins.ts';
 
 export const SETTINGS_CALLBACK = 'threadmind_settings';
 const DEFAULT_MODEL = '__default__';

@@ -33,10 +33,10 @@ export interface WebMessage {
   streaming?: boolean;
   /** What the answer used, one line each (outdated ones say so). */
   sources?: string[];
-  /** What a vote on this answer names (the turn's trace id); absent: no buttons. */
-  feedbackId?: string;
-  /** The vote given here. */
-  vote?: 'up' | 'down';
+  /** 👍 and 👎 under an answer (their action references); absent: no buttons. */
+  votes?: { label: string; ref: string }[];
+  /** The reference of the vote given here (its button shows pressed). */
+  voted?: string;
   /** A flow's card, confirmation or form under the text. */
   card?: WebCard;
 }
@@ -72,6 +72,8 @@ export interface WebCard {
   };
   /** Problems with what was filled in, by field id. */
   errors?: Record<string, string>;
+  /** A file for the person (an export), downloaded from the page. */
+  file?: { name: string; body: string };
 }
 
 export interface WebThread {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
-import { parseVote } from '../../src/core/feedback.ts';
+import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
@@ -24,7 +24,7 @@ import {
   sendJson,
 } from './web-http.ts';
 import { actionOf, WebInteractions } from './web-interactions.ts';
-import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
+import { WEB_PERSON, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
   config: Config;
@@ -47,8 +47,8 @@ const COMMANDS: Record<string, Intent> = {
   files: 'files',
 };
 /** Commands that begin a flow (its card comes back in the thread). */
-const FLOWS: Record<string, FlowName> = { erase: 'erase' };
-const COMMAND_LIST = '/summarize, /forget, /files and /erase';
+const FLOWS: Record<string, FlowName> = { erase: 'erase', 'feedback-export': 'export' };
+const COMMAND_LIST = '/summarize, /forget, /files, /erase and /feedback-export';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -217,7 +217,6 @@ export class WebAdapter {
     if (sub === 'events' && req.method === 'GET') return this.events(req, res, thread.id);
     if (sub === 'messages' && req.method === 'POST') return this.message(req, res, thread.id);
     if (sub === 'files' && req.method === 'POST') return this.file(req, res, thread.id, url);
-    if (sub === 'feedback' && req.method === 'POST') return this.feedback(req, res, thread.id);
     if (sub === 'actions' && req.method === 'POST') return this.action(req, res, thread.id);
     return sendError(res, 404, 'No such page.');
   }
@@ -330,38 +329,6 @@ export class WebAdapter {
     return undefined;
   }
 
-  /** `{messageId, vote: "up"|"down", reason?}`: a vote on one of the bot's answers. */
-  private async feedback(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    threadId: string,
-  ): Promise<void> {
-    const body = await this.readJson(req, res);
-    if (!body) return;
-    const { messageId, reason } = body;
-    const vote = parseVote(body.vote);
-    if (typeof messageId !== 'string' || !vote)
-      return sendError(res, 400, 'Send {"messageId": "…", "vote": "up" or "down"}.');
-    if (reason !== undefined && typeof reason !== 'string')
-      return sendError(res, 400, 'reason must be text.');
-    const answer = (await this.transcript.messages(threadId)).find((m) => m.id === messageId);
-    if (!answer?.feedbackId) return sendError(res, 404, 'There is no answer to rate here.');
-    const r = await this.d.core.vote({
-      platform: 'web',
-      projectId: WEB_PROJECT,
-      id: answer.feedbackId,
-      userId: WEB_PERSON,
-      vote,
-      reason,
-    });
-    if (r.status === 'stored' || r.status === 'replaced') {
-      await this.transcript.update(threadId, messageId, (m) => {
-        m.vote = vote;
-      });
-    }
-    sendJson(res, 200, { status: r.status, text: r.text });
-  }
-
   /** `{messageId, ref, values?}`: a button pressed or a form sent on one of the bot's cards. */
   private async action(
     req: http.IncomingMessage,
@@ -390,9 +357,11 @@ export class WebAdapter {
     if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
       return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
-    const command = /^\/(\S+)\s*$/.exec(text.trim());
+    // `/name`, or a flow's `/name word` (`/feedback-export json`).
+    const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
     const flow = FLOWS[(command?.[1] ?? '').toLowerCase()];
-    if (command && !flow) {
+    const word = command?.[2];
+    if (command && !flow && word === undefined) {
       intent = COMMANDS[(command[1] ?? '').toLowerCase()];
       if (!intent)
         return sendError(
@@ -409,7 +378,7 @@ export class WebAdapter {
     if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
     else if (!repeated)
       this.interactions
-        .start(threadId, flow)
+        .start(threadId, flow, word === undefined ? {} : { [FORMAT_FIELD]: word.toLowerCase() })
         .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
   }
 

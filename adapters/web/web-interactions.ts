@@ -113,6 +113,8 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
           };
       return { text, card: { ...card, ...(s.errors ? { errors: { ...s.errors } } : {}) } };
     }
+    case 'file':
+      return { text: s.text.text, card: { file: { ...s.file } } };
     case 'form':
       return {
         text: s.form.intro?.text ?? '',
@@ -144,14 +146,15 @@ export class WebInteractions implements InteractionSurface {
     await this.transcript.addBotMessage(to.ref.sessionId, text, false, card);
   }
 
-  /** A flow the page's command begins (`/erase`). */
-  async start(threadId: string, flow: FlowName): Promise<void> {
+  /** A flow the page's command begins (`/erase`, `/feedback-export json`). */
+  async start(threadId: string, flow: FlowName, values: FormValues = {}): Promise<void> {
     const ref = webRef(threadId);
     const reply = await this.core.interact({
       kind: 'start',
       flow,
       actor: PERSON,
       place: { ref, to: { ref, context: {} } },
+      values,
       traceId: randomUUID(),
     });
     await this.apply(threadId, reply, undefined);
@@ -168,8 +171,23 @@ export class WebInteractions implements InteractionSurface {
       values,
       traceId: randomUUID(),
     });
-    await this.apply(threadId, reply, messageId);
+    // A vote under an answer shows as its pressed button; what the flow says besides (the reason
+    // form, a refusal) goes in the thread.
+    let voted = false as boolean;
+    if (reply.outcome === 'done' || reply.outcome === 'asked')
+      await this.transcript.update(threadId, messageId, (m) => {
+        if (!m.votes?.some((v) => v.ref === ref)) return;
+        m.voted = ref;
+        voted = true;
+      });
+    const show = voted ? reply.show.filter((s) => s.kind !== 'notice') : reply.show;
+    await this.apply(threadId, { ...reply, show }, messageId);
     return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
+  }
+
+  private async holdsForm(threadId: string, id: string): Promise<boolean> {
+    const m = (await this.transcript.messages(threadId)).find((x) => x.id === id);
+    return m?.card?.form !== undefined;
   }
 
   /** Shows a reply: the card it answers is replaced or gets its errors; anything else is added. */
@@ -181,7 +199,10 @@ export class WebInteractions implements InteractionSurface {
     for (const s of reply.show) {
       const { text, card } = webCardOf(s);
       const errors = s.kind === 'form' || s.kind === 'confirm' ? s.errors : undefined;
-      const replace = (s.kind === 'notice' || s.kind === 'card') && s.replace === true;
+      // A form answered without errors goes, as a modal closes: the reply takes its place.
+      const replace =
+        ((s.kind === 'notice' || s.kind === 'card') && s.replace === true) ||
+        (source !== undefined && errors === undefined && (await this.holdsForm(threadId, source)));
       const changed =
         source !== undefined &&
         (errors !== undefined || replace) &&

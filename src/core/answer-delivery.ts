@@ -8,10 +8,10 @@ import type { IncomingMessage } from '../model/incoming.ts';
 import { answerSources } from './answer-sources.ts';
 import type { AnswerWriter } from './answer-writer.ts';
 import type { AnswerAudience } from './audience.ts';
-import type { ChannelSettings } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
 import { messages } from './messages.ts';
 import type { ThreadOutput } from './thread-output.ts';
+import type { TurnInput } from './turn-types.ts';
 
 export type FooterParts = Omit<AnswerFooter, 'sourcesText'>;
 
@@ -81,27 +81,28 @@ export class VisibleAnswer {
   }
 }
 
-/** The answer's sources and, once the turn is recorded, what its feedback buttons name. */
+/** The answer's sources and, once the turn is recorded, its 👍/👎 (the feedback flow's buttons). */
 export async function answerFooter(
   feedback: FeedbackService | undefined,
   msg: IncomingMessage,
   model: string,
-  settings: ChannelSettings | undefined,
+  input: Pick<TurnInput, 'settings' | 'votes'>,
   added: AgentRunResult['added'],
   log: Logger,
 ): Promise<FooterParts> {
   const sources = answerSources(added);
-  if (!feedback) return { sources };
+  if (!feedback || !input.votes) return { sources };
   try {
     await feedback.recordTurn({
       id: msg.traceId,
       ref: msg.ref,
       model,
-      settings,
+      settings: input.settings,
       askedBy: msg.principal,
       at: Date.now(),
     });
-    return { feedbackId: msg.traceId, sources };
+    const votes = await input.votes(msg.traceId);
+    return { ...(votes.length > 0 ? { votes } : {}), sources };
   } catch (err) {
     log.warn({ err }, 'could not record the turn for feedback; the answer has no buttons');
     return { sources };

@@ -52,7 +52,7 @@ export async function answerTurn(
       await visible.deliverPrivately(msg.principal, text);
     } else {
       await visible.finish(text, result.truncated, () =>
-        answerFooter(env.d.feedback, msg, prompt.model.info.id, input.settings, result.added, log),
+        answerFooter(env.d.feedback, msg, prompt.model.info.id, input, result.added, log),
       );
     }
     // Only the lock's holder writes the thread's memory.

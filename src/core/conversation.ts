@@ -39,12 +39,14 @@ import type {
   EffectiveSettings,
   SettingsPatch,
 } from './channel-settings.ts';
-import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
+import type { FeedbackService } from './feedback.ts';
 import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
+import { ExportFlow } from './interactions/export-flow.ts';
+import { FeedbackFlow } from './interactions/feedback-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
@@ -97,11 +99,6 @@ export interface ConversationOptions {
   };
 }
 
-/** What a feedback export gives an admin: a file, or words saying why not. */
-export type FeedbackExport =
-  | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
-  | { ok: false; text: string };
-
 interface Attached {
   port: PlatformPort;
   settings: PlatformSettings;
@@ -136,7 +133,12 @@ export class Conversation {
     });
     const i = o.interactions;
     this.flows = new InteractionEngine({
-      flows: [new ShareFlow(this.files), new EraseFlow(o.eraser)],
+      flows: [
+        new ShareFlow(this.files),
+        new EraseFlow(o.eraser),
+        new FeedbackFlow(o.feedback),
+        new ExportFlow(o.feedback),
+      ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
       ttlMs: i.ttlMs,
@@ -339,6 +341,7 @@ export class Conversation {
             speculate,
           }
         : {}),
+      votes: (turn: string) => this.flows.buttons('feedback', { ref, to }, { turn }),
     };
     switch (intent) {
       case 'share':
@@ -538,40 +541,6 @@ export class Conversation {
       ...(a.message ? { delivered: [a.message] } : {}),
       ...(a.openThread ? { openThread: a.openThread } : {}),
     });
-  }
-
-  /** A 👍/👎 on an answer; `text` is what to tell the voter, privately. */
-  async vote(v: VoteInput): Promise<{ status: string; text: string }> {
-    const r = this.o.feedback ? await this.o.feedback.vote(v) : { status: 'invalid' as const };
-    const text =
-      r.status === 'stored' || r.status === 'replaced'
-        ? messages.feedbackStored(v.vote, r.status === 'replaced')
-        : r.status === 'unknown'
-          ? messages.feedbackUnknown
-          : messages.feedbackInvalid;
-    return { status: r.status, text };
-  }
-
-  /** The project's votes for an admin (the platform says who is one); a refusal for anyone else. */
-  async exportFeedback(
-    ref: Pick<ThreadRef, 'platform' | 'projectId'>,
-    actor: { id: string; isAdmin: boolean },
-    format: ExportFormat,
-  ): Promise<FeedbackExport> {
-    const { settings } = this.platform(ref.platform);
-    if (!actor.isAdmin || !this.o.feedback) {
-      this.o.log.info({ platform: ref.platform, user: actor.id }, 'feedback export refused');
-      return {
-        ok: false,
-        text: messages.feedbackExportRefused(settings.feedbackAdmins ?? settings.settingsAdmins),
-      };
-    }
-    const file = await this.o.feedback.export(ref.platform, ref.projectId, format);
-    this.o.log.info(
-      { platform: ref.platform, project: ref.projectId, user: actor.id, rows: file.rows },
-      'feedback exported',
-    );
-    return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
   }
 
   /** The files a turn in `ref` could read. */

@@ -253,6 +253,18 @@ export const messages = {
     'That answer is too old to rate (or was not recorded), so the vote was not stored.',
   feedbackInvalid: `${WARN} That vote could not be read, so it was not stored.`,
   feedbackReasonPrompt: 'What was wrong with the answer? (optional)',
+  feedbackReasonStored: 'Thanks: your 👎 and what was wrong are noted.',
+  feedbackTitle: 'Feedback',
+  feedbackSend: 'Send',
+  feedbackSkip: 'Skip',
+  goodAnswer: 'Good answer',
+  badAnswer: 'Not a good answer',
+  /** The text of a message that carries only an answer's buttons (where a platform wants one). */
+  rateAnswer: 'Rate this answer',
+  /** Under an export shown inline when the platform's message holds only part of it. */
+  exportCut(shown: number, total: number): string {
+    return `_(cut at ${shown} characters of ${total}; export JSON or ask whoever runs threadmind for the rest)_`;
+  },
   feedbackExportRefused(who: string): string {
     return `Only ${who} can export the feedback.`;
   },
@@ -299,5 +311,5 @@ export const messages = {
   eraseCancelled: 'Nothing was erased.',
   eraseExpired: 'That confirmation has expired, and nothing was erased. Run the command again.',
   feedbackExportUsage:
-    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
+    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`; `/feedback-export` in the web chat.',
 } as const;

@@ -7,6 +7,7 @@ import type { Metrics } from '../log/metrics.ts';
 import type { ContextManager } from '../memory/context-manager.ts';
 import type { TurnOutcome } from '../model/handled.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
+import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
@@ -69,6 +70,8 @@ export interface TurnInput {
   askerName?: string | undefined;
   /** Decides whether knowledge evidence keeps the answer where everyone reads it. */
   audience?: AnswerAudience | undefined;
+  /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
+  votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
 }
 
 /** A message past admission: its slot taken and its session locked. */

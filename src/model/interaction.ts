@@ -3,6 +3,7 @@
 // renders them (Slack Block Kit, Discord components, the web page's JSON) and sends back what the
 // person did. Text that may carry markup or someone's words is RenderedText (neutralised for the
 // platform); titles, labels and choices are plain words every platform shows as typed.
+import type { InteractionOutcome } from './handled.ts';
 import type { Destination, FileRef } from './incoming.ts';
 import type { RenderedText } from './rendered-text.ts';
 import type { ThreadRef } from './thread-ref.ts';
@@ -113,7 +114,15 @@ export type Shown =
       confirmation: Confirmation;
       audience: 'private' | 'place';
       errors?: FieldErrors;
-    };
+    }
+  /** A file for the person who acted (an export): its words, then the file the platform's way. */
+  | { kind: 'file'; text: RenderedText; file: SharedFile };
+
+/** A file the core hands a person: its name and its text (CSV, JSON). */
+export interface SharedFile {
+  name: string;
+  body: string;
+}
 
 /** Where a flow runs: the conversation and how to reach it. */
 export interface Place {
@@ -140,10 +149,12 @@ export interface InteractionReply {
   show: readonly Shown[];
   /** The flow's place (a form submitted from a modal tells its outcome there). */
   place?: Place;
+  /** How the step ended (`done`, `asked`, `refused`…). */
+  outcome?: InteractionOutcome;
 }
 
 /** The flows an adapter can start (src/core/interactions, one file each). */
-export type FlowName = 'share' | 'erase';
+export type FlowName = 'share' | 'erase' | 'feedback' | 'export';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

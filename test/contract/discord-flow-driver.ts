@@ -13,12 +13,15 @@ import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { contractOverrides } from './config.ts';
 import type { Attachment, Who } from './driver.ts';
 import {
+  type Answered,
   type Asked,
   type Button,
   CoreWatch,
+  type Exported,
   type FlowDriver,
   type MakeFlowDriver,
   type SeenConfirmation,
+  type VoteButton,
 } from './flow-driver.ts';
 
 interface DiscordAsked extends Asked {
@@ -28,6 +31,17 @@ interface DiscordAsked extends Asked {
 }
 
 type Row = { components?: { label?: string; custom_id?: string }[] };
+
+/** An answer in a thread of its own. */
+interface DiscordAnswered extends Answered {
+  thread: string;
+  message: string;
+}
+
+const votesOf = (m: DiscordMessage | undefined) =>
+  ((m?.components ?? []) as Row[])
+    .flatMap((r) => r.components ?? [])
+    .filter((c) => c.custom_id?.startsWith('t1.feedback.'));
 
 /** Manage Server (and viewing and sending): who may erase the server's data. */
 const MANAGE_GUILD = String((1n << 5n) | (1n << 10n) | (1n << 11n));
@@ -65,6 +79,8 @@ class DiscordFlowDriver implements FlowDriver {
   private readonly publicChannel: string;
   private readonly privateChannel: string;
   private readonly people: Record<Who, string>;
+  /** The last 👎 press per person, whose modal a reason is sent from. */
+  private readonly downs = new Map<string, string>();
 
   constructor(h: Harness, redis: TestRedis | undefined) {
     this.h = h;
@@ -308,6 +324,86 @@ class DiscordFlowDriver implements FlowDriver {
     return this.botAfter(thread.id, '0')
       .map((x) => x.content)
       .join('\n');
+  }
+
+  async askForAnswer(question: string): Promise<Answered> {
+    this.h.llm.setResponder(() => ({ content: `About "${question}": the limit is 5.` }));
+    const thread = await this.d.userThread({
+      channelId: this.publicChannel,
+      userId: this.people.third,
+      name: 'a question',
+    });
+    const m = await this.post(thread.id, question, { as: 'third', mention: true });
+    await this.watch.handled(m.id);
+    const answer = await this.d.waitFor(() =>
+      this.botAfter(thread.id, m.id).findLast((x) => votesOf(x).length > 0),
+    );
+    const a: DiscordAnswered = { text: answer.content, thread: thread.id, message: answer.id };
+    return a;
+  }
+
+  private answerOf(a: Answered): DiscordMessage | undefined {
+    const s = a as DiscordAnswered;
+    return this.d.messages(s.thread).find((m) => m.id === s.message);
+  }
+
+  voteButtons(a: Answered): string[] {
+    return votesOf(this.answerOf(a)).map((c) => c.label ?? '');
+  }
+
+  async vote(a: Answered, vote: VoteButton, as: Who = 'starter'): Promise<string> {
+    const s = a as DiscordAnswered;
+    const button = votesOf(this.answerOf(a))[vote === 'up' ? 0 : 1];
+    const user = this.people[as];
+    const click = await this.d.componentInteraction({
+      channelId: s.thread,
+      messageId: s.message,
+      userId: user,
+      customId: button?.custom_id ?? '',
+    });
+    const i = await this.d.waitFor(() => {
+      const x = this.d.interactions().find((y) => y.id === click.id);
+      return x?.acknowledgedAt && (x.modal || x.original?.content) ? x : undefined;
+    });
+    if (i.modal) {
+      this.downs.set(user, click.id);
+      return JSON.stringify(i.modal);
+    }
+    return i.original?.content ?? '';
+  }
+
+  async giveReason(_a: Answered, reason: string, as: Who = 'starter'): Promise<string> {
+    const opened = this.downs.get(this.people[as]);
+    if (!opened) throw new Error('discord flow driver: no reason form');
+    const sent = await this.d.modalSubmit({ interactionId: opened, values: { reason } });
+    const i = await this.d.waitFor(() => {
+      const x = this.d.interactions().find((y) => y.id === sent.id);
+      return x?.original?.content ? x : undefined;
+    });
+    return i.original?.content ?? '';
+  }
+
+  async exportFeedback(as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported> {
+    const admin = as === 'admin';
+    const { id } = await this.d.slashCommand({
+      guildId: this.guild,
+      channelId: this.publicChannel,
+      userId: admin ? this.people.other : this.people.starter,
+      name: 'feedback-export',
+      options: [{ name: 'format', type: 3, value: format }],
+      memberPermissions: admin ? MANAGE_GUILD : '0',
+    });
+    const reply = await this.d.waitFor(() => {
+      const original = this.d.interactions().find((i) => i.id === id)?.original;
+      return original?.content ? original : undefined;
+    });
+    const url = reply.attachments?.[0]?.url;
+    const file = url ? await (await fetch(url)).text() : undefined;
+    return { said: reply.content, ...(file === undefined ? {} : { file }) };
+  }
+
+  idOf(who: Who): string {
+    return this.people[who];
   }
 
   async restart(): Promise<void> {

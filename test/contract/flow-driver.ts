@@ -1,8 +1,9 @@
 // What an interaction scenario needs from a platform, in words a user would use: ask to share a
 // file (typed, or with the platform's action on the message), press a confirmation's button, type
-// "confirm share", ask from elsewhere. Each platform implements it against its emulator (Slack and
-// Discord: slack-flow-driver.ts, discord-flow-driver.ts; the web chat: web-flow-driver.ts); the
-// scenarios in interaction-contract.ts are written once against it.
+// "confirm share", ask from elsewhere, erase the project, vote on an answer and say what was wrong,
+// export the votes. Each platform implements it against its emulator (Slack and Discord:
+// slack-flow-driver.ts, discord-flow-driver.ts; the web chat: web-flow-driver.ts); the scenarios in
+// interaction-contract.ts, erase-contract.ts and feedback-contract.ts are written once against it.
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { HandledEvent, InteractedEvent } from '../../src/model/handled.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
@@ -23,6 +24,19 @@ export interface SeenConfirmation {
 }
 
 export type Button = 'confirm' | 'cancel';
+
+/** An answer of the bot's, with 👍/👎 under it. Opaque to scenarios. */
+export interface Answered {
+  text: string;
+}
+
+export type VoteButton = 'up' | 'down';
+
+/** What an export gave: what the person was told, and the file when there was one. */
+export interface Exported {
+  said: string;
+  file?: string;
+}
 
 export interface FlowDriver {
   readonly name: string;
@@ -61,6 +75,21 @@ export interface FlowDriver {
   confirmErase(asked: Asked, word: string, tamper?: (ref: string) => string): Promise<string>;
   /** The admin cancels (or closes) the erase confirmation; what they were told. */
   cancelErase(asked: Asked): Promise<string>;
+  /** Someone asks the bot a question; its answer, with 👍/👎 under it. */
+  askForAnswer(question: string): Promise<Answered>;
+  /** The labels of the vote buttons under an answer. */
+  voteButtons(a: Answered): string[];
+  /**
+   * `as` presses 👍 or 👎 under the answer; what they then see (their thanks, the button shown
+   * pressed, or the reason form with its words and its field).
+   */
+  vote(a: Answered, vote: VoteButton, as?: Who): Promise<string>;
+  /** `as` sends the reason form their last 👎 on the answer opened; what they were told. */
+  giveReason(a: Answered, reason: string, as?: Who): Promise<string>;
+  /** The project's feedback, exported the platform's way by an admin (or a member). */
+  exportFeedback(as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported>;
+  /** The id a vote by `who` carries in an export. */
+  idOf(who: Who): string;
   /** The bot stops and starts again on the same store. */
   restart(): Promise<void>;
   /** Split roles: the worker that handled the last message stops, and another one takes over. */

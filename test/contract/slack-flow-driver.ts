@@ -11,12 +11,15 @@ import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { contractOverrides } from './config.ts';
 import type { Attachment, Who } from './driver.ts';
 import {
+  type Answered,
   type Asked,
   type Button,
   CoreWatch,
+  type Exported,
   type FlowDriver,
   type MakeFlowDriver,
   type SeenConfirmation,
+  type VoteButton,
 } from './flow-driver.ts';
 
 /** A workspace admin (users.info is_admin), who may erase the workspace's data. */
@@ -43,6 +46,32 @@ interface SlackAsked extends Asked {
 }
 
 type Block = { elements?: { action_id?: string; value?: string; text?: { text?: string } }[] };
+
+/** An answer in a channel's thread. */
+interface SlackAnswered extends Answered {
+  channel: string;
+  ts: string;
+}
+
+type VoteEl = {
+  type?: string;
+  text?: { text?: string };
+  positive_button?: { text: { text: string } };
+  negative_button?: { text: { text: string } };
+};
+
+/** The vote block under an answer (native feedback buttons, or plain ones). */
+function votesOf(m: SlackMessage | undefined): VoteEl[] {
+  const b = ((m?.blocks ?? []) as { type: string; elements?: VoteEl[] }[]).find(
+    (x) =>
+      x.type === 'context_actions' || (x.type === 'actions' && JSON.stringify(x).includes('tm:up')),
+  );
+  return b?.elements ?? [];
+}
+
+/** Slack escapes these three in message text. */
+const fromMrkdwn = (t: string) =>
+  t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 export const makeSlackFlowDriver: MakeFlowDriver = async (opts = {}) => {
   const redis = opts.split ? await startPrivateRedis() : undefined;
@@ -324,6 +353,89 @@ class SlackFlowDriver implements FlowDriver {
     return this.botReplies(channel, ts)
       .map((m) => m.markdown_text ?? m.text)
       .join('\n');
+  }
+
+  async askForAnswer(question: string): Promise<Answered> {
+    const channel = this.fresh('public');
+    this.h.llm.setResponder(() => ({ content: `About "${question}": the limit is 5.` }));
+    const { ts } = await this.h.slack.postUserMessage({
+      channel,
+      user: PEOPLE.third,
+      text: `<@${this.bot}> ${question}`,
+    });
+    await this.watch.handled(ts);
+    const m = await this.h.slack.waitFor(() =>
+      this.botReplies(channel, ts).findLast((x) => votesOf(x).length > 0),
+    );
+    const a: SlackAnswered = { text: m.text, channel, ts: m.ts };
+    return a;
+  }
+
+  private answerOf(a: Answered): SlackMessage | undefined {
+    const s = a as SlackAnswered;
+    return (
+      this.h.slack.messages(s.channel).find((m) => m.ts === s.ts) ??
+      this.h.slack.allMessages().find((m) => m.channel === s.channel && m.ts === s.ts)
+    );
+  }
+
+  voteButtons(a: Answered): string[] {
+    return votesOf(this.answerOf(a)).flatMap((e) =>
+      e.type === 'feedback_buttons'
+        ? [e.positive_button?.text.text ?? '', e.negative_button?.text.text ?? '']
+        : [e.text?.text ?? ''],
+    );
+  }
+
+  async vote(a: Answered, vote: VoteButton, as: Who = 'starter'): Promise<string> {
+    const s = a as SlackAnswered;
+    const user = PEOPLE[as];
+    const seen = this.ephemeralsOf(user).length;
+    const views = this.h.slack.openedViews().length;
+    const native = votesOf(this.answerOf(a))[0]?.type === 'feedback_buttons';
+    await this.h.slack.pressButton({
+      channel: s.channel,
+      ts: s.ts,
+      user,
+      actionId: native ? 'tm:vote' : `tm:${vote}`,
+      ...(native ? { choice: vote === 'up' ? ('positive' as const) : ('negative' as const) } : {}),
+    });
+    // Thanked privately, or the reason form opened.
+    const shown = await this.h.slack.waitFor(
+      () =>
+        this.h.slack
+          .openedViews()
+          .slice(views)
+          .find((v) => v.userId === user) ?? this.ephemeralsOf(user)[seen],
+    );
+    return 'view' in shown ? JSON.stringify(shown.view.blocks) : shown.text;
+  }
+
+  async giveReason(_a: Answered, reason: string, as: Who = 'starter'): Promise<string> {
+    const user = PEOPLE[as];
+    const form = this.h.slack.openedViews().findLast((v) => v.userId === user);
+    if (!form) throw new Error('slack flow driver: no reason form');
+    const seen = this.ephemeralsOf(user).length;
+    await this.h.slack.submitView({ viewId: form.id, user, values: { reason: { value: reason } } });
+    return (await this.h.slack.waitFor(() => this.ephemeralsOf(user)[seen])).text;
+  }
+
+  async exportFeedback(as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported> {
+    const user = as === 'admin' ? ADMIN : PEOPLE.starter;
+    const seen = this.ephemeralsOf(user).length;
+    await this.h.slack.slashCommand({
+      command: '/threadmind',
+      text: `feedback export ${format}`,
+      user,
+      channel: this.fresh('public'),
+    });
+    const said = fromMrkdwn((await this.h.slack.waitFor(() => this.ephemeralsOf(user)[seen])).text);
+    const file = /```\n([\s\S]*)```/.exec(said)?.[1];
+    return { said: said.split('\n')[0] ?? '', ...(file === undefined ? {} : { file }) };
+  }
+
+  idOf(who: Who): string {
+    return PEOPLE[who];
   }
 
   async restart(): Promise<void> {

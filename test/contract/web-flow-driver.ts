@@ -9,17 +9,26 @@ import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 import { contractOverrides } from './config.ts';
 import type { Attachment, Who } from './driver.ts';
 import {
+  type Answered,
   type Asked,
   type Button,
   CoreWatch,
+  type Exported,
   type FlowDriver,
   type MakeFlowDriver,
   type SeenConfirmation,
+  type VoteButton,
 } from './flow-driver.ts';
 
 interface WebAsked extends Asked {
   thread: string;
   /** The bot message that holds the card. */
+  message: string;
+}
+
+/** An answer in a thread of its own. */
+interface WebAnswered extends Answered {
+  thread: string;
   message: string;
 }
 
@@ -176,6 +185,88 @@ class WebFlowDriver implements FlowDriver {
   async askElsewhere(question: string): Promise<string> {
     const said = await this.say(await this.thread(), question);
     return said.map((m) => m.text).join('\n');
+  }
+
+  async askForAnswer(question: string): Promise<Answered> {
+    this.h.llm.setResponder(() => ({ content: `About "${question}": the limit is 5.` }));
+    const view = await this.thread();
+    await this.say(view, question);
+    const m = await view.until(
+      () => this.bot(view).findLast((x) => (x.votes?.length ?? 0) > 0 && !x.streaming),
+      'the answer with its buttons',
+    );
+    const a: WebAnswered = { text: m.text, thread: view.id, message: m.id };
+    return a;
+  }
+
+  private answerOf(a: Answered): WebMessage | undefined {
+    const w = a as WebAnswered;
+    return this.view(w.thread)
+      .messages()
+      .find((m) => m.id === w.message);
+  }
+
+  voteButtons(a: Answered): string[] {
+    return (this.answerOf(a)?.votes ?? []).map((v) => v.label);
+  }
+
+  /** Posts a press (or a form's values) on `message`, as the page does. */
+  private async act(thread: string, message: string, ref: string, values = {}): Promise<void> {
+    const res = await this.client.request(`/api/threads/${thread}/actions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messageId: message, ref, values }),
+    });
+    if (!res.ok) throw new Error(`web flow driver: action answered ${res.status}`);
+  }
+
+  async vote(a: Answered, vote: VoteButton, _as?: Who): Promise<string> {
+    const w = a as WebAnswered;
+    const view = this.view(w.thread);
+    const button = this.answerOf(a)?.votes?.[vote === 'up' ? 0 : 1];
+    if (!button) throw new Error('web flow driver: no vote button');
+    const count = view.messages().length;
+    const since = this.watch.interactions;
+    await this.act(w.thread, w.message, button.ref);
+    await this.watch.interacted(since, WEB_PERSON);
+    // 👍 shows pressed; 👎 also asks why, in the thread.
+    return view.until(() => {
+      const form = view
+        .messages()
+        .slice(count)
+        .find((m) => m.card?.form);
+      if (form)
+        return [form.text, ...(form.card?.form?.fields ?? []).map((f) => f.label)].join('\n');
+      const pressed = this.answerOf(a)?.voted === button.ref;
+      return vote === 'up' && pressed ? `${button.label} pressed` : undefined;
+    }, 'the vote on the page');
+  }
+
+  async giveReason(a: Answered, reason: string, _as?: Who): Promise<string> {
+    const w = a as WebAnswered;
+    const view = this.view(w.thread);
+    const form = view.messages().findLast((m) => m.card?.form);
+    if (!form?.card?.form) throw new Error('web flow driver: no reason form');
+    await this.act(w.thread, form.id, form.card.form.submit.ref, { reason });
+    return view.until(() => {
+      const now = view.messages().find((m) => m.id === form.id);
+      return now && !now.card?.form ? now.text : undefined;
+    }, 'the form answered');
+  }
+
+  async exportFeedback(_as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported> {
+    const view = await this.thread();
+    const before = this.bot(view).length;
+    const since = this.watch.interactions;
+    await this.client.send(view.id, `/feedback-export ${format}`, randomUUID());
+    await this.watch.interacted(since, WEB_PERSON);
+    const m = await view.until(() => this.bot(view)[before], 'the export');
+    const file = m.card?.file?.body;
+    return { said: m.text, ...(file === undefined ? {} : { file }) };
+  }
+
+  idOf(_who: Who): string {
+    return WEB_PERSON;
   }
 
   async restart(): Promise<void> {

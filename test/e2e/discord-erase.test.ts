@@ -90,14 +90,16 @@ describe('erasing a Discord server', () => {
       d
         .messages(thread.id)
         .findLast(
-          (m) => m.author.id === d.botUserId && customIds(m).some((c) => c.startsWith('tm:fb:up:')),
+          (m) =>
+            m.author.id === d.botUserId &&
+            customIds(m).some((c) => c.startsWith('t1.feedback.up.')),
         ),
     );
     const vote = await d.componentInteraction({
       channelId: thread.id,
       messageId: answer.id,
       userId: bob,
-      customId: customIds(answer).find((c) => c.startsWith('tm:fb:up:')) ?? '',
+      customId: customIds(answer).find((c) => c.startsWith('t1.feedback.up.')) ?? '',
     });
     await answered(vote.id, /👍/);
     const set = await command(s, alice, 'settings', MANAGE_CHANNELS, [

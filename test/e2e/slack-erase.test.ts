@@ -166,7 +166,7 @@ for (const backend of ['sqlite', 'redis'] as const) {
         ts: first.answer.ts,
         user: MEMBER,
         teamId: ws.team,
-        actionId: 'threadmind_feedback',
+        actionId: 'tm:vote',
         choice: 'positive',
       });
       await ephemeralTo(MEMBER, seen, /👍/);

@@ -114,7 +114,7 @@ function renderMessage(entry) {
     li.append(list);
   }
   if (m.card) li.append(cardView(m));
-  if (m.feedbackId && !m.streaming) li.append(feedbackButtons(m));
+  if (m.votes?.length && !m.streaming) li.append(feedbackButtons(m));
   entry.node = li;
   return li;
 }
@@ -211,6 +211,7 @@ function cardView(m) {
   }
   if (c.context)
     box.append(Object.assign(document.createElement('small'), { textContent: c.context }));
+  if (c.file) box.append(fileLink(c.file));
   if (c.actions?.length) {
     const bar = document.createElement('div');
     bar.className = 'actions';
@@ -241,37 +242,27 @@ function cardView(m) {
   return box;
 }
 
-/** 👍/👎 under an answer; 👎 may say why. The vote comes back through the event stream. */
+/** 👍/👎 under an answer (the bot's buttons); the vote given shows pressed, 👎 asks why in the thread. */
 function feedbackButtons(m) {
   const bar = document.createElement('div');
   bar.className = 'feedback';
-  for (const [vote, label, name] of [
-    ['up', '👍', 'Good answer'],
-    ['down', '👎', 'Not a good answer'],
-  ]) {
-    const b = document.createElement('button');
-    b.type = 'button';
+  for (const v of m.votes) {
+    const b = button(v.label, '', () => act(m, v.ref));
     b.className = 'vote';
-    b.textContent = label;
-    b.title = name;
-    b.setAttribute('aria-label', name);
-    b.setAttribute('aria-pressed', String(m.vote === vote));
-    b.addEventListener('click', async () => {
-      const reason =
-        vote === 'down' ? (prompt('What was wrong with the answer? (optional)') ?? '') : '';
-      try {
-        await api(`/api/threads/${current}/feedback`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ messageId: m.id, vote, ...(reason ? { reason } : {}) }),
-        });
-      } catch (err) {
-        showError(err.message);
-      }
-    });
+    b.setAttribute('aria-pressed', String(m.voted === v.ref));
     bar.append(b);
   }
   return bar;
+}
+
+/** A file the bot handed over (an export): a link that saves it. */
+function fileLink(file) {
+  const a = document.createElement('a');
+  a.className = 'file-download';
+  a.textContent = `📄 ${file.name}`;
+  a.download = file.name;
+  a.href = URL.createObjectURL(new Blob([file.body], { type: 'text/plain' }));
+  return a;
 }
 
 function atBottom() {

@@ -5,6 +5,7 @@
 import type { Logger } from '../../log/logger.ts';
 import type { InteractedEvent, InteractionOutcome } from '../../model/handled.ts';
 import type {
+  ActionButton,
   Actor,
   FlowName,
   InteractionAct,
@@ -74,7 +75,7 @@ export class InteractionEngine {
       now: () => this.now(),
       wait: async (o) => {
         const key = newPendingKey();
-        const expiresAt = Math.ceil((this.now() + this.d.ttlMs) / 1000) * 1000;
+        const expiresAt = Math.ceil((this.now() + (o.ttlMs ?? this.d.ttlMs)) / 1000) * 1000;
         await this.d.pending.save({
           flow,
           key,
@@ -165,7 +166,8 @@ export class InteractionEngine {
       const f = this.flows.get(named.flow) as AnyFlow;
       log.info('interaction expired');
       const text = f.expired(this.context(platform, f.name));
-      return this.finish(event, { show: [this.notice(platform, text, true)], outcome: 'expired' });
+      const show = [this.notice(platform, text, f.leavesMessage !== true)];
+      return this.finish(event, { show, outcome: 'expired' });
     }
     if (!check.ok || !flow) {
       // Forged, altered, made for another project, or naming a flow this version does not have.
@@ -184,6 +186,13 @@ export class InteractionEngine {
       return this.finish(event, { show, outcome: 'refused' });
     }
     return this.step(flow, check.ref.step, pending, { ...r, via: r.via ?? 'interaction' }, event);
+  }
+
+  /** The buttons a flow puts under a message the core posts (an answer's votes); none without. */
+  async buttons(name: FlowName, place: Place, data: unknown): Promise<ActionButton[]> {
+    const flow = this.flows.get(name);
+    if (!flow?.buttons) return [];
+    return flow.buttons(this.context(place.ref.platform, name), place, data);
   }
 
   /**

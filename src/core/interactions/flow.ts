@@ -5,7 +5,14 @@
 import type { Logger } from '../../log/logger.ts';
 import type { InteractionOutcome } from '../../model/handled.ts';
 import type { FileRef } from '../../model/incoming.ts';
-import type { Actor, FlowName, FormValues, Place, Shown } from '../../model/interaction.ts';
+import type {
+  ActionButton,
+  Actor,
+  FlowName,
+  FormValues,
+  Place,
+  Shown,
+} from '../../model/interaction.ts';
 import type { PlatformPort } from '../../model/platform-port.ts';
 import type { PlatformSettings } from '../../model/platform-settings.ts';
 import type { RenderedText } from '../../model/rendered-text.ts';
@@ -66,6 +73,8 @@ export interface FlowContext {
     data: D;
     steps: readonly string[];
     alias?: boolean;
+    /** How long it waits, when not a confirmation's time (an answer's votes). */
+    ttlMs?: number;
   }): Promise<{ refs: Record<string, string>; expiresAt: number }>;
   /** The references of a pending flow's steps again (to show its confirmation once more). */
   refsOf(pending: PendingFlow, steps: readonly string[]): Promise<Record<string, string>>;
@@ -73,6 +82,13 @@ export interface FlowContext {
 
 export interface Flow<D = unknown> {
   readonly name: FlowName;
+  /**
+   * Its buttons sit under a message that is not its own (an answer): nothing it says, an expiry
+   * included, takes that message's place.
+   */
+  readonly leavesMessage?: boolean;
+  /** Buttons it puts under a message the core posts (an answer's 👍/👎), keeping `data` for them. */
+  buttons?(ctx: FlowContext, place: Place, data: D): Promise<ActionButton[]>;
   /** Whether the actor may take this step (the start: `pending` undefined). Asked every time. */
   may(
     ctx: FlowContext,

@@ -23,6 +23,8 @@ function words(s: Shown): RenderedText[] {
       ];
     case 'form':
       return s.form.intro ? [s.form.intro] : [];
+    case 'file':
+      return [s.text];
   }
 }
 
