@@ -24,6 +24,7 @@ import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import {
   ASK_ABOUT_COMMAND,
+  flowOf,
   SERVER_INSTALL_COMMANDS,
   SHARE_FILE_COMMAND,
   threadName,
@@ -116,7 +117,6 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
-      admins: config.discord.admins,
     });
     this.feedback = new DiscordFeedback({
       client: this.client,
@@ -330,9 +330,10 @@ export class DiscordAdapter {
       await this.commands.refuseServerOnly(interaction);
       return;
     }
-    if (interaction.commandName === 'erase-server') {
-      await this.interactions.command(interaction, 'erase').catch((err: unknown) => {
-        this.d.log.error({ err, command: 'erase-server' }, 'command failed');
+    const flow = flowOf(interaction);
+    if (flow) {
+      await this.interactions.command(interaction, flow).catch((err: unknown) => {
+        this.d.log.error({ err, command: interaction.commandName }, 'command failed');
       });
       return;
     }

@@ -1,4 +1,4 @@
-// /ask, /summarize, /files, /forget. Every interaction is deferred first: Discord drops an
+// /ask, /summarize, /files, /forget, /settings show. Every interaction is deferred first: Discord drops an
 // interaction that is not acknowledged within 3 seconds. Replies are rendered like any other bot
 // text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
@@ -10,11 +10,6 @@ import {
   MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
-import type {
-  KnowledgeAudience,
-  ReplyMode,
-  SettingsPatch,
-} from '../../src/core/channel-settings.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -31,8 +26,6 @@ export interface DiscordCommandsOptions {
   core: Conversation;
   log: Logger;
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
-  /** User ids who may change any channel's settings. */
-  admins: readonly string[];
 }
 
 const INTENTS: Record<string, Intent | undefined> = {
@@ -77,34 +70,13 @@ export class DiscordCommands {
     }
   }
 
-  /** `/settings show` and `/settings set …`; both answered only to the person who ran them. */
+  /** `/settings show`, answered only to the person who ran it (`set` is the settings flow). */
   private async settings(i: ChatInputCommandInteraction): Promise<void> {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
     if (!channel) return;
     const { ref } = placeOf(channel, i.guildId, i.user.id);
-    if (i.options.getSubcommand() === 'show') {
-      await this.reply(i, await this.o.core.describeSettings(ref));
-      return;
-    }
-    const o = i.options;
-    const instructions = o.getString('instructions');
-    const model = o.getString('model');
-    const tool = (name: string) => o.getBoolean(name) ?? undefined;
-    const patch: SettingsPatch = {
-      replyMode: (o.getString('reply_mode') as ReplyMode | null) ?? undefined,
-      instructions: instructions === null ? undefined : instructions === '-' ? '' : instructions,
-      model: model === null ? undefined : model === 'default' ? '' : model,
-      tools: { files: tool('files'), images: tool('images'), knowledge: tool('knowledge') },
-      channelContext: o.getInteger('context') ?? undefined,
-      knowledgeAudience:
-        (o.getString('knowledge_audience') as KnowledgeAudience | null) ?? undefined,
-    };
-    const mayChange =
-      this.o.admins.includes(i.user.id) ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false);
-    const r = await this.o.core.changeSettings(ref, { id: i.user.id, mayChange }, patch);
-    await this.reply(i, r.text);
+    await this.reply(i, await this.o.core.describeSettings(ref));
   }
 
   /**

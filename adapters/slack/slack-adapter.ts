@@ -552,7 +552,6 @@ export class SlackAdapter {
       );
   }
 
-  /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
   /** Bot text for an ephemeral reply, rendered like every other post. */
   private render(markdown: string, limit = MRKDWN_LIMIT): string {
     return RenderedText.render(this.port.format, markdown, 'message', limit)

@@ -34,7 +34,7 @@ import { isWorkspaceAdmin } from './slack-feedback.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
-import { mayChangeSettings } from './slack-settings.ts';
+import { mayChangeSettings } from './slack-rights.ts';
 
 /** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
 export const SHARE_SHORTCUT = 'threadmind_share_file';

@@ -47,8 +47,8 @@ const COMMANDS: Record<string, Intent> = {
   files: 'files',
 };
 /** Commands that begin a flow (its card comes back in the thread). */
-const FLOWS: Record<string, FlowName> = { erase: 'erase' };
-const COMMAND_LIST = '/summarize, /forget, /files and /erase';
+const FLOWS: Record<string, FlowName> = { erase: 'erase', settings: 'settings' };
+const COMMAND_LIST = '/summarize, /forget, /files, /settings and /erase';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',

@@ -33,12 +33,7 @@ import {
 import type { Store } from '../store/store.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { AnswerAudience, type EvidenceAccess } from './audience.ts';
-import type {
-  Actor,
-  ChannelSettingsService,
-  EffectiveSettings,
-  SettingsPatch,
-} from './channel-settings.ts';
+import type { ChannelSettingsService, EffectiveSettings } from './channel-settings.ts';
 import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
 import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
@@ -46,6 +41,7 @@ import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
+import { SettingsFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
@@ -136,7 +132,7 @@ export class Conversation {
     });
     const i = o.interactions;
     this.flows = new InteractionEngine({
-      flows: [new ShareFlow(this.files), new EraseFlow(o.eraser)],
+      flows: [new ShareFlow(this.files), new EraseFlow(o.eraser), new SettingsFlow(o.settings)],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
       ttlMs: i.ttlMs,
@@ -486,29 +482,6 @@ export class Conversation {
       this.o.settings.audit(ref),
     ]);
     return messages.settings(effective, audit);
-  }
-
-  /** A settings change from the chat: what to tell the person (privately). */
-  async changeSettings(
-    ref: ThreadRef,
-    actor: Actor,
-    patch: SettingsPatch,
-  ): Promise<{ ok: boolean; text: string }> {
-    const { settings } = this.platform(ref.platform);
-    const r = await this.o.settings.change(ref, actor, patch);
-    if (r.ok) return { ok: true, text: messages.settingsChanged(patch) };
-    if (!actor.mayChange)
-      return { ok: false, text: messages.settingsRefused(settings.settingsAdmins) };
-    return { ok: false, text: messages.settingsInvalid(r.reason) };
-  }
-
-  /** For a settings form: the channel's settings now and the models a channel may pick. */
-  async settingsForm(ref: ThreadRef): Promise<{ effective: EffectiveSettings; models: string[] }> {
-    const [effective, models] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.models().catch(() => []),
-    ]);
-    return { effective, models };
   }
 
   /**

@@ -4,39 +4,88 @@ import type { StatusKind } from '../model/platform-port.ts';
 import type {
   AuditEntry,
   EffectiveSettings,
-  SettingField,
+  SettingProblem,
   SettingsPatch,
 } from './channel-settings.ts';
+import { SETTINGS, type SettingKey, type SettingSpec } from './channel-settings-schema.ts';
 import type { ErasedCounts } from './project-eraser.ts';
 
-const FIELD_NAMES: Record<SettingField, string> = {
-  replyMode: 'reply mode',
-  instructions: 'instructions',
-  model: 'model',
-  tools: 'tools',
-  channelContext: 'channel context',
-  knowledgeAudience: 'knowledge audience',
+/**
+ * Each channel setting's words: `name` in lists ("reply mode → all"), `label` and `help` on the
+ * form, `choices` (a select's values, a flags setting's flags) as the form shows them.
+ */
+const SETTING_TEXTS: Record<
+  SettingKey,
+  { name: string; label: string; help?: string; choices?: Record<string, string> }
+> = {
+  replyMode: {
+    name: 'reply mode',
+    label: 'When I answer',
+    choices: {
+      mention: 'Only when mentioned',
+      thread: 'Follow-ups in its threads (default)',
+      all: 'Every message (support channels)',
+    },
+  },
+  instructions: {
+    name: 'instructions',
+    label: 'Extra instructions or persona',
+    help: 'Added to my instructions in this channel ("-" clears them in a command).',
+  },
+  model: {
+    name: 'model',
+    label: 'Text model',
+    help: 'A model the model server lists ("default": the configured one).',
+  },
+  tools: {
+    name: 'tools',
+    label: 'Tools',
+    choices: { files: 'Search files', images: 'Look at images', knowledge: 'Knowledge graph' },
+  },
+  channelContext: {
+    name: 'channel context',
+    label: 'Channel messages a top-level mention reads',
+  },
+  knowledgeAudience: {
+    name: 'knowledge audience',
+    label: 'Knowledge answers show what',
+    choices: {
+      audience: 'What everyone here may read, else a private answer (default)',
+      asker: 'What the asker may read (a restricted channel)',
+    },
+  },
 };
 
 function utc(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** A setting's value in a list of settings or changes. */
+function settingValue(spec: SettingSpec, v: unknown, change: boolean): string {
+  const name = SETTING_TEXTS[spec.key].name;
+  switch (spec.control) {
+    case 'long':
+      if (change) return v ? `${name} → ${String(v).length} characters` : `${name} cleared`;
+      return v ? `“${String(v)}”` : 'none';
+    case 'model':
+      return change ? `${name} → ${v || 'default'}` : v ? `\`${String(v)}\`` : 'the default';
+    case 'flags':
+      return Object.entries((v ?? {}) as Record<string, boolean | undefined>)
+        .filter(([, on]) => on !== undefined)
+        .map(([flag, on]) => `${flag} ${on ? 'on' : 'off'}`)
+        .join(', ');
+    case 'select':
+      return change ? `${name} → ${String(v)}` : `\`${String(v)}\``;
+    case 'number':
+      return change ? `${name} → ${String(v)}` : String(v);
+  }
+}
+
 function describePatch(p: SettingsPatch): string {
-  const parts: string[] = [];
-  if (p.replyMode !== undefined) parts.push(`reply mode → ${p.replyMode}`);
-  if (p.instructions !== undefined)
-    parts.push(
-      p.instructions
-        ? `instructions → ${p.instructions.length} characters`
-        : 'instructions cleared',
-    );
-  if (p.model !== undefined) parts.push(`model → ${p.model || 'default'}`);
-  for (const [group, on] of Object.entries(p.tools ?? {}))
-    parts.push(`${group} ${on ? 'on' : 'off'}`);
-  if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
-  if (p.knowledgeAudience !== undefined) parts.push(`knowledge audience → ${p.knowledgeAudience}`);
-  return parts.join(', ') || 'no change';
+  const parts = SETTINGS.filter((s) => p[s.key] !== undefined).map((s) =>
+    settingValue(s, p[s.key], true),
+  );
+  return parts.filter(Boolean).join(', ') || 'no change';
 }
 
 const WARN = '⚠️';
@@ -181,7 +230,7 @@ export const messages = {
   },
   /** Slack: `/threadmind` with words it does not know. */
   slackCommandUsage:
-    'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
+    'Use `/threadmind settings` to change how I behave in this channel, or `/threadmind show` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
   /** A button or form whose reference is forged, altered or made for another place. */
   actionRefused:
     'I cannot act on that: it was not made here, or it was changed on the way. Nothing was changed.',
@@ -201,38 +250,68 @@ export const messages = {
   answerContinues: '_(I was interrupted here; the whole answer follows below.)_',
   queuedFailed:
     "I could not handle this message, even after several tries. Please send it again; the details are in the bot's log.",
+  /** A setting's words (label, help, choices) on a form. */
+  settingText(key: SettingKey) {
+    return SETTING_TEXTS[key];
+  },
+  /** The form's choice for "the configured model". */
+  defaultModelChoice: 'The default model',
+  settingsTitle: 'threadmind here',
+  settingsSave: 'Save',
+  settingsCancel: 'Cancel',
+  settingsCancelled: 'Nothing was changed.',
+  settingsExpired: 'That settings form has expired, and nothing was changed. Open it again.',
+  /** A rejected value, under its field. */
+  settingProblem(p: SettingProblem): string {
+    switch (p.kind) {
+      case 'range':
+        return messages.fieldOutOfRange(p.min, p.max);
+      case 'tooLong':
+        return messages.fieldTooLong(p.max);
+      case 'choice':
+        return messages.fieldNotAChoice;
+      case 'notServed':
+        return `The model server does not serve “${p.model}”. It serves: ${p.served.join(', ') || 'nothing right now'}.`;
+    }
+  },
+  /** Field errors told as words, where the form cannot show them (a slash command's options). */
+  settingsNotSaved(problems: readonly { key: SettingKey; text: string }[]): string {
+    const lines = problems.map((p) => `• ${SETTING_TEXTS[p.key].label}: ${p.text}`);
+    return `${WARN} Not saved:\n${lines.join('\n')}`;
+  },
   settings(e: EffectiveSettings, audit: AuditEntry[]): string {
-    const s = e.settings;
-    const from = (f: SettingField) =>
+    const from = (f: SettingKey) =>
       e.source[f] === 'default'
         ? ''
         : e.source[f] === 'config'
           ? ' _(config/)_'
           : ' _(set in chat)_';
-    const tools = Object.entries(s.tools)
-      .map(([g, on]) => `${g} ${on ? 'on' : 'off'}`)
-      .join(', ');
+    const name = (k: SettingKey) => SETTING_TEXTS[k].name;
     const lines = [
       '**How I behave in this channel**',
-      `• Reply mode: \`${s.replyMode}\`${from('replyMode')}`,
-      `• Instructions: ${s.instructions ? `“${s.instructions}”` : 'none'}${from('instructions')}`,
-      `• Model: ${s.model ? `\`${s.model}\`` : 'the default'}${from('model')}`,
-      `• Tools: ${tools}${from('tools')}`,
-      `• Channel context: ${s.channelContext} messages${from('channelContext')}`,
-      `• Knowledge audience: \`${s.knowledgeAudience}\`${from('knowledgeAudience')}`,
+      ...SETTINGS.map((s) => {
+        const n = name(s.key);
+        const shown = settingValue(s, e.settings[s.key], false);
+        return `• ${n[0]?.toUpperCase()}${n.slice(1)}: ${shown}${from(s.key)}`;
+      }),
     ];
     if (e.changedBy)
       lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);
     if (e.chatOverridesConfig.length > 0)
       lines.push(
-        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map((f) => FIELD_NAMES[f]).join(', ')}.`,
+        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map(name).join(', ')}.`,
       );
     if (audit.length > 0) {
       lines.push('', '**Changes**');
-      for (const a of audit.slice(-10))
+      for (const a of audit.slice(-10)) {
+        const why =
+          a.reason === 'invalid'
+            ? `invalid ${(a.invalid ?? []).map(name).join(', ')}`
+            : (a.reason ?? 'not allowed');
         lines.push(
-          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${a.reason ?? 'not allowed'})`}`,
+          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${why})`}`,
         );
+      }
     }
     return lines.join('\n');
   },
@@ -241,9 +320,6 @@ export const messages = {
   },
   settingsRefused(who: string): string {
     return `Only ${who} can change how I behave in this channel.`;
-  },
-  settingsInvalid(reason: string): string {
-    return `${WARN} Not saved: ${reason}`;
   },
   feedbackStored(vote: 'up' | 'down', replaced: boolean): string {
     const what = vote === 'up' ? '👍' : '👎';

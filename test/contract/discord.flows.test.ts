@@ -1,7 +1,9 @@
 import { makeDiscordFlowDriver } from './discord-flow-driver.ts';
 import { eraseContract } from './erase-contract.ts';
 import { shareContract, splitShareContract } from './interaction-contract.ts';
+import { settingsContract } from './settings-contract.ts';
 
 shareContract('Discord', makeDiscordFlowDriver);
 splitShareContract('Discord', makeDiscordFlowDriver);
 eraseContract('Discord', makeDiscordFlowDriver);
+settingsContract('Discord', makeDiscordFlowDriver);

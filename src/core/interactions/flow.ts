@@ -73,12 +73,16 @@ export interface FlowContext {
 
 export interface Flow<D = unknown> {
   readonly name: FlowName;
-  /** Whether the actor may take this step (the start: `pending` undefined). Asked every time. */
+  /**
+   * Whether the actor may take this step (the start: `pending` undefined, `place` where it is
+   * begun). Asked every time.
+   */
   may(
     ctx: FlowContext,
     actor: Actor,
     step: string,
     pending: PendingFlow<D> | undefined,
+    place?: Place,
   ): Promise<boolean>;
   /** What someone who may not is told, privately. */
   refusal(ctx: FlowContext, step: string, pending: PendingFlow<D> | undefined): string;
