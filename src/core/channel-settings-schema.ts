@@ -30,15 +30,27 @@ const channelSettingsShape = {
 /** Every setting, as config/ must give `channels.defaults`. */
 export const channelSettingsSchema = z.object(channelSettingsShape).strict();
 
-/** Some settings (a config override, a change): a flags setting may name only some flags. */
-export const settingsPatchSchema = channelSettingsSchema
-  .partial()
-  .extend({ tools: channelSettingsShape.tools.partial().optional() })
-  .strict();
-
 export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
-export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
 export type SettingKey = keyof ChannelSettings;
+/** Some settings (a config override, a change): a flags setting may name only some flags. */
+export type SettingsPatch = {
+  [K in SettingKey]?:
+    | (ChannelSettings[K] extends Record<string, boolean>
+        ? Partial<ChannelSettings[K]>
+        : ChannelSettings[K])
+    | undefined;
+};
+
+export const settingsPatchSchema = z
+  .object(
+    Object.fromEntries(
+      Object.entries(channelSettingsShape).map(([key, schema]) => [
+        key,
+        (schema instanceof z.ZodObject ? schema.partial() : schema).optional(),
+      ]),
+    ),
+  )
+  .strict() as unknown as z.ZodType<SettingsPatch>;
 
 /** One setting as a form asks for it, with its limits read from its schema. */
 export type SettingSpec = { key: SettingKey; id: string } & (

@@ -87,21 +87,27 @@ interface StoredChat {
 
 type ChannelPlace = Pick<ThreadRef, 'platform' | 'projectId' | 'channelId'>;
 
-function merge(base: ChannelSettings, patch: SettingsPatch | undefined): ChannelSettings {
+const defined = (o: object) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** `patch` over `base`; a flags setting's flags one by one. */
+function merge<T extends object>(base: T, patch: SettingsPatch | undefined): T {
   if (!patch) return base;
-  const { tools, ...rest } = patch;
-  const defined = (o: object) =>
-    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  return { ...base, ...defined(rest), tools: { ...base.tools, ...defined(tools ?? {}) } };
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, v] of Object.entries(defined(patch))) {
+    const was = out[key];
+    out[key] =
+      typeof v === 'object' && typeof was === 'object' ? { ...was, ...defined(v as object) } : v;
+  }
+  return out as T;
 }
 
 function touched(patch: SettingsPatch | undefined): SettingField[] {
   if (!patch) return [];
-  return FIELDS.filter((f) =>
-    f === 'tools'
-      ? patch.tools !== undefined && Object.keys(patch.tools).length > 0
-      : patch[f] !== undefined,
-  );
+  return FIELDS.filter((f) => {
+    const v = patch[f];
+    return typeof v === 'object' ? Object.keys(defined(v)).length > 0 : v !== undefined;
+  });
 }
 
 export class ChannelSettingsService {
@@ -183,7 +189,7 @@ export class ChannelSettingsService {
     if (refused) return { ok: false, reason: 'not allowed' };
     const old = (await this.o.store.kv.get(`channel-settings:${key}`)) as StoredChat | undefined;
     const next: StoredChat = {
-      patch: { ...old?.patch, ...patch, tools: { ...old?.patch.tools, ...patch.tools } },
+      patch: merge(old?.patch ?? {}, patch),
       by: actor.id,
       at: Date.now(),
     };
