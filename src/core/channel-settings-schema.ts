@@ -3,7 +3,7 @@
 // config/. From this one table come the config validation (src/config/schema.ts), the core's types,
 // the settings form every platform renders (settings-flow.ts: Slack modal, Discord modal and
 // slash-command options, the web form) and the field errors of a rejected value. A setting's words
-// (its name, label, help, choices) are in messages.ts, `settingTexts`.
+// (its name, label, help, choices) are in setting-texts.ts.
 import { z } from 'zod';
 
 /**

@@ -1,91 +1,13 @@
 // Every text the bot itself writes into a thread, in Markdown, for every platform. The renderer
 // (RenderedText.render) neutralises and converts them like model output; nothing here is sent raw.
 import type { StatusKind } from '../model/platform-port.ts';
-import type {
-  AuditEntry,
-  EffectiveSettings,
-  SettingProblem,
-  SettingsPatch,
-} from './channel-settings.ts';
-import { SETTINGS, type SettingKey, type SettingSpec } from './channel-settings-schema.ts';
+import type { SettingProblem, SettingsPatch } from './channel-settings.ts';
+import type { SettingKey } from './channel-settings-schema.ts';
 import type { ErasedCounts } from './project-eraser.ts';
-
-/**
- * Each channel setting's words: `name` in lists ("reply mode → all"), `label` and `help` on the
- * form, `choices` (a select's values, a flags setting's flags) as the form shows them.
- */
-const SETTING_TEXTS: Record<
-  SettingKey,
-  { name: string; label: string; help?: string; choices?: Record<string, string> }
-> = {
-  replyMode: {
-    name: 'reply mode',
-    label: 'When I answer',
-    choices: {
-      mention: 'Only when mentioned',
-      thread: 'Follow-ups in its threads (default)',
-      all: 'Every message (support channels)',
-    },
-  },
-  instructions: {
-    name: 'instructions',
-    label: 'Extra instructions or persona',
-    help: 'Added to my instructions in this channel ("-" clears them in a command).',
-  },
-  model: {
-    name: 'model',
-    label: 'Text model',
-    help: 'A model the model server lists ("default": the configured one).',
-  },
-  tools: {
-    name: 'tools',
-    label: 'Tools',
-    choices: { files: 'Search files', images: 'Look at images', knowledge: 'Knowledge graph' },
-  },
-  channelContext: {
-    name: 'channel context',
-    label: 'Channel messages a top-level mention reads',
-  },
-  knowledgeAudience: {
-    name: 'knowledge audience',
-    label: 'Knowledge answers show what',
-    choices: {
-      audience: 'What everyone here may read, else a private answer (default)',
-      asker: 'What the asker may read (a restricted channel)',
-    },
-  },
-};
+import { describePatch, describeSettings, settingText } from './setting-texts.ts';
 
 function utc(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** A setting's value in a list of settings or changes. */
-function settingValue(spec: SettingSpec, v: unknown, change: boolean): string {
-  const name = SETTING_TEXTS[spec.key].name;
-  switch (spec.control) {
-    case 'long':
-      if (change) return v ? `${name} → ${String(v).length} characters` : `${name} cleared`;
-      return v ? `“${String(v)}”` : 'none';
-    case 'model':
-      return change ? `${name} → ${v || 'default'}` : v ? `\`${String(v)}\`` : 'the default';
-    case 'flags':
-      return Object.entries((v ?? {}) as Record<string, boolean | undefined>)
-        .filter(([, on]) => on !== undefined)
-        .map(([flag, on]) => `${flag} ${on ? 'on' : 'off'}`)
-        .join(', ');
-    case 'select':
-      return change ? `${name} → ${String(v)}` : `\`${String(v)}\``;
-    case 'number':
-      return change ? `${name} → ${String(v)}` : String(v);
-  }
-}
-
-function describePatch(p: SettingsPatch): string {
-  const parts = SETTINGS.filter((s) => p[s.key] !== undefined).map((s) =>
-    settingValue(s, p[s.key], true),
-  );
-  return parts.filter(Boolean).join(', ') || 'no change';
 }
 
 const WARN = '⚠️';
@@ -252,7 +174,7 @@ export const messages = {
     "I could not handle this message, even after several tries. Please send it again; the details are in the bot's log.",
   /** A setting's words (label, help, choices) on a form. */
   settingText(key: SettingKey) {
-    return SETTING_TEXTS[key];
+    return settingText(key);
   },
   /** The form's choice for "the configured model". */
   defaultModelChoice: 'The default model',
@@ -276,45 +198,11 @@ export const messages = {
   },
   /** Field errors told as words, where the form cannot show them (a slash command's options). */
   settingsNotSaved(problems: readonly { key: SettingKey; text: string }[]): string {
-    const lines = problems.map((p) => `• ${SETTING_TEXTS[p.key].label}: ${p.text}`);
+    const lines = problems.map((p) => `• ${settingText(p.key).label}: ${p.text}`);
     return `${WARN} Not saved:\n${lines.join('\n')}`;
   },
-  settings(e: EffectiveSettings, audit: AuditEntry[]): string {
-    const from = (f: SettingKey) =>
-      e.source[f] === 'default'
-        ? ''
-        : e.source[f] === 'config'
-          ? ' _(config/)_'
-          : ' _(set in chat)_';
-    const name = (k: SettingKey) => SETTING_TEXTS[k].name;
-    const lines = [
-      '**How I behave in this channel**',
-      ...SETTINGS.map((s) => {
-        const n = name(s.key);
-        const shown = settingValue(s, e.settings[s.key], false);
-        return `• ${n[0]?.toUpperCase()}${n.slice(1)}: ${shown}${from(s.key)}`;
-      }),
-    ];
-    if (e.changedBy)
-      lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);
-    if (e.chatOverridesConfig.length > 0)
-      lines.push(
-        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map(name).join(', ')}.`,
-      );
-    if (audit.length > 0) {
-      lines.push('', '**Changes**');
-      for (const a of audit.slice(-10)) {
-        const why =
-          a.reason === 'invalid'
-            ? `invalid ${(a.invalid ?? []).map(name).join(', ')}`
-            : (a.reason ?? 'not allowed');
-        lines.push(
-          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${why})`}`,
-        );
-      }
-    }
-    return lines.join('\n');
-  },
+  /** The channel's settings, where each comes from, and the recent changes. */
+  settings: describeSettings,
   settingsChanged(p: SettingsPatch): string {
     return `Saved: ${describePatch(p)}. It applies from the next message.`;
   },
