@@ -170,20 +170,8 @@ export class SettingsFlow implements Flow<Record<string, never>> {
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
     if (Object.keys(s.values).length > 0) {
-      // A slash command's options: saved at once, or its problems told in words.
-      const patch = patchOf(s.values);
-      const problems = await this.service.validate(patch);
-      if (problems) {
-        const list = SETTINGS.flatMap((x) => {
-          const p = problems[x.key];
-          return p ? [{ key: x.key as SettingKey, text: messages.settingProblem(p) }] : [];
-        });
-        return {
-          show: [{ kind: 'notice', text: ctx.text(messages.settingsNotSaved(list)) }],
-          outcome: 'invalid',
-        };
-      }
-      return this.save(ctx, s.place, s.actor, patch);
+      // A slash command's options: saved at once, or their problems told in words.
+      return this.save(ctx, s.place, s.actor, patchOf(s.values));
     }
     const { refs } = await ctx.wait({
       place: s.place,
@@ -228,7 +216,17 @@ export class SettingsFlow implements Flow<Record<string, never>> {
     const { settings } = await this.service.effective(place.ref);
     const changes = unchanged(patch, settings);
     const r = await this.service.change(place.ref, { id: actor.id, mayChange: true }, changes);
-    if (!r.ok) throw new Error(`settings change refused after its checks: ${r.reason}`);
+    if (!r.ok && r.reason === 'invalid') {
+      const list = SETTINGS.flatMap((x) => {
+        const p = r.problems[x.key];
+        return p ? [{ key: x.key, text: messages.settingProblem(p) }] : [];
+      });
+      return {
+        show: [{ kind: 'notice', text: ctx.text(messages.settingsNotSaved(list)) }],
+        outcome: 'invalid',
+      };
+    }
+    if (!r.ok) throw new Error('settings change refused after the flow allowed it');
     return {
       show: [{ kind: 'notice', text: ctx.text(messages.settingsChanged(changes)), replace: true }],
       outcome: 'done',
