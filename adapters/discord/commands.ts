@@ -73,7 +73,8 @@ function settingOptions(c: SlashCommandSubcommandBuilder): SlashCommandSubcomman
 /** The flow a slash command begins, if it is one. */
 export function flowOf(i: ChatInputCommandInteraction): FlowName | undefined {
   if (i.commandName === 'erase-server') return 'erase';
-  if (i.commandName === 'settings' && i.options.getSubcommand(false) === 'set') return 'settings';
+  if (i.commandName === 'settings')
+    return i.options.getSubcommand(false) === 'set' ? 'settings' : 'settings-show';
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-// /ask, /summarize, /files, /forget, /settings show. Every interaction is deferred first: Discord drops an
+// /ask, /summarize, /files, /forget. Every interaction is deferred first: Discord drops an
 // interaction that is not acknowledged within 3 seconds. Replies are rendered like any other bot
 // text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
@@ -68,15 +68,6 @@ export class DiscordCommands {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
       await this.reply(i, failure).catch(() => undefined);
     }
-  }
-
-  /** `/settings show`, answered only to the person who ran it (`set` is the settings flow). */
-  private async settings(i: ChatInputCommandInteraction): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-    if (!channel) return;
-    const { ref } = placeOf(channel, i.guildId, i.user.id);
-    await this.reply(i, await this.o.core.describeSettings(ref));
   }
 
   /**
@@ -198,13 +189,6 @@ export class DiscordCommands {
     const place = userInstallPlace(i);
     if (place) {
       await this.handleAsUser(i, place);
-      return;
-    }
-    if (i.commandName === 'settings') {
-      await this.settings(i).catch(async (err: unknown) => {
-        this.o.log.error({ err, command: 'settings' }, 'command failed');
-        await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
-      });
       return;
     }
     const intent = INTENTS[i.commandName];

@@ -1,9 +1,8 @@
 // `/threadmind` (or `/threadmind settings`): the channel's settings flow, `show` to show them with
-// their changes, `feedback export` and `erase-workspace` for admins.
+// their changes, `feedback export` and `erase-workspace` (a flow) for admins.
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { messages } from '../../src/core/messages.ts';
 import type { FlowName } from '../../src/model/interaction.ts';
-import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import type { SlackInteractions } from './slack-interactions.ts';
@@ -16,6 +15,7 @@ const FLOWS: Record<string, FlowName | undefined> = {
   '': 'settings',
   settings: 'settings',
   edit: 'settings',
+  show: 'settings-show',
   'erase-workspace': 'erase',
 };
 
@@ -41,19 +41,8 @@ async function onCommand(
   const ephemeral = (text: string, limit?: number) =>
     respond({ response_type: 'ephemeral', text: d.render(text, limit) });
   if (!projectId) return;
-  const ref: ThreadRef = {
-    platform: 'slack',
-    projectId,
-    channelId: command.channel_id,
-    sessionId: command.channel_id,
-  };
-  const { core } = d;
   const words = command.text.trim().toLowerCase();
   try {
-    if (words === 'show') {
-      await ephemeral(await core.describeSettings(ref));
-      return;
-    }
     if (words.split(/\s+/)[0] === 'feedback') {
       await exportFeedback(d, {
         client,

@@ -41,7 +41,7 @@ import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
-import { SettingsFlow } from './interactions/settings-flow.ts';
+import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
@@ -132,7 +132,12 @@ export class Conversation {
     });
     const i = o.interactions;
     this.flows = new InteractionEngine({
-      flows: [new ShareFlow(this.files), new EraseFlow(o.eraser), new SettingsFlow(o.settings)],
+      flows: [
+        new ShareFlow(this.files),
+        new EraseFlow(o.eraser),
+        new SettingsFlow(o.settings),
+        new SettingsShowFlow(o.settings),
+      ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
       ttlMs: i.ttlMs,
@@ -473,15 +478,6 @@ export class Conversation {
       log.error({ err }, 'could not apply a message change');
       return emit(false);
     }
-  }
-
-  /** `/threadmind settings`, `/settings show`: the channel's settings and their recent changes. */
-  async describeSettings(ref: ThreadRef): Promise<string> {
-    const [effective, audit] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.audit(ref),
-    ]);
-    return messages.settings(effective, audit);
   }
 
   /**

@@ -143,7 +143,7 @@ export interface InteractionReply {
 }
 
 /** The flows an adapter can start (src/core/interactions, one file each). */
-export type FlowName = 'share' | 'erase' | 'settings';
+export type FlowName = 'share' | 'erase' | 'settings' | 'settings-show';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

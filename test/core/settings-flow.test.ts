@@ -10,7 +10,7 @@ import { ActionRefs } from '../../src/core/interactions/action-refs.ts';
 import { InteractionEngine } from '../../src/core/interactions/engine.ts';
 import type { Flow } from '../../src/core/interactions/flow.ts';
 import { PendingFlows } from '../../src/core/interactions/pending-flows.ts';
-import { SettingsFlow } from '../../src/core/interactions/settings-flow.ts';
+import { SettingsFlow, SettingsShowFlow } from '../../src/core/interactions/settings-flow.ts';
 import { signingKeys } from '../../src/core/interactions/signing-keys.ts';
 import { messages } from '../../src/core/messages.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -40,7 +40,10 @@ function setup() {
   });
   const port = new MockPort();
   const engine = new InteractionEngine({
-    flows: [new SettingsFlow(service) as unknown as Flow<never>],
+    flows: [
+      new SettingsFlow(service) as unknown as Flow<never>,
+      new SettingsShowFlow(service) as unknown as Flow<never>,
+    ],
     refs: new ActionRefs(signingKeys([Buffer.alloc(32, 3)], store)),
     pending: new PendingFlows(store),
     ttlMs: 60_000,
@@ -61,9 +64,13 @@ function setup() {
     log: silentLogger(),
   });
   const who = (id: string, admin: boolean): Actor => ({ id, may: async () => admin });
-  const start = (actor: Actor, values?: FormValues) =>
+  const start = (
+    actor: Actor,
+    values?: FormValues,
+    flow: 'settings' | 'settings-show' = 'settings',
+  ) =>
     engine.start({
-      flow: 'settings',
+      flow,
       actor,
       place,
       via: 'interaction',
@@ -134,6 +141,10 @@ describe('the settings flow', () => {
       [['UGUEST', false, 'not allowed']],
     );
     assert.equal((await service.effective(ref)).settings.replyMode, 'thread');
+    // Anyone may look: the settings, and the refusal in their changes.
+    const shown = await start(who('UGUEST', false), undefined, 'settings-show');
+    assert.match(words(shown.show[0]), /• Reply mode: `thread`/);
+    assert.match(words(shown.show[0]), /UGUEST: no change — refused \(not allowed\)/);
   });
 
   test('a value out of range is a field error; the form stays and saves nothing', async () => {

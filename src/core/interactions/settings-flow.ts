@@ -234,3 +234,41 @@ export class SettingsFlow implements Flow<Record<string, never>> {
     };
   }
 }
+
+/**
+ * The channel's settings, where each comes from, and their recent changes (Slack `/threadmind
+ * show`, Discord `/settings show`): anyone here may look; only the asker sees it.
+ */
+export class SettingsShowFlow implements Flow<Record<string, never>> {
+  readonly name = 'settings-show' as const;
+  private readonly service: ChannelSettingsService;
+
+  constructor(service: ChannelSettingsService) {
+    this.service = service;
+  }
+
+  async may(): Promise<boolean> {
+    return true;
+  }
+
+  refusal(): string {
+    return '';
+  }
+
+  expired(): string {
+    return messages.settingsExpired;
+  }
+
+  async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
+    const [effective, audit] = await Promise.all([
+      this.service.effective(s.place.ref),
+      this.service.audit(s.place.ref),
+    ]);
+    const text = ctx.text(messages.settings(effective, audit));
+    return { show: [{ kind: 'notice', text }], outcome: 'done' };
+  }
+
+  async step(): Promise<FlowResult> {
+    return { show: [], outcome: 'refused' };
+  }
+}
