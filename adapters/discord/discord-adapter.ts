@@ -18,13 +18,13 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
-import type { FlowName } from '../../src/model/interaction.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import {
   ASK_ABOUT_COMMAND,
+  flowOf,
   SERVER_INSTALL_COMMANDS,
   SHARE_FILE_COMMAND,
   threadName,
@@ -35,12 +35,6 @@ import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordInteractions, isFlowInteraction } from './discord-interactions.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
-
-/** Slash commands that begin one of the core's flows. */
-const FLOW_COMMANDS: Record<string, FlowName> = {
-  'erase-server': 'erase',
-  'feedback-export': 'export',
-};
 
 export interface DiscordAdapterDeps {
   config: Config;
@@ -121,7 +115,6 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
-      admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
       this.onMessage(m).catch((err: unknown) =>
@@ -320,7 +313,7 @@ export class DiscordAdapter {
       await this.commands.refuseServerOnly(interaction);
       return;
     }
-    const flow = FLOW_COMMANDS[interaction.commandName];
+    const flow = flowOf(interaction);
     if (flow) {
       await this.interactions.command(interaction, flow).catch((err: unknown) => {
         this.d.log.error({ err, command: interaction.commandName }, 'command failed');

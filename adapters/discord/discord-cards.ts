@@ -201,8 +201,10 @@ export function modalOf(shown: Form | Confirmation): APIModalInteractionResponse
     : shown.typedWord
       ? [{ kind: 'short', id: TYPED_WORD_FIELD, label: shown.typedWord.label, maxLength: 20 }]
       : [];
+  // A modal holds five components: the fields come first, the intro only where there is room.
+  const roomForIntro = intro && fields.length < LIMITS.modalComponents;
   const components = [
-    ...(intro ? [{ type: Type.TextDisplay, content: clip(intro, LIMITS.textDisplay) }] : []),
+    ...(roomForIntro ? [{ type: Type.TextDisplay, content: clip(intro, LIMITS.textDisplay) }] : []),
     ...fields.map(field),
   ].slice(0, LIMITS.modalComponents);
   return {

@@ -10,11 +10,6 @@ import {
   MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
-import type {
-  KnowledgeAudience,
-  ReplyMode,
-  SettingsPatch,
-} from '../../src/core/channel-settings.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -31,8 +26,6 @@ export interface DiscordCommandsOptions {
   core: Conversation;
   log: Logger;
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
-  /** User ids who may change any channel's settings. */
-  admins: readonly string[];
 }
 
 const INTENTS: Record<string, Intent | undefined> = {
@@ -75,36 +68,6 @@ export class DiscordCommands {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
       await this.reply(i, failure).catch(() => undefined);
     }
-  }
-
-  /** `/settings show` and `/settings set …`; both answered only to the person who ran them. */
-  private async settings(i: ChatInputCommandInteraction): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-    if (!channel) return;
-    const { ref } = placeOf(channel, i.guildId, i.user.id);
-    if (i.options.getSubcommand() === 'show') {
-      await this.reply(i, await this.o.core.describeSettings(ref));
-      return;
-    }
-    const o = i.options;
-    const instructions = o.getString('instructions');
-    const model = o.getString('model');
-    const tool = (name: string) => o.getBoolean(name) ?? undefined;
-    const patch: SettingsPatch = {
-      replyMode: (o.getString('reply_mode') as ReplyMode | null) ?? undefined,
-      instructions: instructions === null ? undefined : instructions === '-' ? '' : instructions,
-      model: model === null ? undefined : model === 'default' ? '' : model,
-      tools: { files: tool('files'), images: tool('images'), knowledge: tool('knowledge') },
-      channelContext: o.getInteger('context') ?? undefined,
-      knowledgeAudience:
-        (o.getString('knowledge_audience') as KnowledgeAudience | null) ?? undefined,
-    };
-    const mayChange =
-      this.o.admins.includes(i.user.id) ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false);
-    const r = await this.o.core.changeSettings(ref, { id: i.user.id, mayChange }, patch);
-    await this.reply(i, r.text);
   }
 
   /**
@@ -226,13 +189,6 @@ export class DiscordCommands {
     const place = userInstallPlace(i);
     if (place) {
       await this.handleAsUser(i, place);
-      return;
-    }
-    if (i.commandName === 'settings') {
-      await this.settings(i).catch(async (err: unknown) => {
-        this.o.log.error({ err, command: 'settings' }, 'command failed');
-        await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
-      });
       return;
     }
     const intent = INTENTS[i.commandName];

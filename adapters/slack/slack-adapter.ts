@@ -237,9 +237,7 @@ export class SlackAdapter {
     }
     registerSlackCommand({
       app: this.app,
-      core: d.core,
       log: d.log,
-      admins: config.slack.admins,
       render: (md, limit) => this.render(md, limit),
       flows: interactions,
     });
@@ -549,7 +547,6 @@ export class SlackAdapter {
       );
   }
 
-  /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
   /** Bot text for an ephemeral reply, rendered like every other post. */
   private render(markdown: string, limit = MRKDWN_LIMIT): string {
     return RenderedText.render(this.port.format, markdown, 'message', limit)

@@ -297,6 +297,9 @@ export function valuesOf(state: Record<string, Record<string, StateValue>>): For
       if (v.selected_option) values[id] = v.selected_option.value;
     } else if (v.type === 'number_input') {
       if (v.value) values[id] = Number(v.value);
+    } else if (v.type === 'plain_text_input') {
+      // Left empty: sent as '' (cleared), not left out (unchanged).
+      values[id] = v.value ?? '';
     } else if (typeof v.value === 'string') values[id] = v.value;
   }
   return values;

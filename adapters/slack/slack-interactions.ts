@@ -36,7 +36,7 @@ import { payloadProjectId } from './slack-events.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
-import { mayChangeSettings } from './slack-settings.ts';
+import { mayChangeSettings } from './slack-rights.ts';
 
 /** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
 export const SHARE_SHORTCUT = 'threadmind_share_file';

@@ -47,8 +47,12 @@ const COMMANDS: Record<string, Intent> = {
   files: 'files',
 };
 /** Commands that begin a flow (its card comes back in the thread). */
-const FLOWS: Record<string, FlowName> = { erase: 'erase', 'feedback-export': 'export' };
-const COMMAND_LIST = '/summarize, /forget, /files, /erase and /feedback-export';
+const FLOWS: Record<string, FlowName> = {
+  erase: 'erase',
+  'feedback-export': 'export',
+  settings: 'settings',
+};
+const COMMAND_LIST = '/summarize, /forget, /files, /settings, /erase and /feedback-export';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',

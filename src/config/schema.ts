@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelSettingsSchema, settingsPatchSchema } from '../core/channel-settings-schema.ts';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 import { discordSettingsSchema } from './discord-config.ts';
 import { embedSettingsSchema } from './embed-settings.ts';
@@ -12,17 +13,6 @@ const url = z.string().url();
 /** `LLM_TEXT_BASE_URL=embedded`: the in-process model behind its own loopback server. */
 export const EMBEDDED = 'embedded';
 const positiveInt = z.number().int().positive();
-
-const channelSettings = z
-  .object({
-    replyMode: z.enum(['mention', 'thread', 'all']),
-    instructions: z.string().max(1500),
-    model: z.string(),
-    tools: z.object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean() }).strict(),
-    channelContext: z.number().int().min(0).max(50),
-    knowledgeAudience: z.enum(['audience', 'asker']),
-  })
-  .strict();
 
 /** Settings that may appear in YAML. Secrets are deliberately absent: see `secretsSchema`. */
 export const settingsSchema = z
@@ -140,16 +130,13 @@ export const settingsSchema = z
     knowledge: knowledgeSettingsSchema,
     channels: z
       .object({
-        defaults: channelSettings,
+        defaults: channelSettingsSchema,
         /** Per channel, keyed `<platform>:<project>:<channel>`; chat changes win over these. */
         overrides: z.record(
-          z.string().regex(/^(slack|discord):[^:]+:[^:]+$/, {
+          z.string().regex(/^(slack|discord|web):[^:]+:[^:]+$/, {
             message: 'keys are <platform>:<project>:<channel>, e.g. slack:T0123:C0456',
           }),
-          channelSettings
-            .partial()
-            .extend({ tools: channelSettings.shape.tools.partial().optional() })
-            .strict(),
+          settingsPatchSchema,
         ),
       })
       .strict(),

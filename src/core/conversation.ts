@@ -33,12 +33,7 @@ import {
 import type { Store } from '../store/store.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { AnswerAudience, type EvidenceAccess } from './audience.ts';
-import type {
-  Actor,
-  ChannelSettingsService,
-  EffectiveSettings,
-  SettingsPatch,
-} from './channel-settings.ts';
+import type { ChannelSettingsService, EffectiveSettings } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
 import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
@@ -48,6 +43,7 @@ import { EraseFlow } from './interactions/erase-flow.ts';
 import { ExportFlow } from './interactions/export-flow.ts';
 import { FeedbackFlow } from './interactions/feedback-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
+import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
@@ -138,6 +134,8 @@ export class Conversation {
         new EraseFlow(o.eraser),
         new FeedbackFlow(o.feedback),
         new ExportFlow(o.feedback),
+        new SettingsFlow(o.settings),
+        new SettingsShowFlow(o.settings),
       ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
@@ -480,38 +478,6 @@ export class Conversation {
       log.error({ err }, 'could not apply a message change');
       return emit(false);
     }
-  }
-
-  /** `/threadmind settings`, `/settings show`: the channel's settings and their recent changes. */
-  async describeSettings(ref: ThreadRef): Promise<string> {
-    const [effective, audit] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.audit(ref),
-    ]);
-    return messages.settings(effective, audit);
-  }
-
-  /** A settings change from the chat: what to tell the person (privately). */
-  async changeSettings(
-    ref: ThreadRef,
-    actor: Actor,
-    patch: SettingsPatch,
-  ): Promise<{ ok: boolean; text: string }> {
-    const { settings } = this.platform(ref.platform);
-    const r = await this.o.settings.change(ref, actor, patch);
-    if (r.ok) return { ok: true, text: messages.settingsChanged(patch) };
-    if (!actor.mayChange)
-      return { ok: false, text: messages.settingsRefused(settings.settingsAdmins) };
-    return { ok: false, text: messages.settingsInvalid(r.reason) };
-  }
-
-  /** For a settings form: the channel's settings now and the models a channel may pick. */
-  async settingsForm(ref: ThreadRef): Promise<{ effective: EffectiveSettings; models: string[] }> {
-    const [effective, models] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.models().catch(() => []),
-    ]);
-    return { effective, models };
   }
 
   /**

@@ -1,42 +1,13 @@
 // Every text the bot itself writes into a thread, in Markdown, for every platform. The renderer
 // (RenderedText.render) neutralises and converts them like model output; nothing here is sent raw.
 import type { StatusKind } from '../model/platform-port.ts';
-import type {
-  AuditEntry,
-  EffectiveSettings,
-  SettingField,
-  SettingsPatch,
-} from './channel-settings.ts';
+import type { SettingProblem, SettingsPatch } from './channel-settings.ts';
+import type { SettingKey } from './channel-settings-schema.ts';
 import type { ErasedCounts } from './project-eraser.ts';
-
-const FIELD_NAMES: Record<SettingField, string> = {
-  replyMode: 'reply mode',
-  instructions: 'instructions',
-  model: 'model',
-  tools: 'tools',
-  channelContext: 'channel context',
-  knowledgeAudience: 'knowledge audience',
-};
+import { describePatch, describeSettings, settingText } from './setting-texts.ts';
 
 function utc(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-function describePatch(p: SettingsPatch): string {
-  const parts: string[] = [];
-  if (p.replyMode !== undefined) parts.push(`reply mode → ${p.replyMode}`);
-  if (p.instructions !== undefined)
-    parts.push(
-      p.instructions
-        ? `instructions → ${p.instructions.length} characters`
-        : 'instructions cleared',
-    );
-  if (p.model !== undefined) parts.push(`model → ${p.model || 'default'}`);
-  for (const [group, on] of Object.entries(p.tools ?? {}))
-    parts.push(`${group} ${on ? 'on' : 'off'}`);
-  if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
-  if (p.knowledgeAudience !== undefined) parts.push(`knowledge audience → ${p.knowledgeAudience}`);
-  return parts.join(', ') || 'no change';
 }
 
 const WARN = '⚠️';
@@ -181,7 +152,7 @@ export const messages = {
   },
   /** Slack: `/threadmind` with words it does not know. */
   slackCommandUsage:
-    'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
+    'Use `/threadmind settings` to change how I behave in this channel, or `/threadmind show` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
   /** A button or form whose reference is forged, altered or made for another place. */
   actionRefused:
     'I cannot act on that: it was not made here, or it was changed on the way. Nothing was changed.',
@@ -201,49 +172,42 @@ export const messages = {
   answerContinues: '_(I was interrupted here; the whole answer follows below.)_',
   queuedFailed:
     "I could not handle this message, even after several tries. Please send it again; the details are in the bot's log.",
-  settings(e: EffectiveSettings, audit: AuditEntry[]): string {
-    const s = e.settings;
-    const from = (f: SettingField) =>
-      e.source[f] === 'default'
-        ? ''
-        : e.source[f] === 'config'
-          ? ' _(config/)_'
-          : ' _(set in chat)_';
-    const tools = Object.entries(s.tools)
-      .map(([g, on]) => `${g} ${on ? 'on' : 'off'}`)
-      .join(', ');
-    const lines = [
-      '**How I behave in this channel**',
-      `• Reply mode: \`${s.replyMode}\`${from('replyMode')}`,
-      `• Instructions: ${s.instructions ? `“${s.instructions}”` : 'none'}${from('instructions')}`,
-      `• Model: ${s.model ? `\`${s.model}\`` : 'the default'}${from('model')}`,
-      `• Tools: ${tools}${from('tools')}`,
-      `• Channel context: ${s.channelContext} messages${from('channelContext')}`,
-      `• Knowledge audience: \`${s.knowledgeAudience}\`${from('knowledgeAudience')}`,
-    ];
-    if (e.changedBy)
-      lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);
-    if (e.chatOverridesConfig.length > 0)
-      lines.push(
-        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map((f) => FIELD_NAMES[f]).join(', ')}.`,
-      );
-    if (audit.length > 0) {
-      lines.push('', '**Changes**');
-      for (const a of audit.slice(-10))
-        lines.push(
-          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${a.reason ?? 'not allowed'})`}`,
-        );
-    }
-    return lines.join('\n');
+  /** A setting's words (label, help, choices) on a form. */
+  settingText(key: SettingKey) {
+    return settingText(key);
   },
+  /** The form's choice for "the configured model". */
+  defaultModelChoice: 'The default model',
+  settingsTitle: 'threadmind here',
+  settingsSave: 'Save',
+  settingsCancel: 'Cancel',
+  settingsCancelled: 'Nothing was changed.',
+  settingsExpired: 'That settings form has expired, and nothing was changed. Open it again.',
+  /** A rejected value, under its field. */
+  settingProblem(p: SettingProblem): string {
+    switch (p.kind) {
+      case 'range':
+        return messages.fieldOutOfRange(p.min, p.max);
+      case 'tooLong':
+        return messages.fieldTooLong(p.max);
+      case 'choice':
+        return messages.fieldNotAChoice;
+      case 'notServed':
+        return `The model server does not serve “${p.model}”. It serves: ${p.served.join(', ') || 'nothing right now'}.`;
+    }
+  },
+  /** Field errors told as words, where the form cannot show them (a slash command's options). */
+  settingsNotSaved(problems: readonly { key: SettingKey; text: string }[]): string {
+    const lines = problems.map((p) => `• ${settingText(p.key).label}: ${p.text}`);
+    return `${WARN} Not saved:\n${lines.join('\n')}`;
+  },
+  /** The channel's settings, where each comes from, and the recent changes. */
+  settings: describeSettings,
   settingsChanged(p: SettingsPatch): string {
     return `Saved: ${describePatch(p)}. It applies from the next message.`;
   },
   settingsRefused(who: string): string {
     return `Only ${who} can change how I behave in this channel.`;
-  },
-  settingsInvalid(reason: string): string {
-    return `${WARN} Not saved: ${reason}`;
   },
   feedbackStored(vote: 'up' | 'down', replaced: boolean): string {
     const what = vote === 'up' ? '👍' : '👎';

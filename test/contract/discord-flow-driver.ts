@@ -30,6 +30,34 @@ interface DiscordAsked extends Asked {
   message: string;
 }
 
+/** The settings form: the interaction that opened its modal. */
+interface DiscordSettings extends DiscordAsked {
+  opener: string;
+}
+
+/** Manage Channels (and viewing and sending): who may change a channel's settings. */
+const MANAGE_CHANNELS = String((1n << 4n) | (1n << 10n) | (1n << 11n));
+
+type Part = {
+  custom_id?: string;
+  options?: { value: string; default?: boolean }[];
+  component?: Part;
+  components?: Part[];
+};
+
+/** A modal's selects as the person leaves them: their default options picked. */
+function picked(modal: Record<string, unknown>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const visit = (c: Part) => {
+    if (c.custom_id && c.options)
+      out[c.custom_id] = c.options.filter((o) => o.default).map((o) => o.value);
+    if (c.component) visit(c.component);
+    for (const x of c.components ?? []) visit(x);
+  };
+  for (const c of (modal.components as Part[] | undefined) ?? []) visit(c);
+  return out;
+}
+
 type Row = { components?: { label?: string; custom_id?: string }[] };
 
 /** An answer in a thread of its own. */
@@ -290,6 +318,53 @@ class DiscordFlowDriver implements FlowDriver {
       return fresh.length > 0 ? fresh : undefined;
     });
     return said.map((x) => x.content).join('\n');
+  }
+
+  async openSettings(as: 'admin' | 'member'): Promise<Asked> {
+    const admin = as === 'admin';
+    const { id } = await this.d.slashCommand({
+      guildId: this.guild,
+      channelId: this.publicChannel,
+      userId: admin ? this.people.other : this.people.starter,
+      name: 'settings',
+      options: [{ name: 'set', type: 1 }],
+      memberPermissions: admin ? MANAGE_CHANNELS : '0',
+    });
+    const i = await this.d.waitFor(() => {
+      const x = this.d.interactions().find((y) => y.id === id);
+      return x?.modal || x?.original?.content ? x : undefined;
+    });
+    const asked: DiscordSettings = {
+      said: i.original?.content ?? '',
+      channel: this.publicChannel,
+      message: '',
+      opener: id,
+    };
+    return asked;
+  }
+
+  async saveSettings(asked: Asked, values: Record<string, string>): Promise<string> {
+    const a = asked as DiscordSettings;
+    const modal = this.d.interactions().find((x) => x.id === a.opener)?.modal;
+    if (!modal) throw new Error('discord flow driver: no settings modal');
+    const submit = await this.d.modalSubmit({
+      interactionId: a.opener,
+      values: { ...picked(modal), ...values },
+    });
+    return this.d.waitFor(() => {
+      const i = this.d.interactions().find((x) => x.id === submit.id);
+      return i?.original?.content || i?.followups.at(-1)?.content || undefined;
+    });
+  }
+
+  async askWhereSettings(question: string): Promise<void> {
+    const thread = await this.d.userThread({
+      channelId: this.publicChannel,
+      userId: this.people.third,
+      name: 'about settings',
+    });
+    const m = await this.post(thread.id, question, { as: 'third', mention: true });
+    await this.watch.handled(m.id);
   }
 
   /** In a thread of its own: a channel's earlier messages (and their files) are not read along. */

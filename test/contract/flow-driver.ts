@@ -90,6 +90,19 @@ export interface FlowDriver {
   exportFeedback(as: 'admin' | 'member', format: 'csv' | 'json'): Promise<Exported>;
   /** The id a vote by `who` carries in an export. */
   idOf(who: Who): string;
+  /**
+   * `as` opens the settings of the channel the settings scenarios use, the platform's way (Slack
+   * `/threadmind settings`, Discord `/settings set`, the web chat's `/settings`): the form, or what
+   * they were told.
+   */
+  openSettings(as: 'admin' | 'member'): Promise<Asked>;
+  /**
+   * The admin changes these fields of the form (by field id, the rest as the form shows them) and
+   * saves; what they were told (each field's problem, or the outcome).
+   */
+  saveSettings(asked: Asked, values: Record<string, string>): Promise<string>;
+  /** Someone asks the bot in that channel; resolves once it has answered. */
+  askWhereSettings(question: string): Promise<void>;
   /** The bot stops and starts again on the same store. */
   restart(): Promise<void>;
   /** Split roles: the worker that handled the last message stops, and another one takes over. */

@@ -45,6 +45,32 @@ interface SlackAsked extends Asked {
   ephemeral: boolean;
 }
 
+/** Where the settings scenarios change settings. */
+const SETTINGS_CHANNEL = 'CSETTINGS1';
+
+type Input = {
+  block_id?: string;
+  element?: {
+    action_id?: string;
+    initial_value?: string;
+    initial_option?: { value: string };
+    initial_options?: { value: string }[];
+  };
+};
+
+/** A modal's inputs as the person leaves them (their initial values), with `change` typed in. */
+function filledIn(view: Record<string, unknown>, change: Record<string, string>) {
+  const values: Record<string, Record<string, string | string[] | null>> = {};
+  for (const b of (view.blocks as Input[] | undefined) ?? []) {
+    const e = b.element;
+    if (!b.block_id || !e?.action_id) continue;
+    const initial =
+      e.initial_option?.value ?? e.initial_value ?? e.initial_options?.map((o) => o.value) ?? null;
+    values[b.block_id] = { [e.action_id]: change[b.block_id] ?? initial };
+  }
+  return values;
+}
+
 type Block = { elements?: { action_id?: string; value?: string; text?: { text?: string } }[] };
 
 /** An answer in a channel's thread. */
@@ -326,6 +352,50 @@ class SlackFlowDriver implements FlowDriver {
     const seen = this.ephemeralsOf(ADMIN).length;
     await this.h.slack.closeView({ viewId: a.view, user: ADMIN });
     return (await this.h.slack.waitFor(() => this.ephemeralsOf(ADMIN)[seen])).text;
+  }
+
+  async openSettings(as: 'admin' | 'member'): Promise<Asked> {
+    const user = as === 'admin' ? ADMIN : PEOPLE.starter;
+    const seen = this.ephemeralsOf(user).length;
+    const views = this.h.slack.openedViews().length;
+    await this.h.slack.slashCommand({
+      command: '/threadmind',
+      text: 'settings',
+      user,
+      channel: SETTINGS_CHANNEL,
+    });
+    const shown = await this.h.slack.waitFor(
+      () => this.h.slack.openedViews().slice(views)[0] ?? this.ephemeralsOf(user)[seen],
+    );
+    if ('view' in shown) {
+      const asked: SlackErase = { said: '', channel: SETTINGS_CHANNEL, view: shown.id };
+      return asked;
+    }
+    const refused: SlackErase = { said: shown.text, channel: SETTINGS_CHANNEL };
+    return refused;
+  }
+
+  async saveSettings(asked: Asked, values: Record<string, string>): Promise<string> {
+    const a = asked as SlackErase;
+    const view = this.h.slack.openedViews().find((v) => v.id === a.view);
+    if (!view) throw new Error('slack flow driver: no settings modal');
+    const seen = this.ephemeralsOf(ADMIN).length;
+    const r = await this.h.slack.submitView({
+      viewId: view.id,
+      user: ADMIN,
+      values: filledIn(view.view, values),
+    });
+    if (r.responseAction === 'errors') return Object.values(r.errors ?? {}).join('\n');
+    return (await this.h.slack.waitFor(() => this.ephemeralsOf(ADMIN)[seen])).text;
+  }
+
+  async askWhereSettings(question: string): Promise<void> {
+    const { ts } = await this.h.slack.postUserMessage({
+      channel: SETTINGS_CHANNEL,
+      user: PEOPLE.third,
+      text: `<@${this.bot}> ${question}`,
+    });
+    await this.watch.handled(ts);
   }
 
   async askElsewhere(question: string): Promise<string> {

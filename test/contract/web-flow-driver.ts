@@ -47,6 +47,8 @@ class WebFlowDriver implements FlowDriver {
   private client: WebChatClient;
   private readonly views = new Map<string, ThreadView>();
   private readonly watch = new CoreWatch();
+  /** The thread the settings scenarios use (the web chat has one channel). */
+  private settingsThread: ThreadView | undefined;
 
   constructor(h: Harness) {
     this.h = h;
@@ -110,6 +112,32 @@ class WebFlowDriver implements FlowDriver {
     const card = await view.until(() => this.bot(view)[before], 'the erase card');
     const asked: WebAsked = { said: card.text, thread: view.id, message: card.id };
     return asked;
+  }
+
+  async openSettings(): Promise<Asked> {
+    this.settingsThread ??= await this.thread();
+    const view = this.settingsThread;
+    const before = this.bot(view).length;
+    const since = this.watch.interactions;
+    await this.client.send(view.id, '/settings', randomUUID());
+    await this.watch.interacted(since, WEB_PERSON);
+    const card = await view.until(() => this.bot(view)[before], 'the settings form');
+    const asked: WebAsked = { said: card.text, thread: view.id, message: card.id };
+    return asked;
+  }
+
+  /** The form as the page sends it: every field's value as shown, with `change` typed in. */
+  saveSettings(asked: Asked, change: Record<string, string>): Promise<string> {
+    const form = this.messageOf(asked as WebAsked)?.card?.form;
+    const values = Object.fromEntries(
+      (form?.fields ?? []).map((f) => [f.id, change[f.id] ?? f.initial ?? '']),
+    );
+    return this.press(asked, 'confirm', 'starter', undefined, values);
+  }
+
+  async askWhereSettings(question: string): Promise<void> {
+    this.settingsThread ??= await this.thread();
+    await this.say(this.settingsThread, question);
   }
 
   confirmErase(asked: Asked, word: string, tamper?: (ref: string) => string): Promise<string> {

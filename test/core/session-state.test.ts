@@ -149,12 +149,21 @@ describe('conversation rules', () => {
   test('reply modes: mention ignores follow-ups, thread leaves those naming others, all answers the channel', async () => {
     const port = new MockPort();
     const { core, turns } = conversation(port);
-    const admin = { id: 'UADMIN', mayChange: true };
+    const admin = { id: 'UADMIN', may: async () => true };
     const at = (channelId: string, sessionId: string) => {
       const ref = { ...REF, channelId, sessionId };
       return { ref, to: { ref, context: {} } };
     };
-    await core.changeSettings(at('CM', 'x').ref, admin, { replyMode: 'mention' });
+    const set = (channelId: string, mode: string) =>
+      core.interact({
+        kind: 'start',
+        flow: 'settings',
+        actor: admin,
+        place: at(channelId, 'x'),
+        values: { reply_mode: mode },
+        traceId: 't',
+      });
+    await set('CM', 'mention');
     await core.receiveMessage(message({ ...at('CM', 'm.1'), text: 'start' }));
     const unmentioned = await core.receiveMessage(
       message({ ...at('CM', 'm.1'), addressed: 'ambient', text: 'more' }),
@@ -171,7 +180,7 @@ describe('conversation rules', () => {
     );
     assert.equal(topLevel.status, 'ignored', 'mode thread, top-level chatter');
 
-    await core.changeSettings(at('CA', 'x').ref, admin, { replyMode: 'all' });
+    await set('CA', 'all');
     const support = await core.receiveMessage(
       message({ ...at('CA', 'a.1'), addressed: 'ambient', text: 'printer broken', topLevel: true }),
     );

@@ -137,7 +137,7 @@ export class InteractionEngine {
     if (r.dedupe && !(await this.d.claimOnce(r.dedupe)))
       return this.finish(event, { show: [], outcome: 'duplicate' });
     return this.guarded(event, platform, log, async (ctx) => {
-      if (!(await flow.may(ctx, r.actor, 'start', undefined))) {
+      if (!(await flow.may(ctx, r.actor, 'start', undefined, r.place))) {
         log.info('interaction refused');
         return {
           show: [this.notice(platform, flow.refusal(ctx, 'start', undefined))],

@@ -89,12 +89,16 @@ export interface Flow<D = unknown> {
   readonly leavesMessage?: boolean;
   /** Buttons it puts under a message the core posts (an answer's 👍/👎), keeping `data` for them. */
   buttons?(ctx: FlowContext, place: Place, data: D): Promise<ActionButton[]>;
-  /** Whether the actor may take this step (the start: `pending` undefined). Asked every time. */
+  /**
+   * Whether the actor may take this step (the start: `pending` undefined, `place` where it is
+   * begun). Asked every time.
+   */
   may(
     ctx: FlowContext,
     actor: Actor,
     step: string,
     pending: PendingFlow<D> | undefined,
+    place?: Place,
   ): Promise<boolean>;
   /** What someone who may not is told, privately. */
   refusal(ctx: FlowContext, step: string, pending: PendingFlow<D> | undefined): string;
