@@ -11,7 +11,13 @@ import { startEmbeddedServer } from './server.ts';
 
 export { EmbeddingEngine } from './embedding-engine.ts';
 export { EmbeddedSetupError } from './engine.ts';
-export { DEFAULT_EMBED_MODEL, DEFAULT_LOCAL_MODEL } from './model-file.ts';
+export {
+  DEFAULT_EMBED_MODEL,
+  DEFAULT_LOCAL_MODEL,
+  downloadHostProblem,
+  findLocalModel,
+  type LocalModelFile,
+} from './model-file.ts';
 
 export interface EmbeddedModelOptions {
   /** LLM_LOCAL_MODEL: a .gguf path or an hf: URI; empty: the default model. */
@@ -31,6 +37,8 @@ export interface EmbeddedModel {
   /** The OpenAI-compatible base URL on loopback. */
   baseUrl: string;
   engine: EmbeddedEngine;
+  /** The .gguf file loaded. */
+  file: string;
   close(): Promise<void>;
 }
 
@@ -69,6 +77,7 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
   return {
     baseUrl: server.baseUrl,
     engine,
+    file: modelPath,
     async close() {
       await server.close();
       await engine.close();
