@@ -30,7 +30,7 @@ export function describeTextEndpoint(e: TextEndpoint): string {
     case 'server':
       return `model server ${e.baseUrl}${e.found ? ' (found at the default address)' : ''}`;
     case 'embedded':
-      return `embedded ${e.model} (${e.file}; context ${e.contextSize}, ${e.threads} threads)`;
+      return `embedded ${e.model} (${e.file}; context ${e.contextSize}, ${e.threads} thread${e.threads === 1 ? '' : 's'})`;
     case 'embedded-planned':
       return `embedded ${e.file ?? `${e.spec} (not downloaded yet)`}`;
     case 'unavailable':

@@ -211,3 +211,45 @@ test('with Slack configured and the model server reachable, the checks are those
     await s.close();
   }
 });
+
+test('with the embedded model loaded, the checks report its file, context and threads', async () => {
+  const file = process.env.TEST_LOCAL_MODEL ?? '';
+  const env: Record<string, string> = {
+    ...(await newcomerEnv()),
+    LLM_LOCAL_MODEL: file,
+    LLM_LOCAL_THREADS: '1',
+    LLM_LOCAL_CONTEXT: '2048',
+  };
+  // What `npm run doctor` expects before anything is loaded (it never loads the model itself).
+  const doctor = await doctorProcess(env);
+  assert.match(
+    doctor.stdout,
+    /✓ llm_text\.models\s+no model server answers at http:\/\/localhost:8000\/v1, so npm start loads the embedded model from \S+SmolLM2/,
+  );
+  assert.match(doctor.stdout, /– llm_text\.context\s+not checked: the doctor does not load/);
+  const app = start(env);
+  try {
+    const out = await app.until(
+      CHECKS_DONE(['llm_text.models', 'llm_text.context', 'llm_vision.models']),
+    );
+    const lines = jsonLines(out.slice(0, out.lastIndexOf('\n')));
+    const models = checkLine(lines, 'llm_text.models');
+    assert.equal(models?.status, 'ok');
+    assert.match(
+      String(models?.msg),
+      /the embedded model serves SmolLM2\S* from \S+\.gguf: context 2048 tokens, 1 CPU thread, on http:\/\/127\.0\.0\.1:\d+\/v1/,
+    );
+    assert.match(String(checkLine(lines, 'llm_text.context')?.msg), /window 2048/);
+    // The embedded text model reads no images: no probe of a vision address nothing uses.
+    assert.equal(checkLine(lines, 'llm_vision.models')?.status, 'skip');
+    const running = lines.find((l) => String(l.msg).startsWith('threadmind is running'));
+    const fields = running?.running as Record<string, unknown> | undefined;
+    assert.match(
+      String(fields?.model),
+      /^embedded SmolLM2\S* \(\S+\.gguf; context 2048, 1 thread\)$/,
+    );
+  } finally {
+    await app.stop();
+    rmSync(env.DATA_DIR ?? '', { recursive: true, force: true });
+  }
+});
