@@ -33,7 +33,11 @@ export function embeddedModelsResult(
       return {
         name: NAME,
         status: 'fail',
-        summary: `${why}the embedded model would answer, but it cannot run: ${e.summary} Until a model server answers at ${e.fallbackUrl}, questions get an error instead of an answer.`,
+        summary: `${why}the embedded model would answer, but it cannot run: ${e.summary} ${
+          config.textModel === 'probe'
+            ? `Until a model server answers at ${e.fallbackUrl}, questions get an error instead of an answer.`
+            : 'npm start stops with this message.'
+        }`,
         ...(e.fix ? { fix: e.fix } : {}),
       };
   }
