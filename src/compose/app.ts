@@ -14,6 +14,7 @@ import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import type { HttpServer } from '../http/server.ts';
 import type { PlatformGroups } from '../knowledge/platform-groups.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
+import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import { createMetrics, type Metrics } from '../log/metrics.ts';
 import type { GatewayLease } from '../queue/gateway-lease.ts';
@@ -32,6 +33,7 @@ import { createRoles, type Roles } from './create-roles.ts';
 import { createStore } from './create-store.ts';
 import { createTextModel } from './create-text-model.ts';
 import { createTurns, type Turns } from './create-turns.ts';
+import { runningSummary } from './running-summary.ts';
 
 export interface AppOptions {
   log: Logger;
@@ -62,6 +64,8 @@ export interface RunningApp {
   webUrl: string | undefined;
   /** Embeddings for retrieval; undefined: no endpoint, search by words only. */
   embedder: Embedder | undefined;
+  /** The text model in use (a server, the embedded engine, or none with the reason). */
+  textEndpoint: TextEndpoint;
   /** Split roles: the shared turn queue, this worker, this gateway's lease. */
   queue?: TurnQueue | undefined;
   worker?: TurnWorker | undefined;
@@ -133,8 +137,16 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       }, 5000)
     : undefined;
   refresh?.unref();
+  const webAt = config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined;
+  const summary = runningSummary(config, {
+    port,
+    webUrl: webAt,
+    textEndpoint: text.endpoint,
+    embeddedEmbeddings: embedding ? { model: embedding.engine.id } : undefined,
+  });
+  log.info({ running: summary.fields }, summary.msg);
   // In the background: start-up never waits on them; each logs one line when it is done.
-  live.startupChecks = startStartupChecks(config, { log, store });
+  live.startupChecks = startStartupChecks(config, { log, store, textEndpoint: text.endpoint });
   const parts: Parts = {
     config,
     log,
@@ -159,7 +171,8 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     web: platforms.web,
     groups,
     embedder,
-    webUrl: config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined,
+    textEndpoint: text.endpoint,
+    webUrl: webAt,
     queue,
     worker: roles.worker,
     gatewayLease: platforms.gatewayLease,

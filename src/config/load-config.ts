@@ -43,6 +43,7 @@ const DEFAULT_FILE = path.join(
 const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'switch' }> = {
   PORT: { path: ['server', 'port'], type: 'int' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
+  LOG_FORMAT: { path: ['log', 'format'], type: 'string' },
   DATA_DIR: { path: ['dataDir'], type: 'string' },
   STORE_URL: { path: ['store', 'url'], type: 'string' },
   LLM_TEXT_BASE_URL: { path: ['llm', 'text', 'baseUrl'], type: 'string' },

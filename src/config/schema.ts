@@ -26,6 +26,8 @@ export const settingsSchema = z
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+        /** auto: short readable lines when stdout is a terminal, JSON lines otherwise. */
+        format: z.enum(['auto', 'json', 'pretty']),
       })
       .strict(),
     dataDir: z.string().min(1),

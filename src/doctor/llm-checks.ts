@@ -2,6 +2,7 @@
 // threshold, /tokenize, and (costing a little model time, so not at start-up by default) one
 // tool-call probe and one image probe (llm-probes.ts).
 import type { Config } from '../config/schema.ts';
+import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import { postTokenize, serverRootOf } from '../llm/token-count/tokenize-endpoint.ts';
 import { compressionThreshold } from '../memory/threshold.ts';
 import {
@@ -10,10 +11,11 @@ import {
   type CheckResult,
   stepSignal,
 } from '../model/check-result.ts';
+import { embeddedModelsResult, visionSkipped } from './llm-embedded.ts';
 import { imageCheck, toolCallCheck } from './llm-probes.ts';
 import { type Served, served } from './llm-served.ts';
 
-function contextCheck(config: Config, model: Served): CheckResult {
+function contextCheck(config: Config, model: Served, embedded: boolean): CheckResult {
   const name = 'llm_text.context';
   const window = model.maxModelLen ?? config.memory.maxModelLenFallback;
   const threshold = compressionThreshold(config.memory.compressAtTokens, window);
@@ -33,7 +35,7 @@ function contextCheck(config: Config, model: Served): CheckResult {
       name,
       status: 'fail',
       summary: `max_model_len ${window} is too small: a thread at the compression threshold (${threshold}) plus one full reply (${reply}) does not fit, so requests are cut (${figures})`,
-      fix: `Start vLLM with a larger --max-model-len (16384 or more recommended), or lower llm.text.maxReplyTokens / memory.compressAtTokens so that threshold + reply ≤ ${window}.`,
+      fix: `${embedded ? 'Set LLM_LOCAL_CONTEXT higher (the model may allow more)' : 'Start vLLM with a larger --max-model-len (16384 or more recommended)'}, or lower llm.text.maxReplyTokens / memory.compressAtTokens so that threshold + reply ≤ ${window}.`,
     };
   }
   if (config.memory.compressAtTokens > window) {
@@ -47,9 +49,9 @@ function contextCheck(config: Config, model: Served): CheckResult {
   return { name, status: 'ok', summary: figures };
 }
 
-async function tokenizeCheck(config: Config, model: Served, ctx: CheckContext) {
+async function tokenizeCheck(config: Config, model: Served, ctx: CheckContext, base: string) {
   const name = 'llm_text.tokenize';
-  const root = serverRootOf(config.llm.text.baseUrl);
+  const root = serverRootOf(base);
   const answer = await postTokenize(
     {
       serverRoot: root,
@@ -89,30 +91,78 @@ const skipped = (name: string, because: string): CheckResult => ({
   summary: `not checked: ${because} failed`,
 });
 
-export function llmCheckGroups(config: Config): CheckGroup[] {
+/** The base URL the bot's turns use, when a model is (or would be) there to check. */
+function inUse(e: TextEndpoint): string | undefined {
+  return e.kind === 'server' || e.kind === 'embedded' ? e.baseUrl : undefined;
+}
+
+async function textModels(config: Config, e: TextEndpoint, ctx: CheckContext) {
+  if (e.kind === 'server') {
+    const r = await served(config, 'text', ctx, e.baseUrl);
+    if (!e.found || r.result.status !== 'ok') return r;
+    return {
+      ...r,
+      result: {
+        ...r.result,
+        summary: `the model server at the default address ${r.result.summary}`,
+      },
+    };
+  }
+  const result = embeddedModelsResult(config, e);
+  return e.kind === 'embedded'
+    ? { result, model: { id: e.model, maxModelLen: e.contextSize } satisfies Served }
+    : { result };
+}
+
+const NOT_LOADED = 'not checked: the doctor does not load the embedded model (npm start does)';
+
+/**
+ * `textEndpoint`: the text model in use (start-up) or the one start-up would use (the doctor), so
+ * the checks never probe an address nothing talks to.
+ */
+export function llmCheckGroups(
+  config: Config,
+  textEndpoint: () => Promise<TextEndpoint>,
+): CheckGroup[] {
+  const embeddedText = async () => {
+    const e = await textEndpoint();
+    return (e.kind === 'embedded' || e.kind === 'embedded-planned') && !config.visionConfigured;
+  };
   return [
     {
       names: ['llm_text.models', 'llm_text.context', 'llm_text.tokenize'],
       async run(ctx, report) {
-        const { result, model } = await served(config, 'text', ctx);
+        const e = await textEndpoint();
+        const { result, model } = await textModels(config, e, ctx);
         report(result);
-        if (!model) {
-          report(skipped('llm_text.context', 'llm_text.models'));
-          report(skipped('llm_text.tokenize', 'llm_text.models'));
+        const base = inUse(e);
+        if (!model || !base) {
+          const because =
+            e.kind === 'embedded-planned'
+              ? { status: 'skip' as const, summary: NOT_LOADED }
+              : skipped('', 'llm_text.models');
+          report({ ...because, name: 'llm_text.context' });
+          report({ ...because, name: 'llm_text.tokenize' });
           return;
         }
-        report(contextCheck(config, model));
-        report(await tokenizeCheck(config, model, ctx));
+        report(contextCheck(config, model, e.kind === 'embedded'));
+        report(await tokenizeCheck(config, model, ctx, base));
       },
     },
     {
       names: ['llm_text.tool_calls'],
       costsModelTime: true,
       async run(ctx, report) {
-        const { model } = await served(config, 'text', ctx);
+        const e = await textEndpoint();
+        const base = inUse(e);
+        if (e.kind === 'embedded-planned') {
+          report({ name: 'llm_text.tool_calls', status: 'skip', summary: NOT_LOADED });
+          return;
+        }
+        const model = base ? (await textModels(config, e, ctx)).model : undefined;
         report(
-          model
-            ? await toolCallCheck(config, model, ctx)
+          model && base
+            ? await toolCallCheck(config, model, ctx, base)
             : skipped('llm_text.tool_calls', 'llm_text.models'),
         );
       },
@@ -120,6 +170,10 @@ export function llmCheckGroups(config: Config): CheckGroup[] {
     {
       names: ['llm_vision.models'],
       async run(ctx, report) {
+        if (await embeddedText()) {
+          report(visionSkipped('llm_vision.models'));
+          return;
+        }
         const { result } = await served(config, 'vision', ctx);
         // Without the vision model only image questions fail, with a clear answer.
         report(
@@ -137,6 +191,10 @@ export function llmCheckGroups(config: Config): CheckGroup[] {
       names: ['llm_vision.image'],
       costsModelTime: true,
       async run(ctx, report) {
+        if (await embeddedText()) {
+          report(visionSkipped('llm_vision.image'));
+          return;
+        }
         const { model } = await served(config, 'vision', ctx);
         report(
           model

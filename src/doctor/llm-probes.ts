@@ -11,7 +11,12 @@ const PARSERS = 'hermes for Qwen and Hermes models, llama3_json for Llama 3.x, m
 const PROBE_TOOL = 'threadmind_doctor_probe';
 
 /** Tool calling as the agent uses it: tools offered, `tool_choice` auto. */
-export async function toolCallCheck(config: Config, model: Served, ctx: CheckContext) {
+export async function toolCallCheck(
+  config: Config,
+  model: Served,
+  ctx: CheckContext,
+  base = baseUrl(config, 'text'),
+) {
   const name = 'llm_text.tool_calls';
   const fix = `Start vLLM with ${TOOL_FLAGS} (${PARSERS}); without them the bot answers but never searches files or the knowledge graph.`;
   let body: {
@@ -21,7 +26,7 @@ export async function toolCallCheck(config: Config, model: Served, ctx: CheckCon
     }[];
   };
   try {
-    body = (await send(config, `${baseUrl(config, 'text')}/chat/completions`, ctx, {
+    body = (await send(config, `${base.replace(/\/+$/, '')}/chat/completions`, ctx, {
       model: model.id,
       messages: [
         {

@@ -74,12 +74,13 @@ export async function served(
   config: Config,
   which: Which,
   ctx: CheckContext,
+  base = baseUrl(config, which),
 ): Promise<{
   result: CheckResult;
   model?: Served;
 }> {
   const name = `llm_${which}.models`;
-  const url = `${baseUrl(config, which)}/models`;
+  const url = `${base.replace(/\/+$/, '')}/models`;
   let body: { data?: { id?: unknown; max_model_len?: unknown }[] };
   try {
     body = (await send(config, url, ctx)) as typeof body;

@@ -15,6 +15,7 @@ import { configSecrets, doctorGroups } from '../../src/doctor/checks.ts';
 import { formatChecklist } from '../../src/doctor/format.ts';
 import { redactor } from '../../src/doctor/redact.ts';
 import { runChecks } from '../../src/doctor/run-checks.ts';
+import { once, plannedTextEndpoint } from '../../src/doctor/text-endpoint.ts';
 import type { CheckResult } from '../../src/model/check-result.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import type { DiscordEmulatorOptions } from '../emulators/discord/types.ts';
@@ -137,9 +138,11 @@ export async function runDoctor(
 ): Promise<DoctorRun> {
   const config = loadConfig({ env });
   const results = await runChecks(
-    doctorGroups(config, {
-      open: async () => ({ store: await createStore(config.storeUrl), owned: true }),
-    }),
+    doctorGroups(
+      config,
+      { open: async () => ({ store: await createStore(config.storeUrl), owned: true }) },
+      once(() => plannedTextEndpoint(config)),
+    ),
     { stepTimeoutMs, modelProbes: true, redact: redactor(configSecrets(config)) },
   );
   return {

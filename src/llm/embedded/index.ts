@@ -6,12 +6,18 @@ import type { ModelDownloadEndpoints } from 'node-llama-cpp';
 import type { Logger } from '../../log/logger.ts';
 import { EmbeddingEngine } from './embedding-engine.ts';
 import { EmbeddedEngine } from './engine.ts';
-import { DEFAULT_EMBED_MODEL, resolveLocalModel } from './model-file.ts';
+import { DEFAULT_EMBED_MODEL, findLocalModel, resolveLocalModel } from './model-file.ts';
 import { startEmbeddedServer } from './server.ts';
 
 export { EmbeddingEngine } from './embedding-engine.ts';
 export { EmbeddedSetupError } from './engine.ts';
-export { DEFAULT_EMBED_MODEL, DEFAULT_LOCAL_MODEL } from './model-file.ts';
+export {
+  DEFAULT_EMBED_MODEL,
+  DEFAULT_LOCAL_MODEL,
+  downloadHostProblem,
+  findLocalModel,
+  type LocalModelFile,
+} from './model-file.ts';
 
 export interface EmbeddedModelOptions {
   /** LLM_LOCAL_MODEL: a .gguf path or an hf: URI; empty: the default model. */
@@ -31,6 +37,8 @@ export interface EmbeddedModel {
   /** The OpenAI-compatible base URL on loopback. */
   baseUrl: string;
   engine: EmbeddedEngine;
+  /** The .gguf file loaded. */
+  file: string;
   close(): Promise<void>;
 }
 
@@ -40,12 +48,19 @@ export function threadsFor(configured: number, cores = availableParallelism()): 
 }
 
 export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<EmbeddedModel> {
-  const modelPath = await resolveLocalModel({
+  const where = {
     spec: o.model,
     modelsDir: path.join(o.dataDir, 'models'),
-    progress: o.progress ?? process.stderr,
     ...(o.endpoints ? { endpoints: o.endpoints } : {}),
-  });
+  };
+  const found = findLocalModel(where);
+  if (found.kind === 'download')
+    o.log.info(
+      { model: found.spec, into: where.modelsDir },
+      'the embedded model is not here yet: downloading it once (progress on stderr)',
+    );
+  const modelPath = await resolveLocalModel({ ...where, progress: o.progress ?? process.stderr });
+  o.log.info({ file: modelPath }, 'loading the embedded model');
   const threads = threadsFor(o.threads);
   const engine = await EmbeddedEngine.load({ modelPath, contextSize: o.contextSize, threads });
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
@@ -69,6 +84,7 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
   return {
     baseUrl: server.baseUrl,
     engine,
+    file: modelPath,
     async close() {
       await server.close();
       await engine.close();

@@ -142,33 +142,68 @@ async function reachable(host: string): Promise<unknown> {
 function offlineError(spec: string, variable: string, cause: unknown): EmbeddedSetupError {
   const server = variable === 'LLM_LOCAL_MODEL' ? 'LLM_TEXT_BASE_URL' : 'LLM_EMBED_BASE_URL';
   return new EmbeddedSetupError(
-    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
-      `Copy a .gguf file here and set ${variable}=/path/to/model.gguf, or point ${server} at a model server. ` +
-      'An interrupted download resumes on the next start.',
-    { cause },
+    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline).`,
+    {
+      cause,
+      fix:
+        `Copy a .gguf file here and set ${variable}=/path/to/model.gguf, or point ${server} at a model server. ` +
+        'An interrupted download resumes on the next start.',
+    },
   );
 }
 
-export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
+/** Where a model spec stands on this machine, found without downloading anything. */
+export type LocalModelFile =
+  | { kind: 'file'; file: string }
+  | { kind: 'missing'; error: EmbeddedSetupError }
+  | { kind: 'download'; spec: string; host: string };
+
+export function findLocalModel(
+  o: Pick<
+    ResolveLocalModelOptions,
+    'spec' | 'defaultSpec' | 'variable' | 'modelsDir' | 'endpoints'
+  >,
+): LocalModelFile {
   const spec = o.spec.trim() || (o.defaultSpec ?? DEFAULT_LOCAL_MODEL);
   const variable = o.variable ?? 'LLM_LOCAL_MODEL';
   if (!isUri(spec)) {
     const file = path.resolve(spec);
-    if (!existsSync(file)) {
-      throw new EmbeddedSetupError(
-        `${variable} names ${file}, which does not exist. Give the path of a .gguf file or an hf: URI.`,
-      );
-    }
-    return file;
+    if (existsSync(file)) return { kind: 'file', file };
+    return {
+      kind: 'missing',
+      error: new EmbeddedSetupError(`${variable} names ${file}, which does not exist.`, {
+        fix: `Give ${variable} the path of a .gguf file or an hf: URI (or leave it empty for the default model).`,
+      }),
+    };
   }
+  const known = readManifest(o.modelsDir)[spec];
+  if (known && existsSync(path.join(o.modelsDir, known)))
+    return { kind: 'file', file: path.join(o.modelsDir, known) };
+  return { kind: 'download', spec, host: hostOf(spec, o.endpoints) };
+}
+
+/** Whether the download host answers: undefined, or the error of an offline machine. */
+export async function downloadHostProblem(
+  spec: string,
+  variable: string,
+  host: string,
+): Promise<EmbeddedSetupError | undefined> {
+  const unreachable = await reachable(host);
+  return unreachable === undefined ? undefined : offlineError(spec, variable, unreachable);
+}
+
+export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
+  const variable = o.variable ?? 'LLM_LOCAL_MODEL';
+  const found = findLocalModel(o);
+  if (found.kind === 'file') return found.file;
+  if (found.kind === 'missing') throw found.error;
+  const { spec } = found;
   mkdirSync(o.modelsDir, { recursive: true });
   const manifest = readManifest(o.modelsDir);
-  const known = manifest[spec];
-  if (known && existsSync(path.join(o.modelsDir, known))) return path.join(o.modelsDir, known);
 
   const lib = await loadNodeLlamaCpp();
-  const unreachable = await reachable(hostOf(spec, o.endpoints));
-  if (unreachable !== undefined) throw offlineError(spec, variable, unreachable);
+  const offline = await downloadHostProblem(spec, variable, found.host);
+  if (offline) throw offline;
   const bar = progressBar(o.progress, `threadmind: downloading ${spec}`);
   o.progress.write(
     `threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`,
