@@ -30,43 +30,48 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
+async function tokenize(engine: EmbeddedEngine, req: IncomingMessage, res: ServerResponse) {
+  const parsed = tokenizeRequestSchema.safeParse(await readJson(req));
+  if (!parsed.success) throw new WireError(describeIssues(parsed.error));
+  const body = parsed.data;
+  checkModel(engine, body.model);
+  const tokens =
+    'prompt' in body
+      ? engine.tokenizeText(body.prompt, body.add_special_tokens !== false)
+      : engine.promptTokens(
+          toChatHistory(body.messages, body.add_generation_prompt !== false),
+          toFunctions(body.tools),
+        );
+  sendJson(res, 200, {
+    count: tokens.length,
+    max_model_len: engine.contextSize,
+    tokens,
+    token_strs: null,
+  });
+}
+
+async function embed(
+  engine: EmbeddingEngine,
+  log: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
+  const body = await readJson(req);
+  const aborter = new AbortController();
+  let finished = false;
+  res.on('close', () => {
+    if (!finished) aborter.abort(new Error('the client closed the connection'));
+  });
+  const answer = await embeddingsResponse(engine, body, aborter.signal);
+  finished = true;
+  if (answer.truncated > 0)
+    log.debug({ texts: answer.truncated, model: engine.id }, 'embedded: texts cut to fit');
+  sendJson(res, 200, answer.body);
+}
+
 export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const { log } = o;
   const created = Math.floor(Date.now() / 1000);
-
-  const tokenize = async (engine: EmbeddedEngine, req: IncomingMessage, res: ServerResponse) => {
-    const parsed = tokenizeRequestSchema.safeParse(await readJson(req));
-    if (!parsed.success) throw new WireError(describeIssues(parsed.error));
-    const body = parsed.data;
-    checkModel(engine, body.model);
-    const tokens =
-      'prompt' in body
-        ? engine.tokenizeText(body.prompt, body.add_special_tokens !== false)
-        : engine.promptTokens(
-            toChatHistory(body.messages, body.add_generation_prompt !== false),
-            toFunctions(body.tools),
-          );
-    sendJson(res, 200, {
-      count: tokens.length,
-      max_model_len: engine.contextSize,
-      tokens,
-      token_strs: null,
-    });
-  };
-
-  const embed = async (engine: EmbeddingEngine, req: IncomingMessage, res: ServerResponse) => {
-    const body = await readJson(req);
-    const aborter = new AbortController();
-    let finished = false;
-    res.on('close', () => {
-      if (!finished) aborter.abort(new Error('the client closed the connection'));
-    });
-    const answer = await embeddingsResponse(engine, body, aborter.signal);
-    finished = true;
-    if (answer.truncated > 0)
-      log.debug({ texts: answer.truncated, model: engine.id }, 'embedded: texts cut to fit');
-    sendJson(res, 200, answer.body);
-  };
 
   const models = () => {
     const { engine, embeddings } = o;
@@ -96,7 +101,7 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
           return;
         case 'POST /v1/embeddings':
           if (!embeddings) break;
-          await embed(embeddings, req, res);
+          await embed(embeddings, log, req, res);
           return;
         case 'GET /health':
           res.writeHead(200).end();
