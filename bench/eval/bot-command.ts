@@ -11,6 +11,8 @@ export interface BotCommandOptions {
   modelPath: string;
   threads: number;
   json: boolean;
+  /** attachments.search.minCosine for this run; unset: the configured default. */
+  minCosine?: number;
 }
 
 export async function botCommand(o: BotCommandOptions): Promise<void> {
@@ -18,11 +20,14 @@ export async function botCommand(o: BotCommandOptions): Promise<void> {
   const log = o.json ? () => {} : (line: string) => console.log(line);
   log(`threadmind bot evaluation (node ${process.version}, ${new Date().toISOString()})`);
   log(
-    `embeddings: the embedded server (LLM_EMBED_BASE_URL=embedded) on ${o.modelPath}, ${o.threads} thread(s); chat model: scripted`,
+    `embeddings: the embedded server (LLM_EMBED_BASE_URL=embedded) on ${o.modelPath}, ${o.threads} thread(s); chat model: scripted${o.minCosine === undefined ? '' : `; minCosine ${o.minCosine}`}`,
   );
   const h = await startHarness({
     env: { LLM_EMBED_BASE_URL: 'embedded', LLM_EMBED_MODEL: o.modelPath },
-    overrides: { llm: { embed: { threads: o.threads } } },
+    overrides: {
+      llm: { embed: { threads: o.threads } },
+      ...(o.minCosine === undefined ? {} : { attachments: { search: { minCosine: o.minCosine } } }),
+    },
   });
   const runs: BotSetRun[] = [];
   try {
@@ -42,7 +47,8 @@ export async function botCommand(o: BotCommandOptions): Promise<void> {
   }
   const seconds = (performance.now() - started) / 1000;
   if (o.json) {
-    console.log(botJson(runs, { model: o.modelPath, threads: o.threads, scripted: true, seconds }));
+    const meta = { model: o.modelPath, threads: o.threads, minCosine: o.minCosine ?? null };
+    console.log(botJson(runs, { ...meta, scripted: true, seconds }));
     return;
   }
   log('');

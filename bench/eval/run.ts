@@ -1,7 +1,8 @@
 // `npm run eval -- retrieval`: retrieval quality on the labelled public documents in
 // test/fixtures/eval/ (a dev set and a held-out set), per question kind and search mode.
 // `npm run eval -- bot`: the same sets through the whole bot (see bot-eval.ts): whether `absent`
-// questions come back NOT IN THE FILES and answered ones reach the model. Same options.
+// questions come back NOT IN THE FILES and answered ones reach the model. Same options, and
+//   --min-cosine <x>    bot only: attachments.search.minCosine for this run (to try a floor)
 //   --set dev|heldout   one set only (default: both)
 //   --json              the figures as JSON instead of tables
 //   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
@@ -26,6 +27,7 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     model: { type: 'string' },
     threads: { type: 'string', default: '1' },
+    'min-cosine': { type: 'string' },
   },
 });
 
@@ -98,7 +100,16 @@ async function bot(): Promise<void> {
   const threads = Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1)
     throw new Error('--threads takes a whole number ≥ 1');
-  await botCommand({ sets: values.set ?? [...SET_NAMES], modelPath, threads, json: values.json });
+  const minCosine = values['min-cosine'] === undefined ? undefined : Number(values['min-cosine']);
+  if (minCosine !== undefined && !(minCosine >= -1 && minCosine <= 1))
+    throw new Error('--min-cosine takes a number from -1 to 1');
+  await botCommand({
+    sets: values.set ?? [...SET_NAMES],
+    modelPath,
+    threads,
+    json: values.json,
+    ...(minCosine === undefined ? {} : { minCosine }),
+  });
 }
 
 const groups: Record<string, () => Promise<void>> = { retrieval, bot };
