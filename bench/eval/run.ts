@@ -1,5 +1,8 @@
 // `npm run eval -- retrieval`: retrieval quality on the labelled public documents in
 // test/fixtures/eval/ (a dev set and a held-out set), per question kind and search mode.
+// `npm run eval -- bot`: the same sets through the whole bot (see bot-eval.ts): whether `absent`
+// questions come back NOT IN THE FILES and answered ones reach the model. Same options, and
+//   --min-cosine <x>    bot only: attachments.search.minCosine for this run (to try a floor)
 //   --set dev|heldout   one set only (default: both)
 //   --json              the figures as JSON instead of tables
 //   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
@@ -10,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { closeExtractWorkers } from '../../src/attachments/extract/index.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
+import { botCommand } from './bot-command.ts';
 import { loadEvalSet, SET_NAMES } from './labels.ts';
 import { type LlamaEmbedder, loadLlamaEmbedder } from './llama-embedder.ts';
 import { formatSetRun, LEGEND, toJson } from './report.ts';
@@ -23,6 +27,7 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     model: { type: 'string' },
     threads: { type: 'string', default: '1' },
+    'min-cosine': { type: 'string' },
   },
 });
 
@@ -85,7 +90,29 @@ async function retrieval(): Promise<void> {
   log(`done in ${seconds.toFixed(1)} s`);
 }
 
-const groups: Record<string, () => Promise<void>> = { retrieval };
+async function bot(): Promise<void> {
+  const modelPath = values.model ?? process.env.TEST_EMBED_MODEL;
+  if (!modelPath) {
+    throw new Error(
+      'the bot evaluation embeds for real: pass --model <file.gguf> or set TEST_EMBED_MODEL',
+    );
+  }
+  const threads = Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error('--threads takes a whole number ≥ 1');
+  const minCosine = values['min-cosine'] === undefined ? undefined : Number(values['min-cosine']);
+  if (minCosine !== undefined && !(minCosine >= -1 && minCosine <= 1))
+    throw new Error('--min-cosine takes a number from -1 to 1');
+  await botCommand({
+    sets: values.set ?? [...SET_NAMES],
+    modelPath,
+    threads,
+    json: values.json,
+    ...(minCosine === undefined ? {} : { minCosine }),
+  });
+}
+
+const groups: Record<string, () => Promise<void>> = { retrieval, bot };
 const wanted = positionals.length > 0 ? positionals : Object.keys(groups);
 for (const name of wanted) {
   const run = groups[name];
