@@ -26,6 +26,10 @@ const FORGET_REQUEST =
 const FILES_REQUEST =
   /^(list\s+(the\s+)?files|(what|which)\s+files\s+(can|do)\s+you\s+see\??|files\??)$/i;
 
-/** "@bot share this with the workspace" (and close variants). */
+/**
+ * "@bot share this with the workspace" (and close variants): a request, alone in the message, to
+ * share what was posted here (a Slack mention may lead: file intake reads the raw text). A question that merely mentions sharing ("can I share my login with
+ * my team?") is a question for the model.
+ */
 export const SHARE_REQUEST =
-  /\bshare\b.*\b(with|to)\b.*\b(workspace|team|server|everyone|everybody|whole company)\b/i;
+  /^(<@[A-Z0-9]+>[\s,:]*)*(please\s+)?(can\s+you\s+|could\s+you\s+)?share\s+(this|that|it|these|those|(the|this|that|these|my)\s+(file|files|document|documents|doc|docs|pdf|attachment|attachments|upload|uploads))\s+(with|to)\s+(the\s+)?(whole\s+)?(workspace|team|server|everyone|everybody|company)(\s+please)?[\s.!?]*$/i;
