@@ -1,6 +1,6 @@
 // Ingest figures: a 300-page text PDF from bytes to searchable, the event-loop delay meanwhile
-// (extraction runs in a worker, so other conversations should not notice), and extraction
-// throughput against calling pdf-parse directly on the same file.
+// (extraction runs in a worker, so other conversations should not notice), extraction throughput
+// against calling pdf-parse directly on the same file, and the same file with chunk vectors.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { loadConfig } from '../src/config/load-config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { Owner } from '../src/scope/scope.ts';
 import { buildTextPdf } from '../test/fixtures/documents/index.ts';
+import { benchIngestWithEmbeddings } from './ingest-embed-bench.ts';
 import { fmt } from './stats.ts';
 
 const PAGES = 300;
@@ -93,5 +94,6 @@ export async function benchAttachments(): Promise<string[]> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  lines.push(...(await benchIngestWithEmbeddings(new Uint8Array(pdf), PAGES, limits)));
   return lines;
 }

@@ -3,8 +3,8 @@
 // 384-dimension vectors, loaded with UNWIND batches, and the vector index built over them (timed). The vectors are random unit vectors of
 // all-MiniLM-L6-v2's size clustered around 200 random topics, not real embeddings (embedding 100k
 // chunks here would take hours); they measure speed, not quality. Reports, in one run: the query
-// embedding on its own (the real model when TEST_EMBED_MODEL names its GGUF, 2 threads; else the
-// hashing stand-in), the candidate query with and without the ACL pre-filter, the whole provider
+// embedding on its own (the real model when BENCH_EMBED_MODEL or TEST_EMBED_MODEL names its GGUF,
+// 2 threads; else the hashing stand-in), the candidate query with and without the ACL pre-filter, the whole provider
 // pipeline per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all
 // 20, and one document (0.1 %), with each question's vector precomputed so only the graph work
 // is timed, and the recall@12 of ACL-filtered vector search against brute force over what each
@@ -27,6 +27,8 @@ import { silentLogger } from '../src/log/logger.ts';
 import { HashingEmbedder } from '../test/support/hashing-embedder.ts';
 import { neo4jForTests } from '../test/support/neo4j-server.ts';
 import { mulberry32 } from '../test/support/prng.ts';
+import { benchEmbedModelPath } from './embed-model-path.ts';
+import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
 import { fmt, percentile } from './stats.ts';
 
 const CHUNKS = 100_000;
@@ -181,24 +183,18 @@ const line = (label: string, ms: number[]) =>
 
 /** The question's embedding alone: the real model when its GGUF is given, else the stand-in. */
 async function embeddingTimes(questions: string[]): Promise<string> {
-  const modelPath = process.env.TEST_EMBED_MODEL;
+  const modelPath = benchEmbedModelPath();
   if (!modelPath) {
     const h = new HashingEmbedder(DIMS);
     const ms = await timed(QUERIES, (i) => h.embed([questions[i] ?? ''], { purpose: 'query' }));
     return line('query embedding, hashing stand-in (TEST_EMBED_MODEL not set)', ms);
   }
-  const lib = await import('node-llama-cpp');
-  const quiet = { progressLogs: false, skipDownload: true, logLevel: lib.LlamaLogLevel.error };
-  const llama = await lib.getLlama({ gpu: false, build: 'never', maxThreads: 2, ...quiet });
-  const model = await llama.loadModel({ modelPath });
-  const context = await model.createEmbeddingContext({ threads: 2 });
+  const model = await loadLlamaEmbedder(modelPath, 2);
   try {
-    const ms = await timed(100, (i) => context.getEmbeddingFor(questions[i] ?? ''));
+    const ms = await timed(100, (i) => model.embed([questions[i] ?? ''], { purpose: 'query' }));
     return line(`query embedding, ${modelPath.split('/').pop()} on 2 threads`, ms);
   } finally {
-    await context.dispose();
     await model.dispose();
-    await llama.dispose();
   }
 }
 

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { applyLangChainEnvironment } from './config/runtime-env.ts';
 import type { Config } from './config/schema.ts';
-import { createLogger } from './log/logger.ts';
+import { createProcessLogger, isPretty } from './log/logger.ts';
 
 const NO_PLATFORM = `threadmind has no chat platform to serve (WEB_ENABLED=false turns off the web chat). Set one of:
   the web chat:       WEB_ENABLED=true (or auto)
@@ -12,6 +12,15 @@ const NO_PLATFORM = `threadmind has no chat platform to serve (WEB_ENABLED=false
 and point it at your model server with LLM_TEXT_BASE_URL (default http://localhost:8000/v1).
 See README.md, "Set up Slack" and "Set up Discord".
 `;
+
+function nextSteps(webUrl: string, checks: { status: string }[]): string {
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  const then =
+    failed > 0
+      ? `${failed} check${failed === 1 ? '' : 's'} failed (✗ above, each with its fix); \`npm run doctor\` checks again.`
+      : 'Open it in a browser and ask a question; `npm run doctor` checks the set-up.';
+  return `\n  threadmind web chat: ${webUrl}\n  ${then}\n\n`;
+}
 
 function load(): Config {
   try {
@@ -34,7 +43,7 @@ async function main(): Promise<void> {
   // Before LangChain is loaded: its callback handlers read these when they are constructed.
   applyLangChainEnvironment();
   const { startApp } = await import('./compose/app.ts');
-  const log = createLogger(config.log.level);
+  const log = createProcessLogger(config.log);
   let app: Awaited<ReturnType<typeof startApp>>;
   // A fatal report stops the app and exits, for the supervisor to start it afresh.
   let fatal: (reason: string) => void = (reason) => {
@@ -47,9 +56,15 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'threadmind could not start');
     process.exit(1);
   }
-  log.info({ port: app.port, web: app.webUrl }, 'threadmind is running');
-  // Plain words for the person who just ran `npm start`, beside the JSON log.
-  if (app.webUrl) process.stdout.write(`threadmind web chat: ${app.webUrl}\n`);
+  // For the person who just ran `npm start`: the address and what to do next, set apart below the
+  // start-up checks. A log collector reading JSON lines has the same in "threadmind is running".
+  if (app.webUrl && isPretty(config.log.format, process.stdout)) {
+    const { webUrl, startupChecks } = app;
+    (startupChecks?.done ?? Promise.resolve()).then(
+      () => process.stdout.write(nextSteps(webUrl, startupChecks?.states() ?? [])),
+      () => undefined,
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

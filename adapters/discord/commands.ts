@@ -6,17 +6,78 @@
 import {
   ApplicationCommandType,
   ApplicationIntegrationType,
+  type ChatInputCommandInteraction,
   ContextMenuCommandBuilder,
   InteractionContextType,
   PermissionFlagsBits,
   SlashCommandBuilder,
+  type SlashCommandSubcommandBuilder,
 } from 'discord.js';
-import { MAX_CHANNEL_CONTEXT, MAX_INSTRUCTIONS_CHARS } from '../../src/core/channel-settings.ts';
+import { SETTINGS } from '../../src/core/channel-settings-schema.ts';
+import { messages } from '../../src/core/messages.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 
 /** The message command's name (up to 32 characters), as the Apps menu shows it. */
 export const ASK_ABOUT_COMMAND = 'Ask threadmind about this';
 /** The message command that shares a message's attachments with the whole server. */
 export const SHARE_FILE_COMMAND = 'Share file with server';
+
+/** Discord's longest option description. */
+const DESCRIPTION = 100;
+const short = (text: string) => (text.length <= DESCRIPTION ? text : `${text.slice(0, 99)}…`);
+
+/**
+ * `/settings set`'s options, one per channel setting (channel-settings-schema.ts): a select's
+ * choices, words with their limit, a number's range, a model's id; a flags setting gives one
+ * true/false option per flag. They fill the settings flow's form by the same ids.
+ */
+function settingOptions(c: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
+  for (const spec of SETTINGS) {
+    const t = messages.settingText(spec.key);
+    const about = short(t.help ?? t.label);
+    switch (spec.control) {
+      case 'select':
+        c.addStringOption((o) =>
+          o
+            .setName(spec.id)
+            .setDescription(about)
+            .addChoices(
+              ...spec.choices.map((v) => ({ name: short(t.choices?.[v] ?? v), value: v })),
+            ),
+        );
+        break;
+      case 'long':
+        c.addStringOption((o) =>
+          o.setName(spec.id).setDescription(about).setMaxLength(spec.maxLength),
+        );
+        break;
+      case 'model':
+        c.addStringOption((o) => o.setName(spec.id).setDescription(about));
+        break;
+      case 'number':
+        c.addIntegerOption((o) =>
+          o.setName(spec.id).setDescription(about).setMinValue(spec.min).setMaxValue(spec.max),
+        );
+        break;
+      case 'flags':
+        for (const flag of spec.flags)
+          c.addBooleanOption((o) =>
+            o.setName(flag).setDescription(short(t.choices?.[flag] ?? flag)),
+          );
+        break;
+    }
+  }
+  return c;
+}
+
+/** The flow a slash command begins, if it is one. */
+export function flowOf(i: ChatInputCommandInteraction): FlowName | undefined {
+  if (i.commandName === 'erase-server') return 'erase';
+  if (i.commandName === 'feedback-export') return 'export';
+  if (i.commandName === 'settings')
+    return i.options.getSubcommand(false) === 'set' ? 'settings' : 'settings-show';
+  return undefined;
+}
 
 /** Answerable through the interaction alone: offered to server and user installs, everywhere. */
 const ANYWHERE = {
@@ -77,49 +138,9 @@ export const COMMANDS = [
     .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .addSubcommand((c) => c.setName('show').setDescription('Show the settings and their changes'))
     .addSubcommand((c) =>
-      c
-        .setName('set')
-        .setDescription('Change them (Manage Channels)')
-        .addStringOption((o) =>
-          o
-            .setName('reply_mode')
-            .setDescription('When threadmind answers')
-            .addChoices(
-              { name: 'only when mentioned', value: 'mention' },
-              { name: 'follow-ups in its threads', value: 'thread' },
-              { name: 'every message', value: 'all' },
-            ),
-        )
-        .addStringOption((o) =>
-          o
-            .setName('instructions')
-            .setDescription('Extra instructions or persona ("-" clears them)')
-            .setMaxLength(MAX_INSTRUCTIONS_CHARS),
-        )
-        .addStringOption((o) =>
-          o.setName('model').setDescription('A text model id the server lists ("default" resets)'),
-        )
-        .addBooleanOption((o) => o.setName('files').setDescription('Let it search files'))
-        .addBooleanOption((o) => o.setName('images').setDescription('Let it look at images'))
-        .addBooleanOption((o) =>
-          o.setName('knowledge').setDescription('Let it search the knowledge graph'),
-        )
-        .addIntegerOption((o) =>
-          o
-            .setName('context')
-            .setDescription('Channel messages a top-level mention reads')
-            .setMinValue(0)
-            .setMaxValue(MAX_CHANNEL_CONTEXT),
-        )
-        .addStringOption((o) =>
-          o
-            .setName('knowledge_audience')
-            .setDescription('Whose access knowledge answers respect here')
-            .addChoices(
-              { name: 'everyone in the channel (else a private answer)', value: 'audience' },
-              { name: 'the asker (restricted channels)', value: 'asker' },
-            ),
-        ),
+      settingOptions(
+        c.setName('set').setDescription('Change them (Manage Channels); without options, a form'),
+      ),
     ),
   new SlashCommandBuilder()
     .setName('feedback-export')

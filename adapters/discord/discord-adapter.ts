@@ -24,15 +24,15 @@ import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import {
   ASK_ABOUT_COMMAND,
+  flowOf,
   SERVER_INSTALL_COMMANDS,
   SHARE_FILE_COMMAND,
   threadName,
 } from './commands.ts';
-import { DiscordCommands, isShareInteraction } from './discord-commands.ts';
-import { DiscordErase, isEraseInteraction } from './discord-erase.ts';
+import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
-import { DiscordFeedback, isFeedbackInteraction } from './discord-feedback.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
+import { DiscordInteractions, isFlowInteraction } from './discord-interactions.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
 
@@ -55,8 +55,7 @@ export class DiscordAdapter {
   private restSelfId: string | undefined;
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
-  private readonly feedback: DiscordFeedback;
-  private readonly erase: DiscordErase;
+  private readonly interactions: DiscordInteractions;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
@@ -90,33 +89,32 @@ export class DiscordAdapter {
         timeoutMs: config.attachments.downloadTimeoutMs,
       },
     });
-    d.core.attach(this.port, {
-      projectNoun: 'server',
-      settingsAdmins: "members with the Manage Channels permission and the bot's admins",
-      feedbackAdmins: "members with the Manage Server permission and the bot's admins",
-      updateIntervalMs: config.discord.updateIntervalMs,
-      nativeStreaming: false,
-      thinkingText: 'is thinking…',
+    this.interactions = new DiscordInteractions({
+      client: this.client,
+      rest: this.client.rest,
+      port: this.port,
+      core: d.core,
+      log: d.log.child({ component: 'discord-interactions' }),
+      admins: config.discord.admins,
     });
+    d.core.attach(
+      this.port,
+      {
+        projectNoun: 'server',
+        settingsAdmins: "members with the Manage Channels permission and the bot's admins",
+        feedbackAdmins: "members with the Manage Server permission and the bot's admins",
+        updateIntervalMs: config.discord.updateIntervalMs,
+        nativeStreaming: false,
+        thinkingText: 'is thinking…',
+      },
+      this.interactions,
+    );
     this.commands = new DiscordCommands({
       client: this.client,
       port: this.port,
       core: d.core,
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
-      admins: config.discord.admins,
-    });
-    this.feedback = new DiscordFeedback({
-      client: this.client,
-      core: d.core,
-      log: d.log,
-      admins: config.discord.admins,
-    });
-    this.erase = new DiscordErase({
-      client: this.client,
-      core: d.core,
-      log: d.log,
-      admins: config.discord.admins,
     });
     this.client.on(Events.MessageCreate, (m) => {
       this.onMessage(m).catch((err: unknown) =>
@@ -294,21 +292,11 @@ export class DiscordAdapter {
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
-    if (interaction.isButton() && isEraseInteraction(interaction.customId)) {
-      await this.erase.button(interaction);
-      return;
-    }
     if (
       (interaction.isButton() || interaction.isModalSubmit()) &&
-      isFeedbackInteraction(interaction.customId)
+      isFlowInteraction(interaction.customId)
     ) {
-      await (interaction.isButton()
-        ? this.feedback.button(interaction)
-        : this.feedback.reason(interaction));
-      return;
-    }
-    if (interaction.isButton() && isShareInteraction(interaction.customId)) {
-      await this.commands.shareButton(interaction);
+      await this.interactions.act(interaction);
       return;
     }
     if (interaction.isMessageContextMenuCommand()) {
@@ -317,7 +305,7 @@ export class DiscordAdapter {
       else if (interaction.commandName === ASK_ABOUT_COMMAND)
         await this.commands.askAbout(interaction);
       else if (interaction.commandName === SHARE_FILE_COMMAND)
-        await this.commands.shareFile(interaction);
+        await this.interactions.shareFile(interaction);
       return;
     }
     if (!interaction.isChatInputCommand()) return;
@@ -325,15 +313,10 @@ export class DiscordAdapter {
       await this.commands.refuseServerOnly(interaction);
       return;
     }
-    if (interaction.commandName === 'erase-server') {
-      await this.erase.command(interaction).catch((err: unknown) => {
-        this.d.log.error({ err, command: 'erase-server' }, 'command failed');
-      });
-      return;
-    }
-    if (interaction.commandName === 'feedback-export') {
-      await this.feedback.export(interaction).catch((err: unknown) => {
-        this.d.log.error({ err, command: 'feedback-export' }, 'command failed');
+    const flow = flowOf(interaction);
+    if (flow) {
+      await this.interactions.command(interaction, flow).catch((err: unknown) => {
+        this.d.log.error({ err, command: interaction.commandName }, 'command failed');
       });
       return;
     }

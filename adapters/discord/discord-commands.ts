@@ -4,22 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AnyThreadChannel,
-  type APIMessage,
-  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Client,
   type MessageContextMenuCommandInteraction,
   MessageFlags,
   PermissionFlagsBits,
-  Routes,
 } from 'discord.js';
-import type {
-  KnowledgeAudience,
-  ReplyMode,
-  SettingsPatch,
-} from '../../src/core/channel-settings.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
-import type { ShareReply } from '../../src/core/file-sharing.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';
@@ -27,7 +18,6 @@ import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
-import { discordText } from './discord-format.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
 export interface DiscordCommandsOptions {
@@ -36,18 +26,6 @@ export interface DiscordCommandsOptions {
   core: Conversation;
   log: Logger;
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
-  /** User ids who may change any channel's settings. */
-  admins: readonly string[];
-}
-
-/**
- * custom_id of a share confirmation's buttons: `tm:share:<ok|no>:<channel>:<message>:<asker>`.
- * They carry the message's place and who asked, so any process can handle the click.
- */
-const SHARE_PREFIX = 'tm:share:';
-
-export function isShareInteraction(customId: string): boolean {
-  return customId.startsWith(SHARE_PREFIX);
 }
 
 const INTENTS: Record<string, Intent | undefined> = {
@@ -92,36 +70,6 @@ export class DiscordCommands {
     }
   }
 
-  /** `/settings show` and `/settings set …`; both answered only to the person who ran them. */
-  private async settings(i: ChatInputCommandInteraction): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-    if (!channel) return;
-    const { ref } = placeOf(channel, i.guildId, i.user.id);
-    if (i.options.getSubcommand() === 'show') {
-      await this.reply(i, await this.o.core.describeSettings(ref));
-      return;
-    }
-    const o = i.options;
-    const instructions = o.getString('instructions');
-    const model = o.getString('model');
-    const tool = (name: string) => o.getBoolean(name) ?? undefined;
-    const patch: SettingsPatch = {
-      replyMode: (o.getString('reply_mode') as ReplyMode | null) ?? undefined,
-      instructions: instructions === null ? undefined : instructions === '-' ? '' : instructions,
-      model: model === null ? undefined : model === 'default' ? '' : model,
-      tools: { files: tool('files'), images: tool('images'), knowledge: tool('knowledge') },
-      channelContext: o.getInteger('context') ?? undefined,
-      knowledgeAudience:
-        (o.getString('knowledge_audience') as KnowledgeAudience | null) ?? undefined,
-    };
-    const mayChange =
-      this.o.admins.includes(i.user.id) ||
-      (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false);
-    const r = await this.o.core.changeSettings(ref, { id: i.user.id, mayChange }, patch);
-    await this.reply(i, r.text);
-  }
-
   /**
    * A command that needs the bot in the server (its channel settings, its votes), used through a
    * user install where the server did not add it: refused in words, only to the person.
@@ -131,10 +79,7 @@ export class DiscordCommands {
   ): Promise<void> {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const name = i.isChatInputCommand() ? `/${i.commandName}` : `“${i.commandName}”`;
-    await this.reply(
-      i,
-      `${name} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`,
-    );
+    await this.reply(i, messages.serverOnly(name));
   }
 
   /**
@@ -147,140 +92,28 @@ export class DiscordCommands {
       await this.askAboutAsUser(i, place);
       return;
     }
-    await this.privately(
-      i,
-      '⚠️ I could not start a thread from that message. Check that I may create threads here.',
-      async (traceId) => {
-        const target = i.targetMessage;
-        const where = target.channel;
-        let thread: AnyThreadChannel;
-        if (where.isThread()) thread = where;
-        else if (target.thread) thread = target.thread;
-        else
-          thread = await target.startThread({
-            name: threadName(target.content || 'threadmind'),
-            autoArchiveDuration: this.o.threadAutoArchiveMinutes,
-          });
-        const { ref } = placeOf(thread, i.guildId, i.user.id);
-        await this.reply(i, `I am answering in <#${thread.id}>.`);
-        await this.o.core.askAbout({
-          ref,
-          to: { ref, context: {} },
-          principal: i.user.id,
-          about: { authorId: target.author.id, at: target.createdTimestamp },
-          requestId: i.id,
-          traceId,
-          dedupe: [`discord:interaction:${i.id}`],
-        });
-      },
-    );
-  }
-
-  /**
-   * "Share file with server" on a message: its attachments become the server's (the core decides);
-   * from a channel not everyone can view, or a DM, an ephemeral confirmation with buttons first.
-   */
-  async shareFile(i: MessageContextMenuCommandInteraction): Promise<void> {
-    await this.privately(i, `⚠️ ${messages.handlingFailed}`, async (traceId) => {
+    await this.privately(i, messages.error(messages.threadNotStarted), async (traceId) => {
       const target = i.targetMessage;
-      const { ref } = placeOf(target.channel, i.guildId, i.user.id);
-      const r = await this.o.core.shareMessageFiles({
+      const where = target.channel;
+      let thread: AnyThreadChannel;
+      if (where.isThread()) thread = where;
+      else if (target.thread) thread = target.thread;
+      else
+        thread = await target.startThread({
+          name: threadName(target.content || 'threadmind'),
+          autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+        });
+      const { ref } = placeOf(thread, i.guildId, i.user.id);
+      await this.reply(i, messages.answeringIn(`<#${thread.id}>`));
+      await this.o.core.askAbout({
         ref,
         to: { ref, context: {} },
         principal: i.user.id,
-        messageId: target.id,
-        files: [...target.attachments.values()].map((a) => this.o.port.fileRef(a)),
-        confirmed: false,
+        about: { authorId: target.author.id, at: target.createdTimestamp },
+        requestId: i.id,
         traceId,
         dedupe: [`discord:interaction:${i.id}`],
       });
-      if (r.status === 'duplicate') return;
-      const place = `${target.channelId}:${target.id}:${i.user.id}`;
-      await this.shareReply(i, r, place);
-    });
-  }
-
-  /** A share confirmation's button: Cancel, or Share (the message's attachments read again). */
-  async shareButton(i: ButtonInteraction): Promise<void> {
-    const [verb, channelId, messageId, asker] = i.customId.slice(SHARE_PREFIX.length).split(':');
-    if (!channelId || !messageId || !asker) return;
-    if (verb !== 'ok') {
-      await i.update({ content: discordText(messages.shareCancelled), components: [] });
-      return;
-    }
-    const traceId = randomUUID();
-    const channel = i.channel ?? (await this.o.client.channels.fetch(channelId));
-    if (!channel) return;
-    const { ref } = placeOf(channel, i.guildId, asker);
-    const share = (files: ReturnType<DiscordPort['fileRef']>[]) =>
-      this.o.core.shareMessageFiles({
-        ref,
-        to: { ref, context: {} },
-        principal: i.user.id,
-        askedBy: asker,
-        messageId,
-        files,
-        confirmed: true,
-        traceId,
-        dedupe: [`discord:interaction:${i.id}`],
-      });
-    if (i.user.id !== asker) {
-      // Answered on its own (the core refuses it at once); the confirmation stays for its asker.
-      const r = await share([]);
-      await i.reply({ content: discordText(r.text), flags: MessageFlags.Ephemeral });
-      return;
-    }
-    // Reading the files can take longer than Discord's 3 seconds.
-    await i.deferUpdate();
-    try {
-      const m = (await this.o.client.rest
-        .get(Routes.channelMessage(channelId, messageId))
-        .catch(() => undefined)) as APIMessage | undefined;
-      if (!m) {
-        await i.editReply({ content: discordText(messages.shareMessageGone), components: [] });
-        return;
-      }
-      const files = m.attachments.map((a) =>
-        this.o.port.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
-      );
-      const r = await share(files);
-      if (r.status === 'duplicate') return;
-      await i.editReply({ content: discordText(r.text), components: [] });
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId }, 'share confirmation failed');
-      await i
-        .editReply({ content: discordText(`⚠️ ${messages.handlingFailed}`), components: [] })
-        .catch(() => undefined);
-    }
-  }
-
-  /** The core's answer to a share, with Share / Cancel buttons when it asks first. */
-  private async shareReply(
-    i: MessageContextMenuCommandInteraction,
-    r: ShareReply,
-    place: string,
-  ): Promise<void> {
-    const button = (verb: 'ok' | 'no', label: string, style: number) => ({
-      type: 2,
-      style,
-      custom_id: `${SHARE_PREFIX}${verb}:${place}`,
-      label,
-    });
-    await i.editReply({
-      content: discordText(r.text),
-      allowedMentions: { parse: [] },
-      components:
-        r.status === 'confirm'
-          ? [
-              {
-                type: 1,
-                components: [
-                  button('ok', messages.shareConfirmLabel, 1),
-                  button('no', messages.shareCancelLabel, 2),
-                ],
-              },
-            ]
-          : [],
     });
   }
 
@@ -293,7 +126,7 @@ export class DiscordCommands {
     i: MessageContextMenuCommandInteraction,
     ref: ThreadRef,
   ): Promise<void> {
-    await this.privately(i, '⚠️ Something went wrong with that command.', async (traceId) => {
+    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
       const target = i.targetMessage;
       await this.o.core.askAbout({
         ref,
@@ -319,54 +152,43 @@ export class DiscordCommands {
       await this.refuseServerOnly(i);
       return;
     }
-    await this.privately(
-      i,
-      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      async (traceId) => {
-        const to = userInstallDestination(ref, i.token);
-        const question = i.options.getString('question') ?? '';
-        const file = i.options.getAttachment('file');
-        const files = file ? [this.o.port.fileRef(file)] : [];
-        this.o.core.receiveFiles({
-          ref,
-          to,
-          where: 'session',
-          messageId: i.id,
-          text: question,
-          files,
-          traceId,
-        });
-        await this.o.core.receiveMessage({
-          ref,
-          to,
-          principal: i.user.id,
-          principalName: i.user.globalName ?? i.user.username,
-          text: question,
-          messageId: i.id,
-          receivedAt: Date.now(),
-          traceId,
-          addressed: 'command',
-          intent,
-          // The conversation is the person's own.
-          mayForget: true,
-          dedupe: [`discord:interaction:${i.id}`],
-          delivered: [],
-        });
-      },
-    );
+    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
+      const to = userInstallDestination(ref, i.token);
+      const question = i.options.getString('question') ?? '';
+      const file = i.options.getAttachment('file');
+      const files = file ? [this.o.port.fileRef(file)] : [];
+      this.o.core.receiveFiles({
+        ref,
+        to,
+        where: 'session',
+        messageId: i.id,
+        text: question,
+        files,
+        traceId,
+      });
+      await this.o.core.receiveMessage({
+        ref,
+        to,
+        principal: i.user.id,
+        principalName: i.user.globalName ?? i.user.username,
+        text: question,
+        messageId: i.id,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: 'command',
+        intent,
+        // The conversation is the person's own.
+        mayForget: true,
+        dedupe: [`discord:interaction:${i.id}`],
+        delivered: [],
+      });
+    });
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {
     const place = userInstallPlace(i);
     if (place) {
       await this.handleAsUser(i, place);
-      return;
-    }
-    if (i.commandName === 'settings') {
-      await this.settings(i).catch(async (err: unknown) => {
-        this.o.log.error({ err, command: 'settings' }, 'command failed');
-        await this.reply(i, '⚠️ Something went wrong with that command.').catch(() => undefined);
-      });
       return;
     }
     const intent = INTENTS[i.commandName];
@@ -380,9 +202,7 @@ export class DiscordCommands {
       if (!intent || !channel?.isSendable()) {
         await this.reply(
           i,
-          intent
-            ? 'I cannot post in this channel. Check that I have the Send Messages permission here.'
-            : `I do not know the command /${i.commandName}.`,
+          intent ? messages.cannotPostHere : messages.unknownCommand(`/${i.commandName}`),
         );
         return;
       }
@@ -446,10 +266,7 @@ export class DiscordCommands {
       });
     } catch (err) {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(
-        i,
-        '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-      ).catch(() => undefined);
+      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
     }
   }
 }

@@ -3,15 +3,7 @@
 // A user install's answer (`INTERACTION_ONLY`) never touches the channel: the bot is not in it, so
 // it is the original response and follow-ups through the interaction's webhook, and reads, typing
 // and reactions are skipped.
-import {
-  type APIMessage,
-  type Attachment,
-  type Message,
-  MessageFlags,
-  MessageReferenceType,
-  type REST,
-  Routes,
-} from 'discord.js';
+import { type APIMessage, type Message, MessageFlags, type REST, Routes } from 'discord.js';
 import { LRUCache } from 'lru-cache';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
 import type { FileRef, InboundMessage, QueuedFile } from '../../src/model/incoming.ts';
@@ -27,9 +19,10 @@ import type {
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { channelReaders, everyoneCanView } from './discord-audience.ts';
+import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
-import { feedbackRow } from './discord-feedback.ts';
 import { discordFormat } from './discord-format.ts';
+import { type AttachmentLike, DiscordReader } from './discord-reader.ts';
 
 export const DISCORD_LIMIT = 2000;
 /** Discord shows "typing" for about 10 s. */
@@ -63,8 +56,6 @@ export interface DiscordPortOptions {
   files: FileSource;
 }
 
-type AttachmentLike = Pick<Attachment, 'id' | 'name' | 'size' | 'url'>;
-
 export class DiscordPort implements PlatformPort {
   readonly platform = 'discord' as const;
   readonly limits = { message: DISCORD_LIMIT };
@@ -75,7 +66,8 @@ export class DiscordPort implements PlatformPort {
   private readonly usedInteractions = new Set<string>();
   /** Interaction responses and follow-ups: only the interaction's webhook may edit them. */
   private readonly webhookMessages = new Map<string, WebhookMessage>();
-
+  /** Reading threads, channels and reply chains (discord-reader.ts). */
+  private readonly reader: DiscordReader;
   private readonly readers = new LRUCache<string, Promise<string[]>>({
     max: 2000,
     ttl: READERS_TTL_MS,
@@ -83,6 +75,7 @@ export class DiscordPort implements PlatformPort {
 
   constructor(o: DiscordPortOptions) {
     this.o = o;
+    this.reader = new DiscordReader(o);
   }
 
   /**
@@ -122,7 +115,7 @@ export class DiscordPort implements PlatformPort {
 
   /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */
   fileRef(a: AttachmentLike): FileRef {
-    return remoteFile(this.o.files, a, a.url);
+    return this.reader.fileRef(a);
   }
 
   /** Through a user install's interaction: its response and the five follow-ups Discord allows. */
@@ -197,7 +190,7 @@ export class DiscordPort implements PlatformPort {
     text: RenderedText | undefined,
     footer: AnswerFooter,
   ): Promise<void> {
-    const components = footer.feedbackId ? [feedbackRow(footer.feedbackId)] : [];
+    const components = footer.votes ? rows(footer.votes) : [];
     const sources = footer.sourcesText?.text;
     if (messageId !== undefined && text !== undefined) {
       const content = sources ? `${text.text}\n\n${sources}` : text.text;
@@ -239,41 +232,11 @@ export class DiscordPort implements PlatformPort {
   }
 
   /** The channel's messages after `after` (or from the start), oldest first, 100 a request. */
-  async *readThread(
+  readThread(
     to: Destination,
     opts: { after?: string; limit?: number } = {},
   ): AsyncIterable<ThreadMessage> {
-    // A user install cannot read the channel; what it may know comes with the interaction.
-    if (to.context[INTERACTION_ONLY] === true) return;
-    let after = opts.after ?? '0';
-    let left = opts.limit ?? Number.POSITIVE_INFINITY;
-    // A thread started from a message begins with it, though Discord keeps that message in the
-    // parent channel, under the thread's id.
-    if (opts.after === undefined && left > 0 && to.ref.channelId !== to.ref.sessionId) {
-      const starter = (await this.o.rest
-        .get(Routes.channelMessage(to.ref.channelId, to.ref.sessionId))
-        .catch(() => undefined)) as APIMessage | undefined;
-      if (starter) {
-        left--;
-        yield this.threadMessage(starter);
-      }
-    }
-    for (;;) {
-      const query = new URLSearchParams({ after, limit: String(Math.min(100, left)) });
-      const page = (await this.o.rest.get(Routes.channelMessages(to.ref.sessionId), {
-        query,
-      })) as APIMessage[];
-      // Discord does not promise an order for `after`; snowflakes sort by time.
-      page.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      for (const m of page) {
-        if (left <= 0) return;
-        left--;
-        yield this.threadMessage(m);
-      }
-      const last = page.at(-1);
-      if (!last || page.length < 100 || left <= 0) return;
-      after = last.id;
-    }
+    return this.reader.readThread(to, opts);
   }
 
   isBefore(a: string, b: string): boolean {
@@ -281,77 +244,23 @@ export class DiscordPort implements PlatformPort {
   }
 
   /** The channel's messages before `before`, oldest first (Discord answers newest first). */
-  async readChannel(
-    to: Destination,
-    opts: { before: string; limit: number },
-  ): Promise<ThreadMessage[]> {
-    if (to.context[INTERACTION_ONLY] === true) return [];
-    const query = new URLSearchParams({
-      before: opts.before,
-      limit: String(Math.min(100, opts.limit)),
-    });
-    const page = (await this.o.rest.get(Routes.channelMessages(to.ref.channelId), {
-      query,
-    })) as APIMessage[];
-    return page
-      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
-      .map((m) => this.threadMessage(m));
+  readChannel(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]> {
+    return this.reader.readChannel(to, opts);
   }
 
   /** A message as the reader sees it (also for reply chains the adapter reads). */
   threadMessage(m: APIMessage): ThreadMessage {
-    // A command's reply (/ask's "… asked:") stands for the person who ran the command.
-    const author = m.interaction_metadata?.user ?? m.author;
-    return {
-      id: m.id,
-      authorId: author.id,
-      authorName: author.global_name ?? author.username,
-      isBot: m.author.bot === true,
-      fromSelf: m.author.id === this.o.selfId() && m.interaction_metadata === undefined,
-      text: messageText(m),
-      at: Date.parse(m.timestamp),
-      files: m.attachments.map((a) =>
-        this.fileRef({ id: a.id, name: a.filename, size: a.size, url: a.url }),
-      ),
-    };
+    return this.reader.threadMessage(m);
   }
 
-  /**
-   * A message an interaction carried (a message command's target, resolved by Discord), quoted
-   * even when the bot wrote it: it is what was asked about.
-   */
+  /** A message an interaction carried, quoted even when the bot wrote it (discord-reader.ts). */
   deliveredMessage(m: Message): ThreadMessage {
-    return {
-      id: m.id,
-      authorId: m.author.id,
-      authorName: m.author.globalName ?? m.author.username,
-      isBot: m.author.bot,
-      fromSelf: false,
-      text: messageText({
-        content: m.content,
-        message_snapshots: m.messageSnapshots.map((s) => ({ message: { content: s.content } })),
-      } as Pick<APIMessage, 'content' | 'message_snapshots'>),
-      at: m.createdTimestamp,
-      files: [...m.attachments.values()].map((a) => this.fileRef(a)),
-    };
+    return this.reader.deliveredMessage(m);
   }
 
   /** The messages a reply answers, oldest first, up to a few levels up. */
-  async replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
-    const chain: ThreadMessage[] = [];
-    let next: { channelId: string; messageId: string } | undefined = { channelId, messageId };
-    while (next && chain.length < REPLY_CHAIN_DEPTH) {
-      const m = await this.fetchMessage(next.channelId, next.messageId);
-      if (!m) break;
-      chain.unshift(this.threadMessage(m));
-      const ref = m.message_reference;
-      next =
-        ref?.message_id &&
-        (ref.type ?? MessageReferenceType.Default) === MessageReferenceType.Default
-          ? { channelId: ref.channel_id ?? next.channelId, messageId: ref.message_id }
-          : undefined;
-    }
-    return chain;
+  replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
+    return this.reader.replyChain(channelId, messageId);
   }
 
   rehydrate(
@@ -371,10 +280,8 @@ export class DiscordPort implements PlatformPort {
   }
 
   /** One message by id, or undefined when it is gone or unreadable. */
-  async fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
-    return (await this.o.rest
-      .get(Routes.channelMessage(channelId, messageId))
-      .catch(() => undefined)) as APIMessage | undefined;
+  fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
+    return this.reader.fetchMessage(channelId, messageId);
   }
 
   encodeThreadId(ref: ThreadRef): string {
@@ -385,15 +292,3 @@ export class DiscordPort implements PlatformPort {
     return decodeThreadRef(id, 'discord');
   }
 }
-
-/** What a message says; a forwarded message's words are in its snapshot, not its content. */
-export function messageText(m: Pick<APIMessage, 'content' | 'message_snapshots'>): string {
-  const forwarded = (m.message_snapshots ?? [])
-    .map((s) => s.message.content)
-    .filter((t) => t !== '')
-    .map((t) => `[forwarded message]\n${t}`);
-  return [m.content, ...forwarded].filter((t) => t !== '').join('\n');
-}
-
-/** How far up a reply chain a mention reads. */
-const REPLY_CHAIN_DEPTH = 10;

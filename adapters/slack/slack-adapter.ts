@@ -27,7 +27,6 @@ import {
   type SlackMessageEvent,
   slackProjectId,
 } from './slack-events.ts';
-import { registerSlackFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
 import { type SlackFileRef, SlackFiles } from './slack-files.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import {
@@ -37,9 +36,9 @@ import {
   type SlackCredentials,
   SlackInstallations,
 } from './slack-installations.ts';
+import { SlackInteractions } from './slack-interactions.ts';
 import { oauthReceiver } from './slack-oauth-receiver.ts';
 import { MRKDWN_LIMIT, SlackPort, slackContext } from './slack-port.ts';
-import { registerSlackShare } from './slack-share.ts';
 
 export interface SlackAdapterDeps {
   config: Config;
@@ -91,7 +90,6 @@ export class SlackAdapter {
   /** Workspaces whose user groups are synced on the schedule (seen in events, or the token's). */
   private readonly groupWorkspaces = new Set<string>();
   private groupTimer: NodeJS.Timeout | undefined;
-  private readonly feedback: SlackFeedbackDeps;
   private readonly agentView: SlackAgentView;
 
   constructor(d: SlackAdapterDeps) {
@@ -183,15 +181,28 @@ export class SlackAdapter {
       streaming: config.slack.streaming,
       assistantStatus: config.slack.assistantStatus,
     });
-    d.core.attach(this.port, {
-      projectNoun: 'workspace',
-      settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
-      feedbackAdmins: "workspace admins and owners and the bot's admins",
-      erasePreserves: (projectId) => [installationKeyOf(projectId)],
-      updateIntervalMs: config.slack.updateIntervalMs,
-      nativeStreaming: config.slack.streaming === 'auto',
-      thinkingText: config.slack.thinkingText,
+    const interactions = new SlackInteractions({
+      app: this.app,
+      core: d.core,
+      files: this.files,
+      credentials: this.installations ?? (this.fixed as FixedCredentials),
+      admins: config.slack.admins,
+      log: d.log.child({ component: 'slack-interactions' }),
+      noteUser: (user, project) => this.port.noteUser(user, project),
     });
+    d.core.attach(
+      this.port,
+      {
+        projectNoun: 'workspace',
+        settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
+        feedbackAdmins: "workspace admins and owners and the bot's admins",
+        erasePreserves: (projectId) => [installationKeyOf(projectId)],
+        updateIntervalMs: config.slack.updateIntervalMs,
+        nativeStreaming: config.slack.streaming === 'auto',
+        thinkingText: config.slack.thinkingText,
+      },
+      interactions,
+    );
     const listener = async ({
       event,
       body,
@@ -224,15 +235,12 @@ export class SlackAdapter {
         });
       }
     }
-    this.feedback = {
+    registerSlackCommand({
       app: this.app,
-      core: d.core,
       log: d.log,
-      admins: config.slack.admins,
       render: (md, limit) => this.render(md, limit),
-    };
-    registerSlackFeedback(this.feedback);
-    registerSlackCommand(this.feedback);
+      flows: interactions,
+    });
     this.agentView = new SlackAgentView({
       app: this.app,
       records: d.records,
@@ -243,14 +251,6 @@ export class SlackAdapter {
       await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
         d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
       );
-    });
-    registerSlackShare({
-      app: this.app,
-      core: d.core,
-      files: this.files,
-      log: d.log.child({ component: 'slack-share' }),
-      noteUser: (user, project) => this.port.noteUser(user, project),
-      render: (md) => this.render(md),
     });
     // Uninstalled, or the bot token revoked: the tokens go at once; Bolt skips authorize for these.
     this.app.event('app_uninstalled', async ({ body }) => {
@@ -547,7 +547,6 @@ export class SlackAdapter {
       );
   }
 
-  /** `/threadmind` opens the channel's settings form; `/threadmind settings` shows them. */
   /** Bot text for an ephemeral reply, rendered like every other post. */
   private render(markdown: string, limit = MRKDWN_LIMIT): string {
     return RenderedText.render(this.port.format, markdown, 'message', limit)

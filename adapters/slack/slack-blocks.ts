@@ -3,26 +3,11 @@
 // buttons. A workspace that refuses the native blocks gets the plainer ones (`plainerStyle`).
 import type { Block } from '@slack/web-api';
 import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts';
-import type { AnswerFooter, AnswerSource, Vote } from '../../src/model/answer-extras.ts';
-
-/** action_id of the feedback buttons, plain or native; the value is `<vote>:<turn id>`. */
-export const FEEDBACK_ACTION = 'threadmind_feedback';
-/** callback_id of the modal that asks why an answer was not good. */
-export const FEEDBACK_REASON_CALLBACK = 'threadmind_feedback_reason';
+import { messages } from '../../src/core/messages.ts';
+import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
+import { INTERACTION_ID } from './slack-cards.ts';
 
 const text = (t: string) => ({ type: 'plain_text' as const, text: t, emoji: true });
-
-export function voteValue(vote: Vote, id: string): string {
-  return `${vote}:${id}`;
-}
-
-export function parseVoteValue(
-  value: string | undefined,
-): { vote: string; id: string } | undefined {
-  const cut = value?.indexOf(':') ?? -1;
-  if (!value || cut <= 0) return undefined;
-  return { vote: value.slice(0, cut), id: value.slice(cut + 1) };
-}
 
 /** Which of Slack's newer blocks a footer uses; a workspace that refuses one gets the older kind. */
 export interface FooterStyle {
@@ -75,8 +60,7 @@ function sourcesCard(sources: readonly AnswerSource[]): Block | undefined {
 /** The next plainer style after Slack refused this one's blocks; undefined when none is left. */
 export function plainerStyle(footer: AnswerFooter, style: FooterStyle): FooterStyle | undefined {
   if (style.nativeSources && sourcesCard(footer.sources)) return { ...style, nativeSources: false };
-  if (style.nativeButtons && footer.feedbackId !== undefined)
-    return { ...style, nativeButtons: false };
+  if (style.nativeButtons && footer.votes !== undefined) return { ...style, nativeButtons: false };
   return undefined;
 }
 
@@ -90,9 +74,10 @@ export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_F
       elements: [{ type: 'mrkdwn', text: footer.sourcesText.text }],
     } as Block);
   }
-  const id = footer.feedbackId;
-  if (id === undefined) return blocks;
-  const block_id = `threadmind_feedback:${id}`;
+  const [up, down] = footer.votes ?? [];
+  if (!up || !down) return blocks;
+  // The buttons carry the feedback flow's references; the dispatcher answers every `tm:` action.
+  const block_id = 'threadmind_feedback';
   const actions: Record<string, unknown> = !style.nativeButtons
     ? {
         type: 'actions',
@@ -100,15 +85,15 @@ export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_F
         elements: [
           {
             type: 'button',
-            action_id: `${FEEDBACK_ACTION}_up`,
-            text: text('👍'),
-            value: voteValue('up', id),
+            action_id: `${INTERACTION_ID}:up`,
+            text: text(up.label),
+            value: up.ref,
           },
           {
             type: 'button',
-            action_id: `${FEEDBACK_ACTION}_down`,
-            text: text('👎'),
-            value: voteValue('down', id),
+            action_id: `${INTERACTION_ID}:down`,
+            text: text(down.label),
+            value: down.ref,
           },
         ],
       }
@@ -118,49 +103,20 @@ export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_F
         elements: [
           {
             type: 'feedback_buttons',
-            action_id: FEEDBACK_ACTION,
+            action_id: `${INTERACTION_ID}:vote`,
             positive_button: {
-              text: text('👍'),
-              value: voteValue('up', id),
-              accessibility_label: 'Good answer',
+              text: text(up.label),
+              value: up.ref,
+              accessibility_label: messages.goodAnswer,
             },
             negative_button: {
-              text: text('👎'),
-              value: voteValue('down', id),
-              accessibility_label: 'Not a good answer',
+              text: text(down.label),
+              value: down.ref,
+              accessibility_label: messages.badAnswer,
             },
           },
         ],
       };
   blocks.push(actions as unknown as Block);
   return blocks;
-}
-
-/** The optional "what was wrong?" modal after a 👎. */
-export function reasonView(
-  place: { id: string; projectId: string; channel: string },
-  prompt: string,
-) {
-  return {
-    type: 'modal' as const,
-    callback_id: FEEDBACK_REASON_CALLBACK,
-    private_metadata: JSON.stringify(place),
-    title: text('Feedback'),
-    submit: text('Send'),
-    close: text('Skip'),
-    blocks: [
-      {
-        type: 'input',
-        block_id: 'reason',
-        optional: true,
-        label: text(prompt),
-        element: {
-          type: 'plain_text_input',
-          action_id: 'value',
-          multiline: true,
-          max_length: 1000,
-        },
-      },
-    ],
-  };
 }

@@ -1,35 +1,36 @@
-// `/threadmind`: the channel's settings form (a modal), `settings` to show them with their changes,
-// `feedback export` and `erase-workspace` for admins; and the form's submission, a settings change
-// for the core.
-import type {
-  AllMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-} from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { openEraseConfirmation, registerSlackErase } from './slack-erase.ts';
+// `/threadmind` (or `/threadmind settings`): the channel's settings flow, `show` to show them with
+// their changes, `feedback export` and `erase-workspace` (a flow) for admins.
+import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { messages } from '../../src/core/messages.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
-import { exportFeedback, type SlackFeedbackDeps } from './slack-feedback.ts';
-import {
-  type FormPlace,
-  mayChangeSettings,
-  patchFromState,
-  SETTINGS_CALLBACK,
-  settingsView,
-} from './slack-settings.ts';
+import type { SlackInteractions } from './slack-interactions.ts';
 
-/** Slack shows up to 40,000 characters of a message's text; an export stays under that. */
-const EPHEMERAL_LIMIT = 39_000;
+/** The words that begin a flow. */
+const FLOWS: Record<string, FlowName | undefined> = {
+  '': 'settings',
+  settings: 'settings',
+  edit: 'settings',
+  show: 'settings-show',
+  'erase-workspace': 'erase',
+};
 
-export function registerSlackCommand(d: SlackFeedbackDeps): void {
+/** The command's dependencies, and the flows it begins. */
+export interface CommandDeps {
+  app: App;
+  log: Logger;
+  /** Bot text rendered like every other post (up to `limit` characters). */
+  render(markdown: string, limit?: number): string;
+  flows: SlackInteractions;
+}
+
+export function registerSlackCommand(d: CommandDeps): void {
   d.app.command('/threadmind', (args) => onCommand(d, args));
-  d.app.view(SETTINGS_CALLBACK, (args) => onSettingsSubmitted(d, args));
-  registerSlackErase(d);
 }
 
 async function onCommand(
-  d: SlackFeedbackDeps,
+  d: CommandDeps,
   { command, ack, respond, body, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs,
 ): Promise<void> {
   // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
@@ -43,102 +44,30 @@ async function onCommand(
   const ephemeral = (text: string, limit?: number) =>
     respond({ response_type: 'ephemeral', text: d.render(text, limit) });
   if (!projectId) return;
-  const ref: ThreadRef = {
-    platform: 'slack',
-    projectId,
-    channelId: command.channel_id,
-    sessionId: command.channel_id,
-  };
-  const { core } = d;
   const words = command.text.trim().toLowerCase();
   try {
-    if (words === 'settings' || words === 'show') {
-      await ephemeral(await core.describeSettings(ref));
+    const [verb, sub, format] = words.split(/\s+/);
+    if (verb === 'feedback' && sub !== 'export') {
+      await ephemeral(messages.feedbackExportUsage);
       return;
     }
-    if (words.split(/\s+/)[0] === 'feedback') {
-      await exportFeedback(d, {
-        client,
-        projectId,
-        userId: command.user_id,
-        words: words.split(/\s+/).slice(1),
-        ephemeral: (md) => ephemeral(md, EPHEMERAL_LIMIT),
-      });
+    const flow = verb === 'feedback' ? 'export' : FLOWS[words];
+    if (!flow) {
+      await ephemeral(messages.slackCommandUsage);
       return;
     }
-    if (words === 'erase-workspace') {
-      await openEraseConfirmation(d, {
-        client,
-        projectId,
-        userId: command.user_id,
-        channel: command.channel_id,
-        triggerId: command.trigger_id,
-        ephemeral: (md) => ephemeral(md),
-      });
-      return;
-    }
-    if (words !== '' && words !== 'edit') {
-      await ephemeral(
-        'Use `/threadmind` to change how I behave in this channel, or `/threadmind settings` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
-      );
-      return;
-    }
-    const allowed = await mayChangeSettings(client, d.admins, command.user_id, command.channel_id);
-    if (!allowed) {
-      // Recorded like any refused change, so the audit trail shows the attempt.
-      const r = await core.changeSettings(ref, { id: command.user_id, mayChange: false }, {});
-      await ephemeral(r.text);
-      return;
-    }
-    const form = await core.settingsForm(ref);
-    await client.views.open({
-      trigger_id: command.trigger_id,
-      view: settingsView(form.effective.settings, form.models, {
-        channel: command.channel_id,
-        projectId,
-      }) as unknown as Parameters<WebClient['views']['open']>[0]['view'],
+    await d.flows.command(flow, {
+      client,
+      user: command.user_id,
+      team: command.team_id,
+      projectId,
+      channel: command.channel_id,
+      triggerId: command.trigger_id,
+      respond,
+      ...(verb === 'feedback' && format ? { values: { format } } : {}),
     });
   } catch (err) {
     d.log.error({ err, command: command.command }, 'slash command failed');
-    await ephemeral(
-      '⚠️ Something went wrong with that command. The details are in the bot’s log.',
-    ).catch(() => undefined);
+    await ephemeral(messages.error(messages.commandFailed)).catch(() => undefined);
   }
-}
-
-async function onSettingsSubmitted(
-  d: SlackFeedbackDeps,
-  { ack, body, view, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs,
-): Promise<void> {
-  let place: FormPlace;
-  try {
-    place = JSON.parse(view.private_metadata) as FormPlace;
-  } catch {
-    await ack();
-    return;
-  }
-  const user = body.user.id;
-  const ref: ThreadRef = {
-    platform: 'slack',
-    projectId: place.projectId,
-    channelId: place.channel,
-    sessionId: place.channel,
-  };
-  const patch = patchFromState(
-    view.state.values as unknown as Parameters<typeof patchFromState>[0],
-  );
-  const mayChange = await mayChangeSettings(client, d.admins, user, place.channel).catch(
-    () => false,
-  );
-  const r = await d.core.changeSettings(ref, { id: user, mayChange }, patch);
-  if (!r.ok && mayChange) {
-    // An invalid value: the form stays open with the problem under the field.
-    const block = patch.model !== undefined && /model/i.test(r.text) ? 'model' : 'instructions';
-    await ack({ response_action: 'errors', errors: { [block]: r.text.slice(0, 150) } });
-    return;
-  }
-  await ack();
-  await client.chat
-    .postEphemeral({ channel: place.channel, user, text: d.render(r.text) })
-    .catch((err: unknown) => d.log.warn({ err }, 'could not confirm the settings change'));
 }

@@ -33,10 +33,47 @@ export interface WebMessage {
   streaming?: boolean;
   /** What the answer used, one line each (outdated ones say so). */
   sources?: string[];
-  /** What a vote on this answer names (the turn's trace id); absent: no buttons. */
-  feedbackId?: string;
-  /** The vote given here. */
-  vote?: 'up' | 'down';
+  /** 👍 and 👎 under an answer (their action references); absent: no buttons. */
+  votes?: { label: string; ref: string }[];
+  /** The reference of the vote given here (its button shows pressed). */
+  voted?: string;
+  /** A flow's card, confirmation or form under the text. */
+  card?: WebCard;
+}
+
+/** A field of a card's form, as the page draws it (the core's FormField as JSON). */
+export interface WebField {
+  kind: 'short' | 'long' | 'select' | 'multi' | 'number' | 'toggle';
+  id: string;
+  label: string;
+  help?: string;
+  optional?: boolean;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  choices?: { value: string; label: string }[];
+  initial?: string | number | boolean | string[];
+}
+
+/**
+ * What a flow shows on the page (the core's card, confirmation or form as JSON): its words are
+ * the bot's (Markdown, rendered by the page like an answer), its buttons and form carry action
+ * references the page posts back.
+ */
+export interface WebCard {
+  title?: string;
+  fields?: { label: string; value: string }[];
+  context?: string;
+  actions?: { label: string; ref: string; style?: 'primary' | 'danger' }[];
+  form?: {
+    fields: WebField[];
+    submit: { label: string; ref: string };
+    cancel: { label: string; ref: string };
+  };
+  /** Problems with what was filled in, by field id. */
+  errors?: Record<string, string>;
+  /** A file for the person (an export), downloaded from the page. */
+  file?: { name: string; body: string };
 }
 
 export interface WebThread {
@@ -156,7 +193,12 @@ export class Transcript {
     return { message, repeated: false };
   }
 
-  async addBotMessage(threadId: string, text: string, streaming = false): Promise<WebMessage> {
+  async addBotMessage(
+    threadId: string,
+    text: string,
+    streaming = false,
+    card?: WebCard,
+  ): Promise<WebMessage> {
     const list = await this.messages(threadId);
     const message: WebMessage = {
       id: messageId(),
@@ -164,6 +206,7 @@ export class Transcript {
       text,
       at: Date.now(),
       ...(streaming ? { streaming } : {}),
+      ...(card ? { card } : {}),
     };
     // What the bot posts ends its status, as on Slack.
     this.setStatus(threadId, null);

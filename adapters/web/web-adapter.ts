@@ -6,10 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
-import type { Conversation, HandledEvent } from '../../src/core/conversation.ts';
-import { parseVote } from '../../src/core/feedback.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import type { HandledEvent } from '../../src/model/handled.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
+import type { FlowName } from '../../src/model/interaction.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import { Transcript, type TranscriptStore, type WebEvent } from './transcript.ts';
 import { WebGuard } from './web-guard.ts';
@@ -21,7 +23,8 @@ import {
   sendError,
   sendJson,
 } from './web-http.ts';
-import { WEB_PERSON, WEB_PROJECT, WebPort, webRef } from './web-port.ts';
+import { actionOf, WebInteractions } from './web-interactions.ts';
+import { WEB_PERSON, WebPort, webRef } from './web-port.ts';
 
 export interface WebAdapterDeps {
   config: Config;
@@ -43,7 +46,13 @@ const COMMANDS: Record<string, Intent> = {
   forget: 'forget',
   files: 'files',
 };
-const COMMAND_LIST = '/summarize, /forget and /files';
+/** Commands that begin a flow (its card comes back in the thread). */
+const FLOWS: Record<string, FlowName> = {
+  erase: 'erase',
+  'feedback-export': 'export',
+  settings: 'settings',
+};
+const COMMAND_LIST = '/summarize, /forget, /files, /settings, /erase and /feedback-export';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -80,6 +89,7 @@ export class WebAdapter {
   private readonly awaiting = new Map<string, { thread: string; count: number }>();
   private readonly onHandled: (e: HandledEvent) => void;
   private readonly onFiles: (e: { platform: string; messageId: string }) => void;
+  private readonly interactions: WebInteractions;
 
   constructor(d: WebAdapterDeps) {
     this.d = d;
@@ -99,13 +109,18 @@ export class WebAdapter {
       body: readFileSync(new URL('index.html', dir)),
       type: 'text/html; charset=utf-8',
     });
-    core.attach(this.port, {
-      projectNoun: 'workspace',
-      settingsAdmins: 'the person who runs this bot (in its config/ files)',
-      updateIntervalMs: config.web.updateIntervalMs,
-      nativeStreaming: true,
-      thinkingText: 'is thinking…',
-    });
+    this.interactions = new WebInteractions(core, this.transcript);
+    core.attach(
+      this.port,
+      {
+        projectNoun: 'workspace',
+        settingsAdmins: 'the person who runs this bot (in its config/ files)',
+        updateIntervalMs: config.web.updateIntervalMs,
+        nativeStreaming: true,
+        thinkingText: 'is thinking…',
+      },
+      this.interactions,
+    );
     this.onHandled = (e) => {
       if (e.platform !== 'web') return;
       const waiting = this.awaiting.get(e.messageId);
@@ -206,7 +221,7 @@ export class WebAdapter {
     if (sub === 'events' && req.method === 'GET') return this.events(req, res, thread.id);
     if (sub === 'messages' && req.method === 'POST') return this.message(req, res, thread.id);
     if (sub === 'files' && req.method === 'POST') return this.file(req, res, thread.id, url);
-    if (sub === 'feedback' && req.method === 'POST') return this.feedback(req, res, thread.id);
+    if (sub === 'actions' && req.method === 'POST') return this.action(req, res, thread.id);
     return sendError(res, 404, 'No such page.');
   }
 
@@ -318,36 +333,17 @@ export class WebAdapter {
     return undefined;
   }
 
-  /** `{messageId, vote: "up"|"down", reason?}`: a vote on one of the bot's answers. */
-  private async feedback(
+  /** `{messageId, ref, values?}`: a button pressed or a form sent on one of the bot's cards. */
+  private async action(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     threadId: string,
   ): Promise<void> {
     const body = await this.readJson(req, res);
     if (!body) return;
-    const { messageId, reason } = body;
-    const vote = parseVote(body.vote);
-    if (typeof messageId !== 'string' || !vote)
-      return sendError(res, 400, 'Send {"messageId": "…", "vote": "up" or "down"}.');
-    if (reason !== undefined && typeof reason !== 'string')
-      return sendError(res, 400, 'reason must be text.');
-    const answer = (await this.transcript.messages(threadId)).find((m) => m.id === messageId);
-    if (!answer?.feedbackId) return sendError(res, 404, 'There is no answer to rate here.');
-    const r = await this.d.core.vote({
-      platform: 'web',
-      projectId: WEB_PROJECT,
-      id: answer.feedbackId,
-      userId: WEB_PERSON,
-      vote,
-      reason,
-    });
-    if (r.status === 'stored' || r.status === 'replaced') {
-      await this.transcript.update(threadId, messageId, (m) => {
-        m.vote = vote;
-      });
-    }
-    sendJson(res, 200, { status: r.status, text: r.text });
+    const action = actionOf(body);
+    if (!action) return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
+    sendJson(res, 200, await this.interactions.act(threadId, action));
   }
 
   private async message(
@@ -365,8 +361,11 @@ export class WebAdapter {
     if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
       return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
-    const command = /^\/(\S+)\s*$/.exec(text.trim());
-    if (command) {
+    // `/name`, or a flow's `/name word` (`/feedback-export json`).
+    const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
+    const flow = FLOWS[(command?.[1] ?? '').toLowerCase()];
+    const word = command?.[2];
+    if (command && !flow && word === undefined) {
       intent = COMMANDS[(command[1] ?? '').toLowerCase()];
       if (!intent)
         return sendError(
@@ -375,9 +374,16 @@ export class WebAdapter {
           `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`,
         );
     }
-    const { message } = await this.transcript.addPersonMessage(threadId, { text, clientId });
+    const { message, repeated } = await this.transcript.addPersonMessage(threadId, {
+      text,
+      clientId,
+    });
     sendJson(res, 202, { messageId: message.id });
-    this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    else if (!repeated)
+      this.interactions
+        .start(threadId, flow, word === undefined ? {} : { [FORMAT_FIELD]: word.toLowerCase() })
+        .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
   }
 
   private async file(

@@ -160,8 +160,8 @@ export class WebPort implements PlatformPort {
   }
 }
 
-/** The page shows sources as a list and the feedback buttons from these fields. */
+/** The page shows sources as a list and the 👍/👎 (the feedback flow's buttons) from these fields. */
 function withFooter(m: WebMessage, footer: AnswerFooter): void {
   if (footer.sources.length > 0) m.sources = footer.sources.map(sourceLabel);
-  if (footer.feedbackId) m.feedbackId = footer.feedbackId;
+  if (footer.votes) m.votes = footer.votes.map(({ label, ref }) => ({ label, ref }));
 }

@@ -7,11 +7,12 @@ import { asCodedError } from '../llm/classify-error.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
-import { currentScope, NO_SCOPE_MESSAGE, type Owner } from '../scope/scope.ts';
+import { currentScope, NO_SCOPE_MESSAGE } from '../scope/scope.ts';
 import { escapeData } from '../text/data-block.ts';
 import type { AttachmentIndex } from './index/index.ts';
 import type { Ingestor } from './ingest.ts';
-import type { AttachmentRecord } from './types.ts';
+import { NOTHING_SHARED, notCovered, passagesText, wholeFilesText } from './search-result-text.ts';
+import type { AttachmentRecord, SearchHit } from './types.ts';
 
 export interface AttachmentToolDeps {
   index: AttachmentIndex;
@@ -24,14 +25,17 @@ export interface AttachmentToolDeps {
   log: Logger;
 }
 
-const WHERE: Record<Owner['kind'], string> = {
-  session: 'posted in this thread',
-  channel: 'posted in this channel',
-  project: 'shared with the workspace',
-};
+/** Where a file was shared, in words (the core names owners this way too). */
+export { ownerLabel } from './search-result-text.ts';
 
-export function ownerLabel(owner: Owner): string {
-  return WHERE[owner.kind];
+function sourcesOf(hits: readonly SearchHit[]): AnswerSource[] {
+  return hits.map((h) => ({
+    kind: 'file',
+    title: h.filename,
+    ...(h.link !== undefined ? { link: h.link } : {}),
+    ...(h.page !== undefined ? { page: h.page } : {}),
+    ...(h.heading ? { section: h.heading } : {}),
+  }));
 }
 
 /** A tool result with the sources it showed the model attached (see `answerSources` in the core). */
@@ -47,50 +51,25 @@ export function searchAttachmentTool(d: AttachmentToolDeps) {
       if (!scope) return withSources(NO_SCOPE_MESSAGE, []);
       await d.ingestor.waitForOwners(scope.owners, d.waitForIngestMs);
       const files = (await d.index.listFiles(scope.owners)).filter((f) => f.kind !== 'image');
-      if (files.length === 0) {
-        return withSources(
-          'No readable files have been shared in this thread, its channel or the workspace yet, so there is nothing to search.',
-          [],
-        );
-      }
+      if (files.length === 0) return withSources(NOTHING_SHARED, []);
       const hits = await d.index.search(scope.owners, query, d.maxHits);
-      if (hits.length === 0) {
-        return withSources(
-          `No passage matched "${query}" in ${files.map((f) => f.filename).join(', ')}. Try other words.`,
-          [],
-        );
-      }
-      const lines = hits.map((h, i) => {
-        const where = [
-          h.page !== undefined ? `page ${h.page}` : '',
-          h.heading ? `section "${h.heading}"` : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-        return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})\n${escapeData(h.snippet)}`;
-      });
-      const sources: AnswerSource[] = hits.map((h) => ({
-        kind: 'file',
-        title: h.filename,
-        ...(h.link !== undefined ? { link: h.link } : {}),
-        ...(h.page !== undefined ? { page: h.page } : {}),
-        ...(h.heading ? { section: h.heading } : {}),
-      }));
-      return withSources(
-        `<data source="search_attachment">\n${lines.join('\n\n')}\n</data>\nCite the file name and page or section of what you use.`,
-        sources,
-      );
+      if (hits.length > 0) return withSources(passagesText(hits), sourcesOf(hits));
+      const whole = await d.index.smallFiles(scope.owners);
+      if (whole.length > 0) return withSources(wholeFilesText(query, whole), sourcesOf(whole));
+      return withSources(notCovered(query, files), []);
     },
     {
       name: 'search_attachment',
       responseFormat: 'content_and_artifact',
       description:
-        'Search the text of the files shared in this conversation (this thread, its channel, and files shared with the workspace). Returns passages with file name and page or section.',
+        'Search the text of the files shared in this conversation (this thread, its channel, and files shared with the workspace) by meaning and by words. Returns whole passages with file name and page or section, or says NOT IN THE FILES when no passage answers the question: then tell the person the files do not cover it.',
       schema: z.object({
         query: z
           .string()
           .min(1)
-          .describe('What to look for, in words likely to appear in the file'),
+          .describe(
+            'The question or what to look for, in the words of the question or of the file',
+          ),
       }),
     },
   );

@@ -159,8 +159,11 @@ export interface AttachmentRecord {
   owner: Owner;
   /** Where a person opens the file in the platform, when it told us. */
   link?: string;
+  /** The embedder id its stored chunk vectors were made with; absent while it has none. */
+  vectors?: string;
 }
 
+/** One passage of a search, exactly as `search_attachment` shows it to the model. */
 export interface SearchHit {
   owner: Owner;
   fileId: string;
@@ -168,10 +171,20 @@ export interface SearchHit {
   link?: string;
   page?: number;
   heading?: string;
-  /** A short piece of the chunk around the matched terms. */
-  snippet: string;
-  /** Character offsets of the chunk in the file's extracted text. */
+  /**
+   * The text the model receives: whole sentences around the best-matching ones (never cut
+   * mid-sentence), or the whole document when it is small enough for the search's budget.
+   */
+  passage: string;
+  /** True when `passage` is the whole document. */
+  whole: boolean;
+  /** Character offsets of the passage in the file's extracted text. */
   start: number;
   end: number;
+  /** Rank score: reciprocal-rank fusion in hybrid mode, else BM25 or the cosine. */
   score: number;
+  /** Its place in the word ranking (1-based), BM25 score and weighted share of query words found. */
+  lexical?: { rank: number; score: number; coverage: number };
+  /** Its place in the vector ranking (1-based) and cosine with the query. */
+  vector?: { rank: number; cosine: number };
 }

@@ -7,6 +7,7 @@ import { configSecrets, doctorGroups } from '../doctor/checks.ts';
 import { formatChecklist } from '../doctor/format.ts';
 import { redactor } from '../doctor/redact.ts';
 import { runChecks } from '../doctor/run-checks.ts';
+import { once, plannedTextEndpoint } from '../doctor/text-endpoint.ts';
 
 async function main(): Promise<{ text: string; code: number }> {
   const started = performance.now();
@@ -32,9 +33,11 @@ async function main(): Promise<{ text: string; code: number }> {
     };
   }
   const results = await runChecks(
-    doctorGroups(config, {
-      open: async () => ({ store: await createStore(config.storeUrl), owned: true }),
-    }),
+    doctorGroups(
+      config,
+      { open: async () => ({ store: await createStore(config.storeUrl), owned: true }) },
+      once(() => plannedTextEndpoint(config)),
+    ),
     {
       stepTimeoutMs: config.doctor.stepTimeoutMs,
       modelProbes: true,

@@ -3,6 +3,7 @@ import { analyzeImageTool, searchAttachmentTool } from '../attachments/attachmen
 import { AttachmentIndex } from '../attachments/index/index.ts';
 import { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
+import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
@@ -17,9 +18,15 @@ export function createAttachments(
   metrics: Metrics,
   /** False when the text model is embedded and no vision endpoint was configured. */
   withVision = true,
+  /** Search by meaning as well as by words; undefined: no embeddings endpoint, words only. */
+  embedder?: Embedder,
 ) {
   const index = new AttachmentIndex(store, {
     cacheBytes: config.attachments.search.indexCacheBytes,
+    maxChars: config.attachments.search.maxChars,
+    minCosine: config.attachments.search.minCosine,
+    embedder,
+    log,
   });
   const ingestor = new Ingestor({
     index,
@@ -56,6 +63,7 @@ export function createAttachments(
     index,
     ingestor,
     vision,
+    embedder,
     tools: [searchAttachmentTool(deps), analyzeImageTool(deps)],
     context: (owners: readonly Owner[]) => attachmentContext(index, owners),
   };

@@ -36,6 +36,7 @@ export function createKnowledge(
   config: Config,
   llm: ModelEndpoint,
   log: Logger,
+  /** Search by meaning as well as by words; undefined: no embeddings endpoint, words only. */
   embedder?: Embedder,
 ) {
   const conn = config.neo4j;
@@ -68,6 +69,7 @@ export function createKnowledge(
   return {
     driver,
     provider,
+    embedder,
     evidenceAccess,
     groups,
     tool: knowledgeSearchTool({ provider, settings, log }),

@@ -1,22 +1,18 @@
 import { z } from 'zod';
+import { channelSettingsSchema, settingsPatchSchema } from '../core/channel-settings-schema.ts';
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
+import { discordSettingsSchema } from './discord-config.ts';
+import { embedSettingsSchema } from './embed-settings.ts';
+import { scaleSettingsSchema } from './scale-config.ts';
+import type { ProxyEnv, Secrets } from './secrets.ts';
+import { slackSettingsSchema } from './slack-config.ts';
+import { webSettingsSchema } from './web-config.ts';
 
 const url = z.string().url();
 
 /** `LLM_TEXT_BASE_URL=embedded`: the in-process model behind its own loopback server. */
 export const EMBEDDED = 'embedded';
 const positiveInt = z.number().int().positive();
-
-const channelSettings = z
-  .object({
-    replyMode: z.enum(['mention', 'thread', 'all']),
-    instructions: z.string().max(1500),
-    model: z.string(),
-    tools: z.object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean() }).strict(),
-    channelContext: z.number().int().min(0).max(50),
-    knowledgeAudience: z.enum(['audience', 'asker']),
-  })
-  .strict();
 
 /** Settings that may appear in YAML. Secrets are deliberately absent: see `secretsSchema`. */
 export const settingsSchema = z
@@ -30,6 +26,8 @@ export const settingsSchema = z
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+        /** auto: short readable lines when stdout is a terminal, JSON lines otherwise. */
+        format: z.enum(['auto', 'json', 'pretty']),
       })
       .strict(),
     dataDir: z.string().min(1),
@@ -79,6 +77,7 @@ export const settingsSchema = z
             downloadEndpoint: z.string(),
           })
           .strict(),
+        embed: embedSettingsSchema,
       })
       .strict(),
     agent: z
@@ -95,50 +94,9 @@ export const settingsSchema = z
         maxQueuedPerSession: positiveInt,
       })
       .strict(),
-    slack: z
-      .object({
-        mode: z.enum(['auto', 'http', 'socket']),
-        apiUrl: url,
-        /** Slack user ids who may change any channel's settings, besides workspace admins/owners and the channel's creator. */
-        admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/)),
-        streaming: z.enum(['auto', 'off']),
-        updateIntervalMs: positiveInt,
-        assistantStatus: z.boolean(),
-        thinkingText: z.string().min(1),
-        maxRetries: z.number().int().min(0).max(10),
-        /** Installing into many workspaces (SLACK_CLIENT_ID/SLACK_CLIENT_SECRET set). */
-        oauth: z
-          .object({
-            /** Where Slack sends the installer back; '' uses the app's only configured redirect URL. */
-            redirectUrl: z.union([z.literal(''), url]),
-            /** Lifetime of an install link's state. */
-            stateTtlSeconds: positiveInt,
-          })
-          .strict(),
-      })
-      .strict(),
-    discord: z
-      .object({
-        apiUrl: url,
-        /** Discord user ids who may change any channel's settings, besides members with Manage Channels. */
-        admins: z.array(z.string().regex(/^\d{5,25}$/)),
-        updateIntervalMs: positiveInt,
-        threadAutoArchiveMinutes: z.union([
-          z.literal(60),
-          z.literal(1440),
-          z.literal(4320),
-          z.literal(10080),
-        ]),
-        fileHosts: z.array(z.string().min(1)),
-      })
-      .strict(),
-    web: z
-      .object({
-        enabled: z.union([z.boolean(), z.literal('auto')]),
-        host: z.string().min(1),
-        updateIntervalMs: positiveInt,
-      })
-      .strict(),
+    slack: slackSettingsSchema,
+    discord: discordSettingsSchema,
+    web: webSettingsSchema,
     attachments: z
       .object({
         maxFileBytes: positiveInt,
@@ -164,6 +122,8 @@ export const settingsSchema = z
         search: z
           .object({
             maxHits: z.number().int().min(1).max(50),
+            maxChars: z.number().int().min(500),
+            minCosine: z.number().min(-1).max(1),
             indexCacheBytes: z.number().int().min(0),
           })
           .strict(),
@@ -172,16 +132,13 @@ export const settingsSchema = z
     knowledge: knowledgeSettingsSchema,
     channels: z
       .object({
-        defaults: channelSettings,
+        defaults: channelSettingsSchema,
         /** Per channel, keyed `<platform>:<project>:<channel>`; chat changes win over these. */
         overrides: z.record(
-          z.string().regex(/^(slack|discord):[^:]+:[^:]+$/, {
+          z.string().regex(/^(slack|discord|web):[^:]+:[^:]+$/, {
             message: 'keys are <platform>:<project>:<channel>, e.g. slack:T0123:C0456',
           }),
-          channelSettings
-            .partial()
-            .extend({ tools: channelSettings.shape.tools.partial().optional() })
-            .strict(),
+          settingsPatchSchema,
         ),
       })
       .strict(),
@@ -191,6 +148,12 @@ export const settingsSchema = z
         metricsByChannel: z.boolean(),
         retentionDays: z.number().int().min(1).max(3650),
         maxReasonChars: z.number().int().min(1).max(3000),
+      })
+      .strict(),
+    interactions: z
+      .object({
+        /** How long a confirmation (share from a private place, erase) waits for its answer. */
+        confirmTtlSeconds: z.number().int().min(1).max(86_400),
       })
       .strict(),
     threadContext: z
@@ -216,49 +179,12 @@ export const settingsSchema = z
         stepTimeoutMs: positiveInt,
       })
       .strict(),
-    scale: z
-      .object({
-        role: z.enum(['all', 'ingress', 'worker', 'gateway']),
-        ingressDrainMs: z.number().int().min(0),
-        queue: z
-          .object({
-            name: z.string().regex(/^[A-Za-z0-9_-]+$/, {
-              message: 'may hold only letters, digits, "-" and "_"',
-            }),
-            concurrency: positiveInt,
-            attempts: z.number().int().min(1).max(20),
-            backoffMs: positiveInt,
-            lockMs: z.number().int().min(1000),
-            orderPollMs: positiveInt,
-          })
-          .strict(),
-        gateway: z
-          .object({
-            leaseMs: z.number().int().min(1000),
-            renewMs: positiveInt,
-            pollMs: positiveInt,
-          })
-          .strict(),
-      })
-      .strict(),
+    scale: scaleSettingsSchema,
   })
   .strict();
 
 export type Settings = z.infer<typeof settingsSchema>;
-
-/** Secrets come only from the environment. */
-export interface Secrets {
-  slackBotToken?: string;
-  slackSigningSecret?: string;
-  slackAppToken?: string;
-  discordToken?: string;
-  llmApiKey?: string;
-  webAuthToken?: string;
-  slackClientId?: string;
-  slackClientSecret?: string;
-  /** THREADMIND_ENCRYPTION_KEY, parsed: the first seals, all open (rotation). */
-  encryptionKeys?: Buffer[];
-}
+export type { ProxyEnv, Secrets } from './secrets.ts';
 
 export interface Config extends Settings {
   secrets: Secrets;
@@ -288,12 +214,4 @@ export interface Config extends Settings {
   visionConfigured: boolean;
   /** Proxy variables as the environment has them (the doctor's egress check reports them). */
   proxy: ProxyEnv;
-}
-
-export interface ProxyEnv {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-  /** NODE_USE_ENV_PROXY=1 or --use-env-proxy: only then does Node route its requests through them. */
-  nodeUsesEnvProxy: boolean;
 }

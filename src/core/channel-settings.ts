@@ -3,16 +3,25 @@
 // come from config/ (kept in git); a change made in the chat is stored with an audit trail and wins.
 import { channelKey, type ThreadRef } from '../model/thread-ref.ts';
 import type { Store } from '../store/store.ts';
+import {
+  type ChannelSettings,
+  SETTING_KEYS,
+  SETTINGS,
+  type SettingKey,
+  type SettingsPatch,
+  settingsPatchSchema,
+} from './channel-settings-schema.ts';
 
+export type { ChannelSettings, SettingKey, SettingsPatch } from './channel-settings-schema.ts';
+
+export type ReplyMode = ChannelSettings['replyMode'];
+export type ToolGroup = keyof ChannelSettings['tools'];
 /**
- * `mention`: only when mentioned. `thread`: a mention starts a conversation whose follow-ups need
- * no mention (unless they name other people and not the bot). `all`: every message in the channel.
+ * Whose access knowledge evidence must respect in this channel. `audience` (default): everyone
+ * who can read the channel; evidence some of them may not read sends the answer privately to the
+ * asker. `asker`: only the asker's, for channels the admins mark as restricted.
  */
-export type ReplyMode = 'mention' | 'thread' | 'all';
-export const REPLY_MODES: readonly ReplyMode[] = ['mention', 'thread', 'all'];
-
-export const TOOL_GROUPS = ['files', 'images', 'knowledge'] as const;
-export type ToolGroup = (typeof TOOL_GROUPS)[number];
+export type KnowledgeAudience = ChannelSettings['knowledgeAudience'];
 
 /** Which tool group each agent tool belongs to. */
 export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
@@ -21,45 +30,16 @@ export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
   knowledge_search: 'knowledge',
 };
 
-/**
- * Whose access knowledge evidence must respect in this channel. `audience` (default): everyone
- * who can read the channel; evidence some of them may not read sends the answer privately to the
- * asker. `asker`: only the asker's, for channels the admins mark as restricted.
- */
-export type KnowledgeAudience = 'audience' | 'asker';
-export const KNOWLEDGE_AUDIENCES: readonly KnowledgeAudience[] = ['audience', 'asker'];
+/** Why a value was rejected, by setting: data a flow words as a field error. */
+export type SettingProblem =
+  | { kind: 'range'; min: number; max: number }
+  | { kind: 'tooLong'; max: number }
+  | { kind: 'choice' }
+  | { kind: 'notServed'; model: string; served: readonly string[] };
+export type SettingProblems = Partial<Record<SettingKey, SettingProblem>>;
 
-export interface ChannelSettings {
-  replyMode: ReplyMode;
-  /** Extra instructions or a persona for this channel's system prompt. */
-  instructions: string;
-  /** A text model id from the endpoint's /v1/models; empty: the configured default. */
-  model: string;
-  tools: Record<ToolGroup, boolean>;
-  /** Top-level messages a mention at the channel's top level reads as context (0: none). */
-  channelContext: number;
-  knowledgeAudience: KnowledgeAudience;
-}
-
-/** Fields to change; absent (or undefined) ones keep their value. */
-export interface SettingsPatch {
-  replyMode?: ReplyMode | undefined;
-  instructions?: string | undefined;
-  model?: string | undefined;
-  tools?: Partial<Record<ToolGroup, boolean | undefined>> | undefined;
-  channelContext?: number | undefined;
-  knowledgeAudience?: KnowledgeAudience | undefined;
-}
-
-export type SettingField = keyof ChannelSettings;
-const FIELDS: readonly SettingField[] = [
-  'replyMode',
-  'instructions',
-  'model',
-  'tools',
-  'channelContext',
-  'knowledgeAudience',
-];
+export type SettingField = SettingKey;
+const FIELDS = SETTING_KEYS;
 
 export type SettingSource = 'default' | 'config' | 'chat';
 
@@ -77,8 +57,9 @@ export interface AuditEntry {
   by: string;
   allowed: boolean;
   changes: SettingsPatch;
-  /** Why it was refused. */
-  reason?: string;
+  /** Why it was refused: not allowed, or these settings' values. */
+  reason?: 'not allowed' | 'invalid';
+  invalid?: SettingKey[];
 }
 
 export interface Actor {
@@ -87,8 +68,6 @@ export interface Actor {
   mayChange: boolean;
 }
 
-export const MAX_INSTRUCTIONS_CHARS = 1500;
-export const MAX_CHANNEL_CONTEXT = 50;
 const MAX_AUDIT = 200;
 
 export interface ChannelSettingsOptions {
@@ -108,21 +87,27 @@ interface StoredChat {
 
 type ChannelPlace = Pick<ThreadRef, 'platform' | 'projectId' | 'channelId'>;
 
-function merge(base: ChannelSettings, patch: SettingsPatch | undefined): ChannelSettings {
+const defined = (o: object) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** `patch` over `base`; a flags setting's flags one by one. */
+function merge<T extends object>(base: T, patch: SettingsPatch | undefined): T {
   if (!patch) return base;
-  const { tools, ...rest } = patch;
-  const defined = (o: object) =>
-    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  return { ...base, ...defined(rest), tools: { ...base.tools, ...defined(tools ?? {}) } };
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, v] of Object.entries(defined(patch))) {
+    const was = out[key];
+    out[key] =
+      typeof v === 'object' && typeof was === 'object' ? { ...was, ...defined(v as object) } : v;
+  }
+  return out as T;
 }
 
 function touched(patch: SettingsPatch | undefined): SettingField[] {
   if (!patch) return [];
-  return FIELDS.filter((f) =>
-    f === 'tools'
-      ? patch.tools !== undefined && Object.keys(patch.tools).length > 0
-      : patch[f] !== undefined,
-  );
+  return FIELDS.filter((f) => {
+    const v = patch[f];
+    return typeof v === 'object' ? Object.keys(defined(v)).length > 0 : v !== undefined;
+  });
 }
 
 export class ChannelSettingsService {
@@ -153,30 +138,27 @@ export class ChannelSettingsService {
     };
   }
 
-  /** Checks a patch; the first problem in words a person can act on, or undefined. */
-  async validate(patch: SettingsPatch): Promise<string | undefined> {
-    if (patch.replyMode !== undefined && !REPLY_MODES.includes(patch.replyMode))
-      return `Reply mode must be one of ${REPLY_MODES.join(', ')}.`;
-    if (patch.instructions !== undefined && patch.instructions.length > MAX_INSTRUCTIONS_CHARS)
-      return `Instructions can be at most ${MAX_INSTRUCTIONS_CHARS} characters (these have ${patch.instructions.length}).`;
-    if (
-      patch.knowledgeAudience !== undefined &&
-      !KNOWLEDGE_AUDIENCES.includes(patch.knowledgeAudience)
-    )
-      return `Knowledge audience must be one of ${KNOWLEDGE_AUDIENCES.join(', ')}.`;
-    if (
-      patch.channelContext !== undefined &&
-      (!Number.isInteger(patch.channelContext) ||
-        patch.channelContext < 0 ||
-        patch.channelContext > MAX_CHANNEL_CONTEXT)
-    )
-      return `Channel context must be a whole number from 0 to ${MAX_CHANNEL_CONTEXT}.`;
-    if (patch.model !== undefined && patch.model !== '') {
+  /** Checks a patch against the schema and the models served: the problem of each setting. */
+  async validate(patch: SettingsPatch): Promise<SettingProblems | undefined> {
+    const problems: SettingProblems = {};
+    const parsed = settingsPatchSchema.safeParse(patch);
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
+      const key = issue.path[0] as SettingKey;
+      const spec = SETTINGS.find((s) => s.key === key);
+      if (!spec || problems[key]) continue;
+      problems[key] =
+        spec.control === 'number'
+          ? { kind: 'range', min: spec.min, max: spec.max }
+          : spec.control === 'long'
+            ? { kind: 'tooLong', max: spec.maxLength }
+            : { kind: 'choice' };
+    }
+    if (patch.model !== undefined && patch.model !== '' && !problems.model) {
       const served = await this.o.models();
       if (!served.includes(patch.model))
-        return `The model server does not serve “${patch.model}”. It serves: ${served.join(', ') || 'nothing right now'}.`;
+        problems.model = { kind: 'notServed', model: patch.model, served };
     }
-    return undefined;
+    return Object.keys(problems).length > 0 ? problems : undefined;
   }
 
   /**
@@ -187,20 +169,27 @@ export class ChannelSettingsService {
     ref: ChannelPlace,
     actor: Actor,
     patch: SettingsPatch,
-  ): Promise<{ ok: true; effective: EffectiveSettings } | { ok: false; reason: string }> {
+  ): Promise<
+    | { ok: true; effective: EffectiveSettings }
+    | { ok: false; reason: 'not allowed' }
+    | { ok: false; reason: 'invalid'; problems: SettingProblems }
+  > {
     const key = channelKey(ref);
-    const refused = !actor.mayChange ? 'not allowed' : ((await this.validate(patch)) ?? undefined);
+    const problems = actor.mayChange ? await this.validate(patch) : undefined;
+    const refused = !actor.mayChange ? 'not allowed' : problems ? 'invalid' : undefined;
     await this.record(key, {
       at: Date.now(),
       by: actor.id,
       allowed: refused === undefined,
       changes: patch,
       ...(refused !== undefined ? { reason: refused } : {}),
+      ...(problems ? { invalid: Object.keys(problems) as SettingKey[] } : {}),
     });
-    if (refused !== undefined) return { ok: false, reason: refused };
+    if (problems) return { ok: false, reason: 'invalid', problems };
+    if (refused) return { ok: false, reason: 'not allowed' };
     const old = (await this.o.store.kv.get(`channel-settings:${key}`)) as StoredChat | undefined;
     const next: StoredChat = {
-      patch: { ...old?.patch, ...patch, tools: { ...old?.patch.tools, ...patch.tools } },
+      patch: merge(old?.patch ?? {}, patch),
       by: actor.id,
       at: Date.now(),
     };

@@ -8,14 +8,21 @@ import type { AttachmentIndex } from '../attachments/index/index.ts';
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
+import type { ChangedEvent, Handled, HandledEvent, InteractedEvent } from '../model/handled.ts';
 import type {
-  FileRef,
+  AskAbout,
+  Handoff,
+  InboundFiles,
   InboundMessage,
-  Intent,
   MessageChange,
-  ThreadMessage,
 } from '../model/incoming.ts';
+import type {
+  InteractionReply,
+  InteractionRequest,
+  InteractionSurface,
+} from '../model/interaction.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
+import type { PlatformSettings } from '../model/platform-settings.ts';
 import {
   channelOwner,
   ownersOf,
@@ -23,40 +30,29 @@ import {
   sessionOwner,
   type ThreadRef,
 } from '../model/thread-ref.ts';
+import type { Store } from '../store/store.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
 import { AnswerAudience, type EvidenceAccess } from './audience.ts';
-import type {
-  Actor,
-  ChannelSettingsService,
-  EffectiveSettings,
-  SettingsPatch,
-} from './channel-settings.ts';
-import type { ExportFormat, FeedbackService, VoteInput } from './feedback.ts';
-import {
-  CONFIRM_SHARE_REQUEST,
-  FileSharing,
-  type ShareMessageFiles,
-  type ShareReply,
-} from './file-sharing.ts';
+import type { ChannelSettingsService, EffectiveSettings } from './channel-settings.ts';
+import type { FeedbackService } from './feedback.ts';
+import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
+import { intentOf, SHARE_REQUEST } from './intents.ts';
+import { ActionRefs } from './interactions/action-refs.ts';
+import { InteractionEngine } from './interactions/engine.ts';
+import { EraseFlow } from './interactions/erase-flow.ts';
+import { ExportFlow } from './interactions/export-flow.ts';
+import { FeedbackFlow } from './interactions/feedback-flow.ts';
+import { PendingFlows } from './interactions/pending-flows.ts';
+import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
+import { ShareFlow } from './interactions/share-flow.ts';
+import { showInConversation } from './interactions/show-in-conversation.ts';
+import { signingKeys } from './interactions/signing-keys.ts';
 import { messages } from './messages.ts';
-import type { ErasedCounts, ProjectEraser, ProjectPlace } from './project-eraser.ts';
+import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
-import { type OutputSettings, ThreadOutput } from './thread-output.ts';
-import type { TurnOutcome, TurnRunner } from './turn-runner.ts';
-
-export interface PlatformSettings extends OutputSettings {
-  /** What people call a project here ("workspace" on Slack, "server" on Discord). */
-  projectNoun: string;
-  /** Who may change a channel's settings, in words ("workspace admins, …"). */
-  settingsAdmins: string;
-  /** Who may export the project's feedback, in words; default `settingsAdmins`. */
-  feedbackAdmins?: string;
-  /** Who may erase the project's stored data, in words; default `feedbackAdmins`. */
-  eraseAdmins?: string;
-  /** Keys under the project that erasing keeps (the installation: it belongs to uninstalling). */
-  erasePreserves?: (projectId: string) => string[];
-}
+import { ThreadOutput } from './thread-output.ts';
+import type { TurnRunner } from './turn-runner.ts';
 
 export interface ConversationOptions {
   botName: string;
@@ -89,118 +85,25 @@ export interface ConversationOptions {
   feedback?: FeedbackService | undefined;
   /** Erases a project's stored data for its admins; absent: erasing is refused. */
   eraser?: ProjectEraser | undefined;
+  /** Flows between their steps: kept in `store`; references signed with keys from `signingKeys`. */
+  interactions: {
+    store: Pick<Store, 'kv' | 'claim' | 'holder'>;
+    /** THREADMIND_ENCRYPTION_KEY's keys, parsed; absent: a random key kept in the store. */
+    signingKeys?: readonly Buffer[] | undefined;
+    /** How long a confirmation waits for its answer. */
+    ttlMs: number;
+  };
 }
 
-/** The thread a message opened before it was queued (Discord: the thread started from a mention). */
-export type OpenedThread = { ref: ThreadRef; to: Destination };
-
-export type Handoff = (m: InboundMessage, opened: OpenedThread | undefined) => Promise<void>;
-
-/** "Ask threadmind about this" used on a message. */
-export interface AskAbout {
-  /** The conversation the answer goes to: the message's thread (or one started under it). */
-  ref: ThreadRef;
-  to: Destination;
-  principal: string;
-  /** The message asked about: who wrote it and when. */
-  about: { authorId: string; at: number };
-  /**
-   * The message itself, where the platform hands it over and the bot cannot read the thread (a
-   * Discord user install): quoted from here instead of a thread read.
-   */
-  message?: ThreadMessage;
-  /**
-   * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
-   * the interaction's snowflake), so the thread read quotes the message and what came before it.
-   */
-  requestId: string;
-  traceId: string;
-  dedupe: string[];
-  openThread?: InboundMessage['openThread'];
+interface Attached {
+  port: PlatformPort;
+  settings: PlatformSettings;
+  surface: InteractionSurface | undefined;
 }
-
-/** What a feedback export gives an admin: a file, or words saying why not. */
-export type FeedbackExport =
-  | { ok: true; text: string; file: { filename: string; body: string; rows: number } }
-  | { ok: false; text: string };
-
-/** What an erase request or its confirmation gives the admin: words, and what went. */
-export type EraseReply = { ok: boolean; text: string; counts?: ErasedCounts };
-
-/** What became of an edit or a deletion: applied to stored history, or nothing held it. */
-export interface ChangedEvent {
-  platform: string;
-  messageId: string;
-  applied: boolean;
-}
-
-/** Files posted with a message, for the owner named by where they were posted. */
-export interface InboundFiles {
-  ref: ThreadRef;
-  to: Destination;
-  /** `session` inside a thread, `channel` at a channel's top level. */
-  where: 'session' | 'channel';
-  /** The message that carried them (outcome reactions go there). */
-  messageId: string;
-  /** The message's text: a request to share the files is handled as a question instead. */
-  text: string;
-  files: FileRef[];
-  traceId: string;
-}
-
-/** What became of a delivery; tests and logs wait on this instead of on time. */
-export type Handled =
-  | {
-      status:
-        | 'ignored'
-        | 'duplicate'
-        | 'hinted'
-        | 'shared'
-        | 'forgotten'
-        | 'refused'
-        | 'listed'
-        | 'queued'
-        | 'confirming'
-        | 'failed';
-    }
-  | { status: 'turn'; outcome: TurnOutcome };
-
-export interface HandledEvent {
-  platform: string;
-  messageId: string;
-  handled: Handled;
-}
-
-/** What a message asks for: a command says it; a mention's text may ("@bot summarize"). */
-function intentOf(m: InboundMessage): Intent {
-  if (m.intent) return m.intent;
-  if (m.addressed === 'ambient') return 'ask';
-  if (SUMMARIZE_REQUEST.test(m.text)) return 'summarize';
-  if (FORGET_REQUEST.test(m.text)) return 'forget';
-  if (FILES_REQUEST.test(m.text)) return 'files';
-  if (SHARE_REQUEST.test(m.text) || CONFIRM_SHARE_REQUEST.test(m.text)) return 'share';
-  return 'ask';
-}
-
-/** "@bot summarize" (or summarise, tl;dr), alone in the message. */
-const SUMMARIZE_REQUEST =
-  /^(please\s+)?(summari[sz]e|tl;?dr)(\s+(this|the)(\s+thread)?)?\s*(please)?[.!?]*$/i;
-
-/** "@bot forget this thread", alone in the message. */
-const FORGET_REQUEST =
-  /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i;
-
-/** "@bot which files can you see?" (and close variants), alone in the message. */
-const FILES_REQUEST =
-  /^(list\s+(the\s+)?files|(what|which)\s+files\s+(can|do)\s+you\s+see\??|files\??)$/i;
-
-/** "@bot share this with the workspace" (and close variants). */
-const SHARE_REQUEST =
-  /\bshare\b.*\b(with|to)\b.*\b(workspace|team|server|everyone|everybody|whole company)\b/i;
 
 export class Conversation {
   private readonly o: ConversationOptions;
-  private readonly ports = new Map<string, { port: PlatformPort; settings: PlatformSettings }>();
+  private readonly ports = new Map<string, Attached>();
   /**
    * The latest message ids this process saw per thread: a hint (never the truth, which the thread
    * read gives) that nothing was posted between the last read and a follow-up.
@@ -208,29 +111,59 @@ export class Conversation {
   private readonly live = new LRUCache<string, string[]>({ max: 20_000 });
   /**
    * `handled` (HandledEvent) once a delivery's processing, its turn included, is over; `changed`
-   * (ChangedEvent) once an edit or deletion has been applied or found irrelevant.
+   * (ChangedEvent) once an edit or deletion has been applied or found irrelevant; `interacted`
+   * (InteractedEvent) once a flow's start or step is over.
    */
   readonly events = new EventEmitter();
   /** Handoff mode: a session's deliveries are taken one at a time, in arrival order. */
   private readonly arrivals = new KeyedQueue();
 
   private readonly files: FileSharing;
+  private readonly flows: InteractionEngine;
 
   constructor(o: ConversationOptions) {
     this.o = o;
     this.files = new FileSharing({
-      botName: o.botName,
       ingestor: o.ingestor,
-      state: o.state,
-      platform: (name) => this.platform(name),
+      port: (name) => this.platform(name).port,
+    });
+    const i = o.interactions;
+    this.flows = new InteractionEngine({
+      flows: [
+        new ShareFlow(this.files),
+        new EraseFlow(o.eraser),
+        new FeedbackFlow(o.feedback),
+        new ExportFlow(o.feedback),
+        new SettingsFlow(o.settings),
+        new SettingsShowFlow(o.settings),
+      ],
+      refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
+      pending: new PendingFlows(i.store),
+      ttlMs: i.ttlMs,
+      botName: o.botName,
+      platform: (name) => {
+        const p = this.platform(name);
+        return { ...p, interactive: p.surface !== undefined };
+      },
+      claimOnce: (keys) => o.state.claimOnce(keys),
+      emit: (e) => this.events.emit('interacted', e satisfies InteractedEvent),
+      log: o.log,
     });
   }
 
-  attach(port: PlatformPort, settings: PlatformSettings): void {
-    this.ports.set(port.platform, { port: this.o.wrapPort?.(port) ?? port, settings });
+  /**
+   * A platform's port and words; `surface` shows cards and confirmations with their buttons in a
+   * conversation (absent: their words only).
+   */
+  attach(port: PlatformPort, settings: PlatformSettings, surface?: InteractionSurface): void {
+    this.ports.set(port.platform, {
+      port: this.o.wrapPort?.(port) ?? port,
+      settings,
+      surface,
+    });
   }
 
-  private platform(name: string): { port: PlatformPort; settings: PlatformSettings } {
+  private platform(name: string): Attached {
     const p = this.ports.get(name);
     if (!p) throw new Error(`no platform port attached for ${name}`);
     return p;
@@ -314,11 +247,6 @@ export class Conversation {
     this.noteLive(m);
     const channel = await this.o.settings.effective(m.ref);
     return this.emit(m.ref.platform, m.messageId, await this.route(m, channel));
-  }
-
-  /** The port attached for a platform (a worker posts a failed job's message through it). */
-  portOf(platform: string): PlatformPort {
-    return this.platform(platform).port;
   }
 
   /** A reply writer for `to`, for messages outside a turn (a job that failed for good). */
@@ -411,11 +339,11 @@ export class Conversation {
             speculate,
           }
         : {}),
+      votes: (turn: string) => this.flows.buttons('feedback', { ref, to }, { turn }),
     };
     switch (intent) {
       case 'share':
-        await this.files.shareTyped(msg, out, log);
-        return { status: 'shared' };
+        return this.shareTyped(msg, log);
       case 'forget':
         return this.forgetOnRequest(msg, out);
       case 'files':
@@ -450,33 +378,42 @@ export class Conversation {
   }
 
   /**
-   * "Share file with the workspace" on one message (FileSharing.shareMessage): what to tell the
-   * person, privately. Never rejects.
+   * A person began a flow (a command, a shortcut) or acted on what one showed (a button, a form):
+   * what to show them. Never rejects: a failure is logged and told privately.
    */
-  async shareMessageFiles(s: ShareMessageFiles): Promise<ShareReply> {
-    const log = this.logFor(s).child({ message_id: s.messageId, user: s.principal });
-    let r: ShareReply;
-    try {
-      r = await this.files.shareMessage(s, log);
-    } catch (err) {
-      log.error({ err }, "sharing a message's files failed");
-      this.o.metrics.errors.inc({ kind: 'internal' });
-      r = { status: 'failed', text: messages.handlingFailed };
+  interact(r: InteractionRequest): Promise<InteractionReply> {
+    return r.kind === 'start' ? this.flows.start({ ...r, via: 'interaction' }) : this.flows.act(r);
+  }
+
+  /**
+   * "Share this with the workspace", and "confirm share" for a share waiting in this channel: the
+   * share flow, answered in the conversation.
+   */
+  private async shareTyped(m: InboundMessage, log: Logger): Promise<Handled> {
+    const { port, surface } = this.platform(m.ref.platform);
+    // A typed request needs no right; the flow asks who may answer it.
+    const actor = { id: m.principal, may: async () => false };
+    const place = { ref: m.ref, to: m.to };
+    let reply: { show: InteractionReply['show']; outcome: string } | undefined;
+    if (CONFIRM_SHARE_REQUEST.test(m.text)) {
+      reply = await this.flows.typed('share', 'ok', { actor, place, traceId: m.traceId });
+      if (!reply) {
+        const minutes = Math.round(this.o.interactions.ttlMs / 60_000);
+        await this.output(m.to, log).post(messages.nothingToConfirm(minutes));
+        return { status: 'shared' };
+      }
+    } else {
+      reply = await this.flows.start({
+        flow: 'share',
+        actor,
+        place,
+        via: 'message',
+        message: await this.files.typedRequest(m),
+        traceId: m.traceId,
+      });
     }
-    const handled: Exclude<Handled, { status: 'turn' }>['status'] =
-      r.status === 'duplicate'
-        ? 'duplicate'
-        : r.status === 'refused'
-          ? 'refused'
-          : r.status === 'confirm'
-            ? 'confirming'
-            : r.status === 'nothing'
-              ? 'hinted'
-              : r.status === 'failed'
-                ? 'failed'
-                : 'shared';
-    this.emit(s.ref.platform, s.messageId, { status: handled });
-    return r;
+    await showInConversation(reply.show, { port, surface, to: m.to });
+    return { status: reply.outcome === 'asked' ? 'confirming' : 'shared' };
   }
 
   /**
@@ -543,38 +480,6 @@ export class Conversation {
     }
   }
 
-  /** `/threadmind settings`, `/settings show`: the channel's settings and their recent changes. */
-  async describeSettings(ref: ThreadRef): Promise<string> {
-    const [effective, audit] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.audit(ref),
-    ]);
-    return messages.settings(effective, audit);
-  }
-
-  /** A settings change from the chat: what to tell the person (privately). */
-  async changeSettings(
-    ref: ThreadRef,
-    actor: Actor,
-    patch: SettingsPatch,
-  ): Promise<{ ok: boolean; text: string }> {
-    const { settings } = this.platform(ref.platform);
-    const r = await this.o.settings.change(ref, actor, patch);
-    if (r.ok) return { ok: true, text: messages.settingsChanged(patch) };
-    if (!actor.mayChange)
-      return { ok: false, text: messages.settingsRefused(settings.settingsAdmins) };
-    return { ok: false, text: messages.settingsInvalid(r.reason) };
-  }
-
-  /** For a settings form: the channel's settings now and the models a channel may pick. */
-  async settingsForm(ref: ThreadRef): Promise<{ effective: EffectiveSettings; models: string[] }> {
-    const [effective, models] = await Promise.all([
-      this.o.settings.effective(ref),
-      this.o.settings.models().catch(() => []),
-    ]);
-    return { effective, models };
-  }
-
   /**
    * "Ask threadmind about this": a question about one message, answered in its thread. The message
    * and its files reach the turn the way every thread message does: read as quoted material (never
@@ -602,94 +507,6 @@ export class Conversation {
       ...(a.message ? { delivered: [a.message] } : {}),
       ...(a.openThread ? { openThread: a.openThread } : {}),
     });
-  }
-
-  /** A 👍/👎 on an answer; `text` is what to tell the voter, privately. */
-  async vote(v: VoteInput): Promise<{ status: string; text: string }> {
-    const r = this.o.feedback ? await this.o.feedback.vote(v) : { status: 'invalid' as const };
-    const text =
-      r.status === 'stored' || r.status === 'replaced'
-        ? messages.feedbackStored(v.vote, r.status === 'replaced')
-        : r.status === 'unknown'
-          ? messages.feedbackUnknown
-          : messages.feedbackInvalid;
-    return { status: r.status, text };
-  }
-
-  /** The project's votes for an admin (the platform says who is one); a refusal for anyone else. */
-  async exportFeedback(
-    ref: Pick<ThreadRef, 'platform' | 'projectId'>,
-    actor: { id: string; isAdmin: boolean },
-    format: ExportFormat,
-  ): Promise<FeedbackExport> {
-    const { settings } = this.platform(ref.platform);
-    if (!actor.isAdmin || !this.o.feedback) {
-      this.o.log.info({ platform: ref.platform, user: actor.id }, 'feedback export refused');
-      return {
-        ok: false,
-        text: messages.feedbackExportRefused(settings.feedbackAdmins ?? settings.settingsAdmins),
-      };
-    }
-    const file = await this.o.feedback.export(ref.platform, ref.projectId, format);
-    this.o.log.info(
-      { platform: ref.platform, project: ref.projectId, user: actor.id, rows: file.rows },
-      'feedback exported',
-    );
-    return { ok: true, text: messages.feedbackExported(file.rows, settings.projectNoun), file };
-  }
-
-  /** Who may erase, in words. */
-  private eraseAdmins(platform: string): string {
-    const { settings } = this.platform(platform);
-    return settings.eraseAdmins ?? settings.feedbackAdmins ?? settings.settingsAdmins;
-  }
-
-  /**
-   * An admin asks to erase the project's data (the platform says who is one): what the
-   * confirmation says, or a refusal for anyone else. Nothing is erased until `eraseProject`.
-   */
-  async eraseRequest(
-    p: ProjectPlace,
-    actor: { id: string; isAdmin: boolean },
-  ): Promise<EraseReply> {
-    const { settings } = this.platform(p.platform);
-    if (!actor.isAdmin || !this.o.eraser) {
-      this.o.log.info(
-        { platform: p.platform, project: p.projectId, user: actor.id },
-        'erase refused',
-      );
-      return {
-        ok: false,
-        text: messages.eraseRefused(this.eraseAdmins(p.platform), settings.projectNoun),
-      };
-    }
-    return { ok: true, text: messages.eraseConfirm(settings.projectNoun) };
-  }
-
-  /** The confirmed erase: every key of this project, none of any other; what to tell the admin. */
-  async eraseProject(
-    p: ProjectPlace,
-    actor: { id: string; isAdmin: boolean },
-  ): Promise<EraseReply> {
-    const refused = await this.eraseRequest(p, actor);
-    if (!refused.ok || !this.o.eraser) return refused;
-    const { settings } = this.platform(p.platform);
-    const counts = await this.o.eraser.erase(p, settings.erasePreserves?.(p.projectId) ?? []);
-    // Files waiting for "confirm share" were this project's too.
-    this.files.dropPending(p);
-    const keys = Object.values(counts).reduce((a, b) => a + b, 0);
-    this.o.log.info(
-      {
-        platform: p.platform,
-        project: p.projectId,
-        user: actor.id,
-        at: new Date().toISOString(),
-        keys,
-        counts,
-      },
-      'project data erased',
-    );
-    return { ok: true, text: messages.erased(counts, settings.projectNoun), counts };
   }
 
   /** The files a turn in `ref` could read. */

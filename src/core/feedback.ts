@@ -114,8 +114,14 @@ export class FeedbackService {
     return (this.o.now ?? Date.now)();
   }
 
-  private get ttlMs(): number {
+  /** How long votes and answered turns are kept (and an answer's buttons work). */
+  get ttlMs(): number {
     return this.o.retentionDays * DAY_MS;
+  }
+
+  /** The longest reason kept. */
+  get maxReasonChars(): number {
+    return this.o.maxReasonChars;
   }
 
   private base(platform: string, projectId: string): string {

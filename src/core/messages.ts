@@ -1,42 +1,13 @@
 // Every text the bot itself writes into a thread, in Markdown, for every platform. The renderer
 // (RenderedText.render) neutralises and converts them like model output; nothing here is sent raw.
 import type { StatusKind } from '../model/platform-port.ts';
-import type {
-  AuditEntry,
-  EffectiveSettings,
-  SettingField,
-  SettingsPatch,
-} from './channel-settings.ts';
+import type { SettingProblem, SettingsPatch } from './channel-settings.ts';
+import type { SettingKey } from './channel-settings-schema.ts';
 import type { ErasedCounts } from './project-eraser.ts';
-
-const FIELD_NAMES: Record<SettingField, string> = {
-  replyMode: 'reply mode',
-  instructions: 'instructions',
-  model: 'model',
-  tools: 'tools',
-  channelContext: 'channel context',
-  knowledgeAudience: 'knowledge audience',
-};
+import { describePatch, describeSettings, settingText } from './setting-texts.ts';
 
 function utc(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-function describePatch(p: SettingsPatch): string {
-  const parts: string[] = [];
-  if (p.replyMode !== undefined) parts.push(`reply mode → ${p.replyMode}`);
-  if (p.instructions !== undefined)
-    parts.push(
-      p.instructions
-        ? `instructions → ${p.instructions.length} characters`
-        : 'instructions cleared',
-    );
-  if (p.model !== undefined) parts.push(`model → ${p.model || 'default'}`);
-  for (const [group, on] of Object.entries(p.tools ?? {}))
-    parts.push(`${group} ${on ? 'on' : 'off'}`);
-  if (p.channelContext !== undefined) parts.push(`channel context → ${p.channelContext}`);
-  if (p.knowledgeAudience !== undefined) parts.push(`knowledge audience → ${p.knowledgeAudience}`);
-  return parts.join(', ') || 'no change';
 }
 
 const WARN = '⚠️';
@@ -107,8 +78,8 @@ export const messages = {
     return `That is already shared with the ${project}.`;
   },
   /**
-   * Sharing from a private channel or a DM widens who can ask about the file: asked first, by a
-   * reply naming the bot (`how.reply`) or by the confirmation's buttons.
+   * Sharing from a private channel or a DM widens who can ask about the file: asked first, by the
+   * confirmation's buttons (where the platform shows them) or by a reply naming the bot.
    */
   confirmShare(o: {
     names: string[];
@@ -116,7 +87,8 @@ export const messages = {
     /** People who can read the private channel now (the bot left out), when known. */
     readers: number | undefined;
     project: string;
-    how: { reply: string; minutes: number } | 'button';
+    /** `buttons`: Share / Cancel are shown; `reply`: "@<reply> confirm share" works too. */
+    how: { buttons: boolean; reply?: string; minutes: number };
   }): string {
     const it = o.names.length > 1 ? 'them' : 'it';
     const now =
@@ -125,26 +97,67 @@ export const messages = {
         : o.readers === undefined
           ? 'a private channel'
           : `a private channel that ${o.readers === 1 ? '1 person' : `${o.readers} people`} can see`;
+    const press = `Press “${messages.shareConfirmLabel}” to go ahead, or “${messages.shareCancelLabel}”`;
+    const reply = o.how.reply ? `reply here with “@${o.how.reply} confirm share”` : undefined;
     const goAhead =
-      o.how === 'button'
-        ? `Press “${messages.shareConfirmLabel}” to go ahead, or “${messages.shareCancelLabel}”; nothing is shared until you do.`
-        : `To go ahead, reply here with “@${o.how.reply} confirm share” within ${o.how.minutes} minutes; otherwise nothing is shared.`;
+      o.how.buttons && reply
+        ? `${press}; or ${reply}. This waits ${o.how.minutes} minutes, and nothing is shared until then.`
+        : o.how.buttons
+          ? `${press}; nothing is shared until you do (this waits ${o.how.minutes} minutes).`
+          : `To go ahead, ${reply ?? 'confirm'} within ${o.how.minutes} minutes; otherwise nothing is shared.`;
     return `${INFO} ${o.names.join(', ')} ${o.names.length > 1 ? 'are' : 'is'} in ${now}. Shared with the whole ${o.project}, everyone in the ${o.project} can ask me about ${it} in any channel and read what I quote from ${it}. ${goAhead}`;
+  },
+  shareTitle(project: string): string {
+    return `Share with the ${project}?`;
   },
   shareConfirmLabel: 'Share',
   shareCancelLabel: 'Cancel',
   shareCancelled: 'Cancelled: nothing was shared.',
+  shareExpired:
+    'That confirmation has expired, and nothing was shared. Ask me to share the file again.',
   /** The shortcut used on a message without files. */
   noFilesOnMessage: 'There are no files on that message, so there is nothing to share.',
   shareNotYours: 'Only the person who asked to share these files can confirm it.',
-  /** A confirmation whose message cannot be read again (deleted, or no longer visible to the bot). */
-  shareMessageGone:
-    'I cannot read that message any more (it may have been deleted, or I am not in that channel), so nothing was shared.',
   shareNoAccessHint:
     'If the message is in a channel I am not a member of, add me to that channel and try again.',
   nothingToConfirm(minutes: number): string {
     return `There is no share of yours waiting for a confirmation here (one lasts ${minutes} minutes). Ask me to share the file again.`;
   },
+  /** Field errors, shown under the field of a form. */
+  fieldRequired: 'Fill this in.',
+  fieldTooLong(max: number): string {
+    return `At most ${max} characters.`;
+  },
+  fieldOutOfRange(min: number, max: number): string {
+    return `A whole number from ${min} to ${max}.`;
+  },
+  fieldNotAChoice: 'Pick one of the choices.',
+  /** A command that failed for a reason of its own (the details are logged). */
+  commandFailed: 'Something went wrong with that command. The details are in the bot’s log.',
+  /** Discord: "Ask threadmind about this" could not start a thread from the message. */
+  threadNotStarted:
+    'I could not start a thread from that message. Check that I may create threads here.',
+  /** Discord: where the answer to "Ask threadmind about this" goes (a channel mention). */
+  answeringIn(channelMention: string): string {
+    return `I am answering in ${channelMention}.`;
+  },
+  /** Discord: a command that needs the bot in the server, used through a person's own install. */
+  serverOnly(command: string): string {
+    return `${command} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`;
+  },
+  cannotPostHere:
+    'I cannot post in this channel. Check that I have the Send Messages permission here.',
+  unknownCommand(command: string): string {
+    return `I do not know the command ${command}.`;
+  },
+  /** Slack: `/threadmind` with words it does not know. */
+  slackCommandUsage:
+    'Use `/threadmind settings` to change how I behave in this channel, or `/threadmind show` to see it. Admins: `/threadmind feedback export`, `/threadmind erase-workspace`.',
+  /** A button or form whose reference is forged, altered or made for another place. */
+  actionRefused:
+    'I cannot act on that: it was not made here, or it was changed on the way. Nothing was changed.',
+  /** A button pressed again after its answer (or after its project's data was erased). */
+  actionUsed: 'That was already answered, so nothing more was done.',
   forgotten: 'Done: I have forgotten this thread, its history and the files posted in it.',
   forgetRefused: 'Only the person who started this thread can make me forget it.',
   noFiles: 'I cannot see any files here yet. Attach one to a message or to /ask.',
@@ -159,49 +172,42 @@ export const messages = {
   answerContinues: '_(I was interrupted here; the whole answer follows below.)_',
   queuedFailed:
     "I could not handle this message, even after several tries. Please send it again; the details are in the bot's log.",
-  settings(e: EffectiveSettings, audit: AuditEntry[]): string {
-    const s = e.settings;
-    const from = (f: SettingField) =>
-      e.source[f] === 'default'
-        ? ''
-        : e.source[f] === 'config'
-          ? ' _(config/)_'
-          : ' _(set in chat)_';
-    const tools = Object.entries(s.tools)
-      .map(([g, on]) => `${g} ${on ? 'on' : 'off'}`)
-      .join(', ');
-    const lines = [
-      '**How I behave in this channel**',
-      `• Reply mode: \`${s.replyMode}\`${from('replyMode')}`,
-      `• Instructions: ${s.instructions ? `“${s.instructions}”` : 'none'}${from('instructions')}`,
-      `• Model: ${s.model ? `\`${s.model}\`` : 'the default'}${from('model')}`,
-      `• Tools: ${tools}${from('tools')}`,
-      `• Channel context: ${s.channelContext} messages${from('channelContext')}`,
-      `• Knowledge audience: \`${s.knowledgeAudience}\`${from('knowledgeAudience')}`,
-    ];
-    if (e.changedBy)
-      lines.push(`Last changed in chat by ${e.changedBy.id} at ${utc(e.changedBy.at)}.`);
-    if (e.chatOverridesConfig.length > 0)
-      lines.push(
-        `The chat setting wins over config/ for: ${e.chatOverridesConfig.map((f) => FIELD_NAMES[f]).join(', ')}.`,
-      );
-    if (audit.length > 0) {
-      lines.push('', '**Changes**');
-      for (const a of audit.slice(-10))
-        lines.push(
-          `• ${utc(a.at)} ${a.by}: ${describePatch(a.changes)}${a.allowed ? '' : ` — refused (${a.reason ?? 'not allowed'})`}`,
-        );
-    }
-    return lines.join('\n');
+  /** A setting's words (label, help, choices) on a form. */
+  settingText(key: SettingKey) {
+    return settingText(key);
   },
+  /** The form's choice for "the configured model". */
+  defaultModelChoice: 'The default model',
+  settingsTitle: 'threadmind here',
+  settingsSave: 'Save',
+  settingsCancel: 'Cancel',
+  settingsCancelled: 'Nothing was changed.',
+  settingsExpired: 'That settings form has expired, and nothing was changed. Open it again.',
+  /** A rejected value, under its field. */
+  settingProblem(p: SettingProblem): string {
+    switch (p.kind) {
+      case 'range':
+        return messages.fieldOutOfRange(p.min, p.max);
+      case 'tooLong':
+        return messages.fieldTooLong(p.max);
+      case 'choice':
+        return messages.fieldNotAChoice;
+      case 'notServed':
+        return `The model server does not serve “${p.model}”. It serves: ${p.served.join(', ') || 'nothing right now'}.`;
+    }
+  },
+  /** Field errors told as words, where the form cannot show them (a slash command's options). */
+  settingsNotSaved(problems: readonly { key: SettingKey; text: string }[]): string {
+    const lines = problems.map((p) => `• ${settingText(p.key).label}: ${p.text}`);
+    return `${WARN} Not saved:\n${lines.join('\n')}`;
+  },
+  /** The channel's settings, where each comes from, and the recent changes. */
+  settings: describeSettings,
   settingsChanged(p: SettingsPatch): string {
     return `Saved: ${describePatch(p)}. It applies from the next message.`;
   },
   settingsRefused(who: string): string {
     return `Only ${who} can change how I behave in this channel.`;
-  },
-  settingsInvalid(reason: string): string {
-    return `${WARN} Not saved: ${reason}`;
   },
   feedbackStored(vote: 'up' | 'down', replaced: boolean): string {
     const what = vote === 'up' ? '👍' : '👎';
@@ -211,6 +217,18 @@ export const messages = {
     'That answer is too old to rate (or was not recorded), so the vote was not stored.',
   feedbackInvalid: `${WARN} That vote could not be read, so it was not stored.`,
   feedbackReasonPrompt: 'What was wrong with the answer? (optional)',
+  feedbackReasonStored: 'Thanks: your 👎 and what was wrong are noted.',
+  feedbackTitle: 'Feedback',
+  feedbackSend: 'Send',
+  feedbackSkip: 'Skip',
+  goodAnswer: 'Good answer',
+  badAnswer: 'Not a good answer',
+  /** The text of a message that carries only an answer's buttons (where a platform wants one). */
+  rateAnswer: 'Rate this answer',
+  /** Under an export shown inline when the platform's message holds only part of it. */
+  exportCut(shown: number, total: number): string {
+    return `_(cut at ${shown} characters of ${total}; export JSON or ask whoever runs threadmind for the rest)_`;
+  },
   feedbackExportRefused(who: string): string {
     return `Only ${who} can export the feedback.`;
   },
@@ -243,8 +261,19 @@ export const messages = {
       `${n(counts.other, 'other record')}.`
     );
   },
+  eraseTitle(noun: string): string {
+    return `Erase ${noun} data`;
+  },
+  eraseConfirmLabel: 'Erase',
+  eraseCancelLabel: 'Cancel',
+  eraseWordLabel(word: string): string {
+    return `Type ${word} to confirm`;
+  },
+  eraseWrongWord(word: string): string {
+    return `Type ${word} in capital letters, or press Cancel.`;
+  },
   eraseCancelled: 'Nothing was erased.',
   eraseExpired: 'That confirmation has expired, and nothing was erased. Run the command again.',
   feedbackExportUsage:
-    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`.',
+    'Use `/threadmind feedback export` (CSV) or `/threadmind feedback export json`; `/feedback-export` in the web chat.',
 } as const;

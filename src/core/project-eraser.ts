@@ -87,6 +87,8 @@ export class ProjectEraser {
     // Everything else under the project key: transcripts, agent threads, whatever comes next.
     counts.other += await store.deletePrefix(`${pk}:`, [marker, ...preserve]);
     for (const prefix of CLAIM_PREFIXES) await store.deleteClaims(`${prefix}${pk}:`);
+    // Claims under the project key (a confirmation answered, a token renewal) go too.
+    await store.deleteClaims(`${pk}:`);
     for (const source of this.sources) counts.conversations += await source(pk);
     return counts;
   }

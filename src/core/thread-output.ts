@@ -4,15 +4,10 @@
 // what the bot posts stays in order.
 import type { Logger } from '../log/logger.ts';
 import type { Destination, PlatformPort, StatusKind } from '../model/platform-port.ts';
+import type { OutputSettings } from '../model/platform-settings.ts';
 import { RenderedText } from '../model/rendered-text.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { messages } from './messages.ts';
-
-export interface OutputSettings {
-  thinkingText: string;
-  updateIntervalMs: number;
-  nativeStreaming: boolean;
-}
 
 export interface ThreadOutputOptions extends OutputSettings {
   port: PlatformPort;

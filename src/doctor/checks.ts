@@ -4,8 +4,10 @@
 import { discordCheckGroups } from '../../adapters/discord/discord-doctor.ts';
 import { slackCheckGroups } from '../../adapters/slack/slack-doctor.ts';
 import type { Config } from '../config/schema.ts';
+import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import type { CheckGroup, CheckResult } from '../model/check-result.ts';
 import { egressCheckGroup } from './egress-check.ts';
+import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
 import { type StoreAccess, storeCheckGroup } from './store-check.ts';
@@ -16,15 +18,18 @@ export function configResult(config: Config): CheckResult {
       ? `Slack (${config.slackTransport === 'socket' ? 'Socket Mode' : 'HTTP events'})`
       : '',
     config.discordApplicationId ? 'Discord' : '',
+    config.webChat ? 'web chat' : '',
   ].filter(Boolean);
   if (platforms.length === 0) {
     return {
       name: 'config',
       status: 'fail',
-      summary: 'no chat platform is configured, so `npm start` refuses to run',
-      fix: 'Set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode), and/or DISCORD_TOKEN with DISCORD_APPLICATION_ID (README: "Set up Slack", "Set up Discord").',
+      summary:
+        'no chat platform is configured and the web chat is off (WEB_ENABLED=false), so `npm start` refuses to run',
+      fix: 'Leave WEB_ENABLED at auto for the web chat, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode), and/or DISCORD_TOKEN with DISCORD_APPLICATION_ID (README: "Set up Slack", "Set up Discord").',
     };
   }
+  const webOnly = platforms.length === 1 && config.webChat !== null;
   const parts = [
     ...platforms,
     config.storeUrl.startsWith('sqlite:') ? 'SQLite store' : 'Redis store',
@@ -38,10 +43,24 @@ export function configResult(config: Config): CheckResult {
       fix: 'Also set NEO4J_USER and NEO4J_PASSWORD (a read-only account) for the bot.',
     };
   }
+  if (webOnly)
+    return {
+      name: 'config',
+      status: 'ok',
+      summary: `web chat only: no Slack or Discord configured (${parts.slice(1).join(', ')})`,
+    };
   return { name: 'config', status: 'ok', summary: `configuration valid: ${parts.join(', ')}` };
 }
 
-export function doctorGroups(config: Config, store: StoreAccess): CheckGroup[] {
+/**
+ * `textEndpoint`: the text model start-up uses (or, for `npm run doctor`, would use); the text
+ * model's checks describe it.
+ */
+export function doctorGroups(
+  config: Config,
+  store: StoreAccess,
+  textEndpoint: () => Promise<TextEndpoint>,
+): CheckGroup[] {
   return [
     {
       names: ['config'],
@@ -51,7 +70,8 @@ export function doctorGroups(config: Config, store: StoreAccess): CheckGroup[] {
     },
     ...slackCheckGroups(config),
     ...discordCheckGroups(config),
-    ...llmCheckGroups(config),
+    ...llmCheckGroups(config, textEndpoint),
+    embedCheckGroup(config),
     storeCheckGroup(config, store),
     ...neo4jCheckGroups(config),
     egressCheckGroup(config),

@@ -2,6 +2,7 @@
 // check as it finishes, never a probe that costs model time unless doctor.onStart is `full`.
 // Start-up does not wait for them; /readyz shows their names and statuses (pending until done).
 import type { Config } from '../config/schema.ts';
+import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CheckResult, CheckStatus } from '../model/check-result.ts';
 import type { Store } from '../store/store.ts';
@@ -10,6 +11,7 @@ import { configSecrets, doctorGroups } from './checks.ts';
 import { SYMBOL } from './format.ts';
 import { redactor } from './redact.ts';
 import { runChecks } from './run-checks.ts';
+import { once, plannedTextEndpoint } from './text-endpoint.ts';
 
 export interface CheckState {
   name: string;
@@ -29,11 +31,21 @@ const LEVEL = { ok: 'info', skip: 'info', warn: 'warn', fail: 'error' } as const
 
 export function startStartupChecks(
   config: Config,
-  deps: { log: Logger; store: Store },
+  deps: {
+    log: Logger;
+    store: Store;
+    /** The text model start-up chose; without it, worked out as `npm run doctor` does. */
+    textEndpoint?: TextEndpoint | undefined;
+  },
 ): StartupChecks | undefined {
   if (config.doctor.onStart === 'off') return undefined;
   const log = deps.log.child({ component: 'doctor' });
-  const groups = doctorGroups(config, { open: async () => ({ store: deps.store, owned: false }) });
+  const { textEndpoint } = deps;
+  const groups = doctorGroups(
+    config,
+    { open: async () => ({ store: deps.store, owned: false }) },
+    textEndpoint ? async () => textEndpoint : once(() => plannedTextEndpoint(config)),
+  );
   const names = groups.flatMap((g) => g.names);
   const seen = new Map<string, CheckResult>();
   const cancel = new AbortController();

@@ -54,6 +54,8 @@ async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
         return {
           name: c.name,
           ok: false as const,
+          // Carried on failure too: an optional check that fails must not make the pod unready.
+          optional: c.optional === true,
           error: err instanceof Error ? err.message : String(err),
         };
       }

@@ -4,7 +4,8 @@
 // ranked, unless that one is far ahead there. Before fusing, every candidate whose similarity to the
 // question is known and below the floor is dropped, a lexical hit too: sharing a word ("fi" in a
 // shell script) is not being about the question, and an unrelated question must find nothing.
-// A lexical hit with no vector of the current model (not embedded yet) is kept on its words alone.
+// A lexical hit with no vector of the question's model (not embedded yet, or by another model, which
+// is never compared) is kept on its words alone.
 import type { ChunkHit, ScoredHit } from './graph-queries.ts';
 import { cosine } from './query-vector.ts';
 
@@ -27,11 +28,14 @@ interface Entry {
   fused: number;
 }
 
-/** `lexical` best first by Lucene score, `semantic` best first by cosine; `vector` is the question's. */
+/**
+ * `lexical` best first by Lucene score, `semantic` best first by cosine; `question` is the
+ * question's vector and the id of the model that made it.
+ */
 export function fuse(
   lexical: readonly ScoredHit[],
   semantic: readonly ScoredHit[],
-  vector: readonly number[],
+  question: { vector: readonly number[]; model: string },
   o: FusionOptions,
 ): Fused[] {
   const byChunk = new Map<string, Entry>();
@@ -52,7 +56,8 @@ export function fuse(
     const e = entry(s.hit);
     e.fulltext = s.score;
     e.fused += 1 / (o.rrfK + i + 1);
-    if (e.vector === undefined && s.embedding) e.vector = cosine(vector, s.embedding);
+    if (e.vector === undefined && s.embedding?.model === question.model)
+      e.vector = cosine(question.vector, s.embedding.vector);
   }
   return [...byChunk.values()]
     .filter((e) => e.vector === undefined || e.vector >= o.minSimilarity)

@@ -45,10 +45,10 @@ export const CLAIMS = `[(cl:Claim)-[:SUPPORTED_BY]->(ev:Evidence)-[:LOCATED_IN]-
 
 /**
  * Fulltext candidates; `aclFilter: false` exists only to measure and demonstrate the filter. With
- * `model`, each row also carries the chunk's vector when that model made it (hybrid search judges
- * lexical hits by their similarity too; another model's vector is never compared).
+ * `withVectors`, each row also carries the chunk's vector and the model that made it (hybrid search
+ * judges lexical hits by their similarity too, when the question's model made them).
  */
-export function candidateCypher(aclFilter: boolean, withVectorOf = false): string {
+export function candidateCypher(aclFilter: boolean, withVectors = false): string {
   return `
 CALL db.index.fulltext.queryNodes($index, $lucene) YIELD node AS c, score
 ${aclFilter ? `WHERE ${inPartitionCypher('c')}` : ''}
@@ -57,45 +57,37 @@ ${aclFilter ? `WHERE ${visibleCypher('c', 'd')}` : ''}
 WITH c, d, score LIMIT $limit
 RETURN c.chunk_id AS chunk_id, c.text AS text, c.acl_partition AS acl_partition, score,
   d ${DOC} AS doc, ${CLAIMS} AS claims${
-    withVectorOf
-      ? ',\n  CASE WHEN c.embedding_model = $model THEN c.embedding END AS embedding'
-      : ''
+    withVectors ? ',\n  c.embedding AS embedding, c.embedding_model AS embedding_model' : ''
   }`;
 }
 
 export interface ScoredHit {
   hit: ChunkHit;
   score: number;
-  /** The chunk's vector, when asked for and made by the current model. */
-  embedding?: number[];
+  /** The chunk's vector and the embedder id that made it, when asked for and present. */
+  embedding?: { vector: number[]; model: string };
 }
 
 export async function searchCandidates(
   query: Query,
-  params: {
-    lucene: string;
-    limit: number;
-    partitions: string[];
-    groups: string[];
-    /** Embedder id: return the vectors this model made. */
-    model?: string;
-  },
+  params: { lucene: string; limit: number; partitions: string[]; groups: string[] },
   aclFilter = true,
+  withVectors = false,
 ): Promise<ScoredHit[]> {
   if (params.lucene === '') return [];
-  const { model, ...rest } = params;
-  const rows = await query(candidateCypher(aclFilter, model !== undefined), {
-    ...rest,
-    ...(model !== undefined ? { model } : {}),
+  const rows = await query(candidateCypher(aclFilter, withVectors), {
+    ...params,
     limit: int(params.limit),
     index: FULLTEXT_INDEX,
   });
   return rows.map((r) => {
-    const { embedding, ...hit } = r;
+    const { embedding, embedding_model: model, ...hit } = r;
     return {
       hit: hit as unknown as ChunkHit,
       score: Number(r.score),
-      ...(Array.isArray(embedding) ? { embedding: embedding as number[] } : {}),
+      ...(Array.isArray(embedding) && typeof model === 'string'
+        ? { embedding: { vector: embedding as number[], model } }
+        : {}),
     };
   });
 }

@@ -26,15 +26,15 @@ export interface HybridDeps {
 export interface HybridInput {
   mode: 'vector' | 'hybrid';
   question: string;
-  /** The embedder's id: lexical hits carry its vectors only. */
-  model: string;
   acl: { partitions: string[]; groups: string[] };
   queryVector: Promise<QueryVector>;
   phase: (name: string) => ReadOptions;
   traceId: string;
 }
 
-type Leg = { ok: true; hits: ScoredHit[]; vector: number[] } | { ok: false; reason: Error };
+type Leg =
+  | { ok: true; hits: ScoredHit[]; question: { vector: number[]; model: string } }
+  | { ok: false; reason: Error };
 
 /** A reason that reads the same on every request with the same cause (the log is throttled by it). */
 function reasonOf(err: unknown): string {
@@ -73,7 +73,7 @@ async function vectorLeg(d: HybridDeps, input: HybridInput): Promise<Leg> {
         ok: false,
         reason: new Error(`no chunk has a vector made by ${qv.model}: run kg:ingest with it`),
       };
-    return { ok: true, hits: out.hits, vector: qv.vector };
+    return { ok: true, hits: out.hits, question: { vector: qv.vector, model: qv.model } };
   } catch (err) {
     return { ok: false, reason: new Error(reasonOf(err), { cause: err }) };
   }
@@ -84,24 +84,24 @@ export async function semanticCandidates(
   input: HybridInput,
 ): Promise<{ found: Fused[]; ran: RetrievalMode }> {
   const { settings } = d;
-  const lexicalQuery = (model?: string) =>
+  const lexicalQuery = (withVectors: boolean) =>
     d.runner.read(
       (q) =>
-        searchCandidates(q, {
-          lucene: luceneQuery(input.question),
-          limit: settings.candidateLimit,
-          ...input.acl,
-          ...(model !== undefined ? { model } : {}),
-        }),
+        searchCandidates(
+          q,
+          { lucene: luceneQuery(input.question), limit: settings.candidateLimit, ...input.acl },
+          true,
+          withVectors,
+        ),
       input.phase('candidates'),
     );
-  const lexical = input.mode === 'hybrid' ? lexicalQuery(input.model) : undefined;
+  const lexical = input.mode === 'hybrid' ? lexicalQuery(true) : undefined;
   // Awaited below on every path; until then a failure must not count as unhandled.
   lexical?.catch(() => undefined);
   const semantic = await vectorLeg(d, input);
   if (!semantic.ok) {
     d.fallback.fellBack('knowledge search', semantic.reason);
-    const hits = await (lexical ?? lexicalQuery());
+    const hits = await (lexical ?? lexicalQuery(false));
     return {
       found: hits.map((h) => ({ hit: h.hit, scores: { fulltext: h.score } })),
       ran: 'fulltext',
@@ -109,7 +109,7 @@ export async function semanticCandidates(
   }
   const { minSimilarity, rrfK } = settings.vectorSearch;
   if (!lexical) return { found: aboveFloor(semantic.hits, minSimilarity), ran: 'vector' };
-  const found = fuse(await lexical, semantic.hits, semantic.vector, {
+  const found = fuse(await lexical, semantic.hits, semantic.question, {
     rrfK,
     minSimilarity,
     limit: settings.candidateLimit,

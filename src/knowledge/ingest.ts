@@ -156,6 +156,15 @@ async function planFile(
   return { plan, metaFile };
 }
 
+/** The embedder's id once it is final; undefined when it cannot be reached (vectors not checked). */
+async function finalId(embedder: Embedder): Promise<string | undefined> {
+  try {
+    return (await embedder.ready?.()) ?? embedder.id;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function ingestDirectory(options: IngestOptions): Promise<IngestReport> {
   const o: Resolved = { ...INGEST_DEFAULTS, ...options };
   const now = () => new Date((o.clock ?? Date.now)()).toISOString();
@@ -187,6 +196,8 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
     prunedDocuments: 0,
   };
   const seen: string[] = [];
+  // A check compares stored vectors with the embedder's final id (known once it has answered).
+  const model = o.check && o.embedder ? await finalId(o.embedder) : undefined;
   for (const file of await walk(root, [])) {
     const rel = path.relative(root, file);
     try {
@@ -201,7 +212,7 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
       report.chunks += plan.chunks.length;
       report.claims += plan.claims.length;
       if (o.check) {
-        const change = await diffDocument(o.driver, o.database, plan, o.embedder?.id);
+        const change = await diffDocument(o.driver, o.database, plan, model);
         if (change.kind === 'added') changes.added.push(plan.source_uri);
         else if (change.kind === 'updated')
           changes.updated.push({ source_uri: plan.source_uri, fields: change.fields });

@@ -244,7 +244,6 @@ export class KnowledgeProvider {
         {
           mode,
           question: req.query,
-          model: embedder.id,
           acl,
           queryVector,
           phase,

@@ -13,6 +13,15 @@ export function createMetrics() {
   });
   return {
     registry,
+    ...turnMetrics(registry),
+    ...featureMetrics(registry),
+    ...queueMetrics(registry),
+  };
+}
+
+/** Turns: their time, waits, restarts, reads, tokens, errors and how many run. */
+function turnMetrics(registry: Registry) {
+  return {
     turnSeconds: new Histogram({
       name: 'threadmind_turn_duration_seconds',
       help: 'Wall time of one turn, from the start of its run to the answer posted',
@@ -60,6 +69,12 @@ export function createMetrics() {
       help: 'Turns running now',
       registers: [registry],
     }),
+  };
+}
+
+/** Files, prompt counting, compression, feedback and duplicate deliveries. */
+function featureMetrics(registry: Registry) {
+  return {
     attachments: new Counter({
       name: 'threadmind_attachments_total',
       help: 'Files taken in, by detected kind and outcome (ready or an error code)',
@@ -91,7 +106,12 @@ export function createMetrics() {
       labelNames: ['platform'] as const,
       registers: [registry],
     }),
-    // Split roles (src/queue).
+  };
+}
+
+/** Split roles (src/queue): the shared queue, its workers and the Discord gateway lease. */
+function queueMetrics(registry: Registry) {
+  return {
     queueJobs: new Gauge({
       name: 'threadmind_queue_jobs',
       help: 'Jobs in the shared turn queue by state (waiting drives the workers autoscaler)',

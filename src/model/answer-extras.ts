@@ -1,5 +1,6 @@
 // What an answer carries besides its words: the sources it used and the handle people vote on.
 // Tools attach sources to their results (a ToolMessage artifact); the core collects them per turn.
+import type { ActionButton } from './interaction.ts';
 import type { RenderedText } from './rendered-text.ts';
 
 export type SourceFreshness = 'current' | 'stale' | 'unknown';
@@ -27,8 +28,11 @@ export type Vote = 'up' | 'down';
 
 /** What the last message of an answer gets: feedback buttons and the sources line. */
 export interface AnswerFooter {
-  /** The turn's trace id, what a vote names; absent: no buttons (the turn could not be recorded). */
-  feedbackId?: string;
+  /**
+   * 👍 and 👎, in that order, with the feedback flow's signed references; absent: no buttons (the
+   * turn could not be recorded).
+   */
+  votes?: readonly ActionButton[];
   sources: readonly AnswerSource[];
   /** The sources as one short line in the platform's format; absent when there are none. */
   sourcesText?: RenderedText;

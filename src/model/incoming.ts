@@ -132,3 +132,57 @@ export interface MessageChange {
   text?: string;
   traceId: string;
 }
+
+/** A file as plain data (a queued message, a pending share): `PlatformPort.rehydrate` rebuilds it. */
+export function queuedFile(f: FileRef): QueuedFile {
+  return {
+    id: f.id,
+    name: f.name,
+    ...(f.size === undefined ? {} : { size: f.size }),
+    ...(f.url === undefined ? {} : { url: f.url }),
+    ...(f.link === undefined ? {} : { link: f.link }),
+  };
+}
+
+/** The thread a message opened before it was queued (Discord: the thread started from a mention). */
+export type OpenedThread = { ref: ThreadRef; to: Destination };
+
+/** Split roles: where an ingress or gateway hands a new, addressed message (the turn queue). */
+export type Handoff = (m: InboundMessage, opened: OpenedThread | undefined) => Promise<void>;
+
+/** Files posted with a message, for the owner named by where they were posted. */
+export interface InboundFiles {
+  ref: ThreadRef;
+  to: Destination;
+  /** `session` inside a thread, `channel` at a channel's top level. */
+  where: 'session' | 'channel';
+  /** The message that carried them (outcome reactions go there). */
+  messageId: string;
+  /** The message's text: a request to share the files is handled as a question instead. */
+  text: string;
+  files: FileRef[];
+  traceId: string;
+}
+
+/** "Ask threadmind about this" used on a message. */
+export interface AskAbout {
+  /** The conversation the answer goes to: the message's thread (or one started under it). */
+  ref: ThreadRef;
+  to: Destination;
+  principal: string;
+  /** The message asked about: who wrote it and when. */
+  about: { authorId: string; at: number };
+  /**
+   * The message itself, where the platform hands it over and the bot cannot read the thread (a
+   * Discord user install): quoted from here instead of a thread read.
+   */
+  message?: ThreadMessage;
+  /**
+   * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
+   * the interaction's snowflake), so the thread read quotes the message and what came before it.
+   */
+  requestId: string;
+  traceId: string;
+  dedupe: string[];
+  openThread?: InboundMessage['openThread'];
+}

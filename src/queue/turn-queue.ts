@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Conversation, OpenedThread } from '../core/conversation.ts';
+import type { Conversation } from '../core/conversation.ts';
 import { messages } from '../core/messages.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
-import type { InboundMessage } from '../model/incoming.ts';
+import type { InboundMessage, OpenedThread } from '../model/incoming.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
 import { sessionKey } from '../model/thread-ref.ts';
 import { settlesWithin } from '../util/deadline.ts';

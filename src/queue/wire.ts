@@ -1,8 +1,14 @@
 // The queued form of an InboundMessage: plain JSON. Closures (file downloads with the bot's
 // credentials, opening a thread, reading a reply chain) cannot travel, so the message keeps the
 // platform ids instead and the worker's port rebuilds them (`PlatformPort.rehydrate`).
-import type { OpenedThread } from '../core/conversation.ts';
-import type { FileRef, InboundMessage, QueuedFile, ThreadMessage } from '../model/incoming.ts';
+
+import type {
+  FileRef,
+  InboundMessage,
+  OpenedThread,
+  QueuedFile,
+  ThreadMessage,
+} from '../model/incoming.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 
 type Plain = Omit<

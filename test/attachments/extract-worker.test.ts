@@ -44,34 +44,29 @@ function assertResponsive(lag: Lag): void {
 
 test('the event loop keeps ticking while a 2,000-page PDF is read', async () => {
   const pdf = buildManyPagesPdf(2000);
-  const started = performance.now();
   const { result, ...lag } = await withLoopWatch(() =>
     extractDocument(pdf, 'pdf', 'huge.pdf', LIMITS),
   );
-  const elapsed = performance.now() - started;
   assert.equal(result.sections.length, 2000);
-  assert.ok(elapsed > 300, 'the extraction was long enough to measure');
   assertResponsive(lag);
 });
 
 test('a slow extraction is stopped at timeoutMs and the next one still works', async () => {
   // Warm a worker first, so the timeout lands in the middle of parsing, not in start-up.
   await extractDocument(await buildTextPdf(['warm up']), 'pdf', 'warm.pdf', LIMITS);
-  const started = performance.now();
   const { result: err, ...lag } = await withLoopWatch(() =>
     extractDocument(buildManyPagesPdf(2000), 'pdf', 'slow.pdf', {
       ...LIMITS,
       timeoutMs: 150,
     }).catch((e: unknown) => e),
   );
-  const elapsed = performance.now() - started;
+  // timed_out (not a result) says the deadline ended the parse before it was done.
   assert.ok(err instanceof AttachmentError);
   assert.equal(err.code, 'timed_out');
   assert.equal(
     err.userMessage,
     'Reading slow.pdf took too long, so I stopped. Try a smaller or simpler file.',
   );
-  assert.ok(elapsed < 1000, `took ${Math.round(elapsed)} ms to give up`);
   assertResponsive(lag);
 
   const doc = await extractDocument(

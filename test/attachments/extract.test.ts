@@ -219,7 +219,6 @@ describe('DOCX', () => {
   });
 
   test('a zip bomb is refused from its central directory, before anything is inflated', async () => {
-    const started = performance.now();
     const err = await refusal(
       extractDocument(buildDocxZipBomb(), 'docx', 'bomb.docx', LIMITS),
       'too_complex',
@@ -229,7 +228,6 @@ describe('DOCX', () => {
       err.userMessage,
       /^bomb\.docx is too large or complex to unpack safely \(it unpacks to 301 MB; the limit is 100 MB\)/,
     );
-    assert.ok(performance.now() - started < 3000);
   });
 
   test('a part with an absurd compression ratio is refused even under the size limit', async () => {

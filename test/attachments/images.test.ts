@@ -163,14 +163,11 @@ describe('processImage: screenshots, transparency and animation', () => {
 });
 
 describe('processImage: refusals', () => {
-  test('a PNG header claiming 50,000 × 50,000 is refused from the header, fast', async () => {
+  test('a PNG header claiming 50,000 × 50,000 is refused from the header, without decoding', async () => {
     const bomb = pngClaimingSize(50_000, 50_000);
     assert.ok(bomb.length < 200);
     const rssBefore = process.memoryUsage().rss;
-    const started = performance.now();
     const err = await refused(processImage(bomb, 'huge.png', LIMITS), 'too_large', 'huge.png');
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed < 1000, `took ${elapsed.toFixed(0)} ms`);
     // Decoding would need 7.5 GB; anything near that would show up in the resident set.
     const grownMb = (process.memoryUsage().rss - rssBefore) / 1e6;
     assert.ok(grownMb < 100, `RSS grew by ${grownMb.toFixed(0)} MB`);

@@ -64,7 +64,7 @@ function indexContract(name: string, open: Open): void {
       const hits = await ix.search([session], '휴가 규정', 5);
       assert.equal(hits.length, 1);
       assert.equal(hits[0]?.fileId, 'hr');
-      assert.match(hits[0]?.snippet ?? '', /연차휴가 규정은/);
+      assert.match(hits[0]?.passage ?? '', /연차휴가 규정은/);
       assert.equal(hits[0]?.page, 1);
     });
 
@@ -72,13 +72,24 @@ function indexContract(name: string, open: Open): void {
       const ix = new AttachmentIndex(store, { now });
       const { channel } = owners();
       const pages = Array.from({ length: 6 }, (_, i) =>
-        i === 4 ? `${FILLER}The rollout uses Kubernetes operators. ${FILLER}` : FILLER.repeat(3),
+        i === 4
+          ? `${FILLER}The rollout uses Kubernetes operators. ${FILLER}`
+          : `${FILLER.repeat(3)}Page ${i + 1} ends here.`,
       );
       await ix.addFile(channel, file('report', 'report.pdf'), text(...pages));
-      const hits = await ix.search([channel], 'deployment kubernetes', 3);
+      // Chunks holding only "deployment" (every page says it) are below the relevance floor.
+      const relevant = await ix.search([channel], 'deployment kubernetes', 3);
+      assert.deepEqual(
+        relevant.map((h) => h.page),
+        [5],
+      );
+      const hits = await ix.search([channel], 'deployment kubernetes', 3, {
+        relevanceFloor: false,
+        maxChars: 1_000, // less than the whole file, so it comes in passages
+      });
       assert.equal(hits.length, 3);
       assert.equal(hits[0]?.page, 5);
-      assert.match(hits[0]?.snippet ?? '', /Kubernetes/);
+      assert.match(hits[0]?.passage ?? '', /Kubernetes/);
       assert.ok((hits[0]?.score ?? 0) > (hits[1]?.score ?? 0));
       assert.equal(hits[0]?.filename, 'report.pdf');
       assert.ok((hits[0]?.end ?? 0) > (hits[0]?.start ?? 0));
@@ -87,7 +98,11 @@ function indexContract(name: string, open: Open): void {
         hits.slice(1).map((h) => h.page),
         [1, 2],
       );
-      assert.equal((await ix.search([channel], 'deployment', 2)).length, 2);
+      assert.equal((await ix.search([channel], 'deployment', 2, { maxChars: 1_000 })).length, 2);
+      // Within the default budget the whole file is small enough to be given whole, once.
+      const whole = await ix.search([channel], 'deployment', 2);
+      assert.equal(whole.length, 1);
+      assert.equal(whole[0]?.whole, true);
       assert.deepEqual(await ix.search([channel], 'the of and', 5), []);
     });
 

@@ -3,7 +3,7 @@
 // it unchanged.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import { echoResponder, type ScriptedReply } from '../emulators/openai/index.ts';
 import { binaryFile, buildEncryptedPdf, buildTextPdf } from '../fixtures/documents/index.ts';
 import type { BotMessage, MakeDriver, PlatformDriver } from './driver.ts';

@@ -247,10 +247,6 @@ class DiscordDriver implements ThreadDriver {
     return this.settingsCommand(thread, { name: 'set', type: 1, options }, as === 'admin');
   }
 
-  showSettings(thread: Thread): Promise<string> {
-    return this.settingsCommand(thread, { name: 'show', type: 1 }, false);
-  }
-
   async redeliver(messageId: string): Promise<void> {
     const channelId = this.channelOf.get(messageId);
     if (!channelId) throw new Error(`discord driver: ${messageId} was not posted by this driver`);

@@ -2,7 +2,7 @@
 // follow up, upload a file, ask for a summary, make it forget, read what it posted. Each platform
 // (Slack, Discord, later the web) implements this against its emulator; the scenarios in
 // conversation-contract.ts and hostile-names-contract.ts are written once against it.
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
 
 /** Where the bot answers: a thread (or, for a file at a channel's top level, wherever its outcome goes). Opaque. */
@@ -127,12 +127,10 @@ export interface ThreadDriver extends PlatformDriver {
   storedHistory(thread: Thread): Promise<string>;
   /**
    * Changes the settings of the thread's channel, the platform's way (Slack: /threadmind and its
-   * form; Discord: /settings set), as someone with the right or an ordinary member. Resolves with
+   * form; Discord: /settings set with options), as someone with the right or an ordinary member. Resolves with
    * what the person was told privately.
    */
   changeSettings(thread: Thread, as: 'admin' | 'member', change: SettingsChange): Promise<string>;
-  /** The settings of the thread's channel as `/threadmind settings` or `/settings show` shows them. */
-  showSettings(thread: Thread): Promise<string>;
 }
 
 /** Builds a driver on a freshly started bot; `overrides` go to the bot's config. */

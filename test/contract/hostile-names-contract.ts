@@ -3,7 +3,7 @@
 // the bot made is checked with the platform's own rules (see pings.ts), not just final messages.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import { echoResponder } from '../emulators/openai/index.ts';
 import { waitFor } from '../emulators/slack/wait-for.ts';
 import { buildEncryptedPdf } from '../fixtures/documents/index.ts';

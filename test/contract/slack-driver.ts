@@ -234,17 +234,6 @@ class SlackDriver implements ThreadDriver {
     return this.ephemeralTo(user, seen);
   }
 
-  async showSettings(thread: Thread): Promise<string> {
-    const seen = this.h.slack.ephemeralMessages().length;
-    await this.h.slack.slashCommand({
-      command: '/threadmind',
-      text: 'settings',
-      user: OTHER,
-      channel: this.of(thread).channel,
-    });
-    return this.ephemeralTo(OTHER, seen);
-  }
-
   async redeliver(messageId: string): Promise<void> {
     const results = await this.h.slack.redeliverEvents(messageId);
     const bad = results.filter((r) => r.status !== 200);
@@ -356,10 +345,9 @@ function formValues(view: Record<string, unknown>, change: SettingsChange) {
     if (!b.block_id || !e?.action_id) continue;
     let v: string | string[] | null =
       e.initial_option?.value ?? e.initial_value ?? e.initial_options?.map((o) => o.value) ?? null;
-    if (e.type === 'checkboxes' && v === null) v = [];
     if (b.block_id === 'reply_mode' && change.replyMode) v = change.replyMode;
     if (b.block_id === 'instructions' && change.instructions !== undefined) v = change.instructions;
-    if (b.block_id === 'model' && change.model !== undefined) v = change.model || '__default__';
+    if (b.block_id === 'model' && change.model !== undefined) v = change.model || 'default';
     values[b.block_id] = { [e.action_id]: v };
   }
   return values;

@@ -4,7 +4,7 @@
 // sends and stores; each channel's reply mode and settings apply, changed only by those allowed.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Handled } from '../../src/core/conversation.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import { echoResponder, type ScriptedReply } from '../emulators/openai/index.ts';
 import { buildTextPdf } from '../fixtures/documents/index.ts';
 import type { Line, MakeDriver, ThreadDriver, Who } from './driver.ts';
@@ -174,28 +174,6 @@ export function threadContextContract(name: string, makeDriver: MakeDriver<Threa
       const mentioned = await d.followUp(p.thread, 'anything else?', { mention: true });
       assert.equal(statusOf(await d.handled(mentioned.messageId)), 'turn:answered');
       await d.changeSettings(p.thread, 'admin', { replyMode: 'thread' });
-    });
-
-    test('an admin’s settings change the next request’s prompt and model; a member is refused; the audit trail shows both', async () => {
-      const p = await d.mention('first question');
-      await d.handled(p.messageId);
-      const refused = await d.changeSettings(p.thread, 'member', { replyMode: 'all' });
-      assert.match(refused, /Only .* can change how I behave in this channel/);
-      const saved = await d.changeSettings(p.thread, 'admin', {
-        instructions: 'Answer like a ship captain.',
-        model: 'llama-3.1-70b',
-      });
-      assert.match(saved, /Saved/);
-      const next = await d.followUp(p.thread, 'second question', { mention: true });
-      await d.handled(next.messageId);
-      const req = requestWith(d, 'second question');
-      assert.equal(req.model, 'llama-3.1-70b');
-      assert.match(String(req.messages[0]?.content), /Answer like a ship captain\./);
-      const shown = await d.showSettings(p.thread);
-      assert.match(shown, /llama-3\.1-70b/);
-      assert.match(shown, /refused \(not allowed\)/);
-      assert.match(shown, /model → llama-3\.1-70b/);
-      await d.changeSettings(p.thread, 'admin', { instructions: '', model: '' });
     });
   });
 }

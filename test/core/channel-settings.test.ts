@@ -56,14 +56,28 @@ describe('channel settings', () => {
     const refused = await s.change(other, { id: 'UGUEST', mayChange: false }, { replyMode: 'all' });
     assert.deepEqual(refused, { ok: false, reason: 'not allowed' });
     const badModel = await s.change(other, { id: 'UADMIN', mayChange: true }, { model: 'gpt-9' });
-    assert.equal(badModel.ok, false);
-    assert.match(badModel.ok ? '' : badModel.reason, /does not serve “gpt-9”.*qwen3-8b/);
+    assert.deepEqual(badModel.ok ? undefined : badModel, {
+      ok: false,
+      reason: 'invalid',
+      problems: {
+        model: { kind: 'notServed', model: 'gpt-9', served: ['qwen3-8b', 'llama-3.1-70b'] },
+      },
+    });
     const tooLong = await s.change(
       other,
       { id: 'UADMIN', mayChange: true },
       { instructions: 'x'.repeat(5000) },
     );
-    assert.equal(tooLong.ok, false);
+    assert.deepEqual(tooLong.ok ? undefined : tooLong, {
+      ok: false,
+      reason: 'invalid',
+      problems: { instructions: { kind: 'tooLong', max: 1500 } },
+    });
+    const outOfRange = await s.validate({ channelContext: 99, replyMode: 'loud' as 'all' });
+    assert.deepEqual(outOfRange, {
+      channelContext: { kind: 'range', min: 0, max: 50 },
+      replyMode: { kind: 'choice' },
+    });
     assert.equal((await s.effective(other)).settings.replyMode, defaults.replyMode);
     const audit = await s.audit(other);
     assert.deepEqual(

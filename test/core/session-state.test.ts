@@ -6,13 +6,14 @@ import { after, describe, test } from 'node:test';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { ChannelSettingsService } from '../../src/core/channel-settings.ts';
-import { Conversation, type Handled } from '../../src/core/conversation.ts';
+import { Conversation } from '../../src/core/conversation.ts';
 import { lockLostError, SessionState } from '../../src/core/session-state.ts';
 import { ThreadContext } from '../../src/core/thread-context.ts';
 import type { TurnRunner } from '../../src/core/turn-runner.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
 import { ThreadmindError } from '../../src/model/errors.ts';
+import type { Handled } from '../../src/model/handled.ts';
 import type { InboundMessage } from '../../src/model/incoming.ts';
 import { sessionKey } from '../../src/model/thread-ref.ts';
 import { SessionHistory } from '../../src/store/session-history.ts';
@@ -105,6 +106,7 @@ describe('conversation rules', () => {
       }),
       threadContext: new ThreadContext({ store, maxMessages: 100, log: silentLogger() }),
       lockWaitMs: 1000,
+      interactions: { store, ttlMs: 600_000 },
     });
     core.attach(port, {
       projectNoun: 'workspace',
@@ -147,12 +149,21 @@ describe('conversation rules', () => {
   test('reply modes: mention ignores follow-ups, thread leaves those naming others, all answers the channel', async () => {
     const port = new MockPort();
     const { core, turns } = conversation(port);
-    const admin = { id: 'UADMIN', mayChange: true };
+    const admin = { id: 'UADMIN', may: async () => true };
     const at = (channelId: string, sessionId: string) => {
       const ref = { ...REF, channelId, sessionId };
       return { ref, to: { ref, context: {} } };
     };
-    await core.changeSettings(at('CM', 'x').ref, admin, { replyMode: 'mention' });
+    const set = (channelId: string, mode: string) =>
+      core.interact({
+        kind: 'start',
+        flow: 'settings',
+        actor: admin,
+        place: at(channelId, 'x'),
+        values: { reply_mode: mode },
+        traceId: 't',
+      });
+    await set('CM', 'mention');
     await core.receiveMessage(message({ ...at('CM', 'm.1'), text: 'start' }));
     const unmentioned = await core.receiveMessage(
       message({ ...at('CM', 'm.1'), addressed: 'ambient', text: 'more' }),
@@ -169,7 +180,7 @@ describe('conversation rules', () => {
     );
     assert.equal(topLevel.status, 'ignored', 'mode thread, top-level chatter');
 
-    await core.changeSettings(at('CA', 'x').ref, admin, { replyMode: 'all' });
+    await set('CA', 'all');
     const support = await core.receiveMessage(
       message({ ...at('CA', 'a.1'), addressed: 'ambient', text: 'printer broken', topLevel: true }),
     );

@@ -1,4 +1,5 @@
-// A set-up the doctor can examine: Slack, Discord and two vLLM emulators, each healthy unless the
+// A set-up the doctor can examine: Slack, Discord and three vLLM emulators (text, vision,
+// embeddings), each healthy unless the
 // test asks for a fault, and ways to run the doctor in this process or as `npm run doctor` does.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { configSecrets, doctorGroups } from '../../src/doctor/checks.ts';
 import { formatChecklist } from '../../src/doctor/format.ts';
 import { redactor } from '../../src/doctor/redact.ts';
 import { runChecks } from '../../src/doctor/run-checks.ts';
+import { once, plannedTextEndpoint } from '../../src/doctor/text-endpoint.ts';
 import type { CheckResult } from '../../src/model/check-result.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import type { DiscordEmulatorOptions } from '../emulators/discord/types.ts';
@@ -39,6 +41,8 @@ export interface FaultOptions {
   registerCommands?: boolean;
   text?: EmulatorOptions;
   vision?: EmulatorOptions;
+  /** The embeddings server's options; false: no embeddings endpoint configured. */
+  embed?: EmulatorOptions | false;
   /** Secrets the emulators accept (to show they are never printed). */
   slackBotToken?: string;
   slackAppToken?: string;
@@ -50,6 +54,7 @@ export interface DoctorSetup {
   discord: DiscordEmulator;
   text: OpenAIEmulator;
   vision: OpenAIEmulator;
+  embed: OpenAIEmulator | undefined;
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -75,6 +80,15 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
     ...key,
     ...o.vision,
   });
+  const embed =
+    o.embed === false
+      ? undefined
+      : await startOpenAIEmulator({
+          models: [],
+          embeddingModels: [{ id: 'BAAI/bge-m3', dimensions: 1024, max_model_len: 8192 }],
+          ...key,
+          ...o.embed,
+        });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-doctor-'));
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -87,6 +101,7 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
     DISCORD_APPLICATION_ID: discord.applicationId,
     LLM_TEXT_BASE_URL: text.baseURL,
     LLM_VISION_BASE_URL: vision.baseURL,
+    ...(embed ? { LLM_EMBED_BASE_URL: embed.baseURL } : {}),
     ...(o.llmApiKey ? { LLM_API_KEY: o.llmApiKey } : {}),
   };
   return {
@@ -94,9 +109,16 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
     discord,
     text,
     vision,
+    embed,
     env,
     async close() {
-      await Promise.all([slack.close(), discord.close(), text.close(), vision.close()]);
+      await Promise.all([
+        slack.close(),
+        discord.close(),
+        text.close(),
+        vision.close(),
+        embed?.close(),
+      ]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -116,9 +138,11 @@ export async function runDoctor(
 ): Promise<DoctorRun> {
   const config = loadConfig({ env });
   const results = await runChecks(
-    doctorGroups(config, {
-      open: async () => ({ store: await createStore(config.storeUrl), owned: true }),
-    }),
+    doctorGroups(
+      config,
+      { open: async () => ({ store: await createStore(config.storeUrl), owned: true }) },
+      once(() => plannedTextEndpoint(config)),
+    ),
     { stepTimeoutMs, modelProbes: true, redact: redactor(configSecrets(config)) },
   );
   return {

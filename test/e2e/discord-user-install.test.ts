@@ -124,7 +124,7 @@ describe('Discord user installs', () => {
       (m) => (m?.components?.length ?? 0) > 0,
     );
     const row = last?.components?.[0] as { components?: { custom_id?: string }[] } | undefined;
-    const up = row?.components?.find((c) => c.custom_id?.startsWith('tm:fb:up:'))?.custom_id;
+    const up = row?.components?.find((c) => c.custom_id?.startsWith('t1.feedback.up.'))?.custom_id;
     assert.ok(last && up, 'the answer carries the feedback buttons');
     const click = await d.componentInteraction({
       channelId,

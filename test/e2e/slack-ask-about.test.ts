@@ -44,7 +44,11 @@ describe('Ask threadmind about this (Slack)', () => {
       replies.every((m) => m.thread_ts === post.ts),
       'answered in the message’s thread',
     );
-    assert.match(replies.map((m) => m.text).join('\n'), /freeze\.pdf, page 2/);
+    // A file this small is handed over whole, each page marked.
+    assert.match(
+      replies.map((m) => m.text).join('\n'),
+      /freeze\.pdf \(posted in this thread\), whole file[\s\S]*\[page 2\]\s*No deploys after Friday/,
+    );
     const first = h.llm.requests.find((q) =>
       JSON.stringify(q.body.messages).includes('Look at the message from'),
     );

@@ -78,17 +78,19 @@ describe('Slack failures', () => {
   test('Slack answering 429 is retried after Retry-After and the answer arrives', async () => {
     h.llm.enqueue({ content: 'after the rate limit' });
     h.slack.failNext('chat.startStream', { error: 'ratelimited', status: 429, retryAfterSec: 1 });
-    const started = Date.now();
     const { ts } = await h.slack.postUserMessage({
       channel: 'C26',
       user: 'U1',
       text: `<@${h.slack.botUserId}> limited`,
     });
-    await waitForReply(h.slack, 'C26', ts, 'after the rate limit');
+    const replies = await waitForReply(h.slack, 'C26', ts, 'after the rate limit');
     const attempts = callsTo(h.slack, 'chat.startStream').filter((c) => c.args.channel === 'C26');
-    assert.equal(attempts.length, 2);
-    assert.equal(attempts[0]?.status, 429);
-    assert.ok((attempts[1]?.at ?? 0) - (attempts[0]?.at ?? 0) >= 900, 'waited for Retry-After');
-    assert.ok(Date.now() - started >= 900);
+    // Retried once, after the 429, and answered once. That the client waits Retry-After is shown
+    // on a mocked clock in test/unit/slack-emulator-conversations.test.ts.
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [429, 200],
+    );
+    assert.equal(replies.filter((m) => m.text.includes('after the rate limit')).length, 1);
   });
 });

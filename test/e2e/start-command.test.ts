@@ -35,6 +35,8 @@ test('with no chat platform configured, start serves the web chat on loopback an
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tm-start-')),
       PORT: '0',
       LOG_LEVEL: 'silent',
+      // The address is printed for a person (a terminal, or LOG_FORMAT=pretty).
+      LOG_FORMAT: 'pretty',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

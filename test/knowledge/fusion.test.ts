@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { aboveFloor, fuse } from '../../src/knowledge/fusion.ts';
 import type { ScoredHit } from '../../src/knowledge/graph-queries.ts';
 
-const hit = (id: string, score: number, embedding?: number[]): ScoredHit => ({
+const hit = (id: string, score: number, vector?: number[], model = 'm'): ScoredHit => ({
   hit: {
     chunk_id: id,
     text: id,
@@ -14,11 +14,11 @@ const hit = (id: string, score: number, embedding?: number[]): ScoredHit => ({
     claims: [],
   },
   score,
-  ...(embedding ? { embedding } : {}),
+  ...(vector ? { embedding: { vector, model } } : {}),
 });
 const ids = (xs: Array<{ hit: { chunk_id: string } }>) => xs.map((x) => x.hit.chunk_id);
 const opts = { rrfK: 60, minSimilarity: 0.3, limit: 10 };
-const q = [1, 0];
+const q = { vector: [1, 0], model: 'm' };
 
 test('a chunk both searches found outranks chunks only one of them ranked first', () => {
   const lexical = [hit('words-only', 9), hit('both', 5)];
@@ -46,10 +46,13 @@ test('a lexical hit unrelated in meaning is dropped; one without a vector is kep
     hit('shares-a-word', 8, [0, 1]),
     hit('not-embedded-yet', 6),
     hit('related', 4, [0.9, 0.1]),
+    // Another model's vector is not compared: kept on its words, with no similarity.
+    hit('other-model', 3, [0, 1], 'another'),
   ];
   const out = fuse(lexical, [], q, opts);
-  assert.deepEqual(ids(out), ['not-embedded-yet', 'related']);
+  assert.deepEqual(ids(out), ['not-embedded-yet', 'related', 'other-model']);
   assert.equal(out[0]?.scores.vector, undefined);
+  assert.equal(out[2]?.scores.vector, undefined);
   assert.ok((out[1]?.scores.vector ?? 0) > 0.9, 'its similarity is reported');
 });
 

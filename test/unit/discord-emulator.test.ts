@@ -2,7 +2,7 @@
 // Gateway, caches, interactions) and @discordjs/rest's REST for command registration.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import {
   type ChatInputCommandInteraction,
@@ -19,6 +19,9 @@ import {
 } from 'discord.js';
 import WebSocket from 'ws';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
+
+/** One turn of the event loop (a real one: tests that mock timers leave setImmediate alone). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Cleanup = (fn: () => Promise<unknown>) => void;
 interface TestCtx {
@@ -456,14 +459,29 @@ test('a 429 on message create is waited out and retried by @discordjs/rest', asy
   const { channelId } = firstChannel(emu);
   emu.failNext(/^POST \/channels\/\d+\/messages$/, { status: 429, retryAfterSec: 0.4 });
   emu.failNext(/^POST \/channels\/\d+\/messages$/, { status: 500 });
-  const sent = await (c.channels.cache.get(channelId) as TextChannel).send('eventually');
-  const posts = emu.calls.filter((x) => x.method === 'POST' && x.route.endsWith('/messages'));
+  const posts = () => emu.calls.filter((x) => x.method === 'POST' && x.route.endsWith('/messages'));
+  // @discordjs/rest waits with a timer: on a mocked clock (the emulator stamps calls with it) the
+  // gap is exactly what the client waited, whatever the machine's speed.
+  mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  let sent: Message | undefined;
+  try {
+    const sending = (c.channels.cache.get(channelId) as TextChannel).send('eventually');
+    for (let t = 0; posts().length < 3; t += 10) {
+      assert.ok(t < 60_000, 'still no retry after a minute of mocked time');
+      mock.timers.tick(10);
+      await turn();
+    }
+    sent = await sending;
+  } finally {
+    mock.timers.reset();
+  }
+  const [limited, retried] = posts();
+  const gap = (retried?.at ?? 0) - (limited?.at ?? 0);
+  assert.ok(gap >= 400, `retried ${gap} ms (mocked clock) after the 429, before retry_after`);
   assert.deepEqual(
-    posts.map((x) => x.status),
+    posts().map((x) => x.status),
     [429, 500, 200],
   );
-  const gap = (posts[1]?.at ?? 0) - (posts[0]?.at ?? 0);
-  assert.ok(gap >= 400, `retried after retry_after (waited ${gap} ms)`);
   assert.equal(emu.messages(channelId).at(-1)?.id, sent.id);
 });
 

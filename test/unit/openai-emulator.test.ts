@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { after, before, beforeEach, mock, test } from 'node:test';
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
+
+/** One turn of the event loop (a real one: tests that mock timers leave setImmediate alone). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 let emu: OpenAIEmulator;
 let client: OpenAI;
@@ -331,11 +334,11 @@ test('a hung request is released by close(), and the key is enforced', async () 
     messages: [{ role: 'user', content: 'x' }],
   });
   const failed = assert.rejects(pending);
-  while (own.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-  const t0 = Date.now();
+  while (own.requests.length === 0) await turn();
   await own.close();
   await failed;
-  assert.ok(Date.now() - t0 < 1000, 'close did not wait for the hung request');
+  // close() returned while the hung request was still unanswered: it did not wait for it.
+  assert.equal(own.requests[0]?.lastByteAt, undefined, 'the hung request was never answered');
 });
 
 test('setDown refuses connections until brought back up', async () => {
@@ -357,12 +360,27 @@ test('setDown refuses connections until brought back up', async () => {
 
 test('delayMs holds the first token back', async () => {
   emu.enqueue({ content: 'slow', delayMs: 80 });
-  const t0 = Date.now();
-  await client.chat.completions.create({
-    model: 'qwen3-8b',
-    messages: [{ role: 'user', content: 'x' }],
-  });
-  assert.ok(Date.now() - t0 >= 70);
+  const seen = emu.requests.length;
+  // The delay is the emulator's timer: on a mocked clock nothing comes until it has moved by it.
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    let answered = false;
+    const reply = client.chat.completions
+      .create({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'x' }] })
+      .then((r) => {
+        answered = true;
+        return r;
+      });
+    while (emu.requests.length === seen) await turn();
+    await turn();
+    mock.timers.tick(79);
+    await turn();
+    assert.equal(answered, false, 'nothing before the delay has passed');
+    mock.timers.tick(1);
+    assert.equal((await reply).choices[0]?.message.content, 'slow');
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test('LangChain ChatOpenAI streams text and tool calls from it', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { recentHistory } from '../../src/core/turn-runner.ts';
+import { recentHistory } from '../../src/core/turn-prompt.ts';
 
 test('the prompt window never starts on a tool call or tool result', () => {
   const history = [

@@ -8,11 +8,19 @@ import { sourcesMarkdown } from '../../src/core/answer-sources.ts';
 import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 
-function footer(sources: AnswerSource[], feedbackId?: string): AnswerFooter {
+/** `turn`: the answer carries 👍/👎 (their references stand in for the feedback flow's). */
+function footer(sources: AnswerSource[], turn?: string): AnswerFooter {
   const md = sourcesMarkdown(sources);
   return {
     sources,
-    ...(feedbackId ? { feedbackId } : {}),
+    ...(turn
+      ? {
+          votes: [
+            { label: '👍', ref: `t1.feedback.up.${turn}` },
+            { label: '👎', ref: `t1.feedback.down.${turn}` },
+          ],
+        }
+      : {}),
     ...(md ? { sourcesText: RenderedText.render(slackFormat, md, 'message', 3000)[0] } : {}),
   };
 }
@@ -82,4 +90,30 @@ test('a refusing workspace loses native sources first, then native buttons, then
     nativeSources: true,
     nativeButtons: false,
   });
+});
+
+test("the vote buttons carry the feedback flow's references, native or plain", () => {
+  const f = footer([], 'turn-3');
+  type El = {
+    action_id?: string;
+    value?: string;
+    positive_button?: { value: string; accessibility_label: string };
+    negative_button?: { value: string };
+  };
+  const [native] = footerBlocks(f) as unknown as { elements: El[] }[];
+  const el = native?.elements[0];
+  assert.equal(el?.action_id, 'tm:vote');
+  assert.equal(el?.positive_button?.value, 't1.feedback.up.turn-3');
+  assert.equal(el?.negative_button?.value, 't1.feedback.down.turn-3');
+  assert.equal(el?.positive_button?.accessibility_label, 'Good answer');
+  const [plain] = footerBlocks(f, { nativeSources: false, nativeButtons: false }) as unknown as {
+    elements: El[];
+  }[];
+  assert.deepEqual(
+    plain?.elements.map((e) => [e.action_id, e.value]),
+    [
+      ['tm:up', 't1.feedback.up.turn-3'],
+      ['tm:down', 't1.feedback.down.turn-3'],
+    ],
+  );
 });

@@ -197,14 +197,13 @@ test('download faults: HTTP 500, a reset mid-body, a 10 s trickle; limited by ti
   await assert.rejects(cut.arrayBuffer());
 
   emu.setFileDownloadFault(f.id, 'slow');
-  const started = Date.now();
   const slow = await fetch(f.url_private_download, {
     ...bearer(emu),
     signal: AbortSignal.timeout(300),
   });
   assert.equal(slow.status, 200);
+  // The body stalls after the headers: the client's own deadline ends the download.
   await assert.rejects(slow.arrayBuffer(), { name: 'TimeoutError' });
-  assert.ok(Date.now() - started < 2000);
 
   emu.setFileDownloadFault(f.id, undefined);
   assert.equal((await (await fetch(f.url_private, bearer(emu))).arrayBuffer()).byteLength, 65536);

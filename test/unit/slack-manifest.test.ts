@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { ASK_SHORTCUT } from '../../adapters/slack/slack-adapter.ts';
 import { MAX_PROMPTS } from '../../adapters/slack/slack-agent-view.ts';
-import { SHARE_SHORTCUT } from '../../adapters/slack/slack-share.ts';
+import { SHARE_SHORTCUT } from '../../adapters/slack/slack-interactions.ts';
 
 interface Manifest {
   features: {

@@ -1,5 +1,6 @@
 // The web chat in a real browser (Debian's chromium driven by playwright-core): start a thread, see
-// an answer stream in, drop a PDF, ask about it and see the citation, reload and find the thread.
+// an answer stream in, drop a PDF, ask about it and see the citation, reload and find the thread;
+// vote on an answer, say what was wrong, and export the votes.
 // UPDATE_SCREENSHOT=1 saves the page answering about the PDF to docs/web-chat.png (the README's).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -113,6 +114,39 @@ test('a thread in the browser: streamed answer, dropped PDF, citation, reload', 
   assert.equal(await listed.getAttribute('aria-current'), 'true');
   await page.locator('.message.bot cite.citation').waitFor();
   assert.equal(await page.locator('.message').count(), 5);
+  assert.deepEqual(errors, [], 'no errors on the page');
+  await page.close();
+});
+
+test('votes in the browser: 👍 shows pressed, 👎 asks why, the export is a file to save', async () => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.app.webUrl ?? '');
+  await page.getByRole('button', { name: '+ New thread' }).click();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Hello?');
+  await box.press('Enter');
+  const answer = page.locator('.message.bot:not(.streaming)').first();
+  const up = answer.locator('.feedback button', { hasText: '👍' });
+  await up.click();
+  await page.waitForFunction(
+    'document.querySelector(".feedback button")?.getAttribute("aria-pressed") === "true"',
+  );
+  await answer.locator('.feedback button', { hasText: '👎' }).click();
+  const why = page.locator('.card textarea[name="reason"]');
+  await why.waitFor();
+  await why.fill('Too long.');
+  await page.locator('.card button[type="submit"]').click();
+  await page.locator('.message.bot', { hasText: 'what was wrong are noted' }).waitFor();
+  await box.fill('/feedback-export');
+  await box.press('Enter');
+  const file = page.locator('a.file-download');
+  await file.waitFor();
+  assert.match(
+    (await file.getAttribute('download')) ?? '',
+    /^threadmind-feedback-web-local-.*\.csv$/,
+  );
   assert.deepEqual(errors, [], 'no errors on the page');
   await page.close();
 });

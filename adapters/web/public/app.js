@@ -113,42 +113,156 @@ function renderMessage(entry) {
     }
     li.append(list);
   }
-  if (m.feedbackId && !m.streaming) li.append(feedbackButtons(m));
+  if (m.card) li.append(cardView(m));
+  if (m.votes?.length && !m.streaming) li.append(feedbackButtons(m));
   entry.node = li;
   return li;
 }
 
-/** 👍/👎 under an answer; 👎 may say why. The vote comes back through the event stream. */
+/** Sends what the person did on a card (a button, a form) back to the bot's flow. */
+async function act(m, ref, values) {
+  try {
+    await api(`/api/threads/${current}/actions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messageId: m.id, ref, values }),
+    });
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+function button(label, style, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = `action${style ? ` ${style}` : ''}`;
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** One input of a card's form, named by the field's id. */
+function formField(f, error) {
+  const label = document.createElement('label');
+  label.className = 'field';
+  label.append(Object.assign(document.createElement('span'), { textContent: f.label }));
+  let input;
+  if (f.kind === 'long') input = document.createElement('textarea');
+  else if (f.kind === 'select' || f.kind === 'multi') {
+    input = document.createElement('select');
+    input.multiple = f.kind === 'multi';
+    for (const c of f.choices ?? []) {
+      const o = Object.assign(document.createElement('option'), {
+        value: c.value,
+        textContent: c.label,
+      });
+      o.selected = Array.isArray(f.initial) ? f.initial.includes(c.value) : f.initial === c.value;
+      input.append(o);
+    }
+  } else {
+    input = document.createElement('input');
+    input.type = f.kind === 'number' ? 'number' : f.kind === 'toggle' ? 'checkbox' : 'text';
+    if (f.kind === 'number') Object.assign(input, { min: f.min, max: f.max });
+  }
+  input.name = f.id;
+  if (f.maxLength) input.maxLength = f.maxLength;
+  if (f.kind === 'toggle') input.checked = f.initial === true;
+  else if (f.initial !== undefined && f.kind !== 'select' && f.kind !== 'multi')
+    input.value = f.initial;
+  input.required = !f.optional && f.kind !== 'toggle' && f.kind !== 'multi';
+  label.append(input);
+  if (f.help) label.append(Object.assign(document.createElement('small'), { textContent: f.help }));
+  if (error)
+    label.append(
+      Object.assign(document.createElement('em'), { className: 'field-error', textContent: error }),
+    );
+  return label;
+}
+
+/** A form's values by field id, typed as the bot expects them. */
+function formValues(form, fields) {
+  const values = {};
+  for (const f of fields) {
+    const el = form.elements.namedItem(f.id);
+    if (!el) continue;
+    if (f.kind === 'toggle') values[f.id] = el.checked;
+    else if (f.kind === 'multi') values[f.id] = [...el.selectedOptions].map((o) => o.value);
+    else if (f.kind === 'number') values[f.id] = el.value === '' ? undefined : Number(el.value);
+    else values[f.id] = el.value;
+  }
+  return values;
+}
+
+/** A flow's card: title, fields, a small line, its buttons or its form (the bot's words are above). */
+function cardView(m) {
+  const c = m.card;
+  const box = document.createElement('div');
+  box.className = 'card';
+  if (c.title)
+    box.append(Object.assign(document.createElement('strong'), { textContent: c.title }));
+  for (const f of c.fields ?? []) {
+    const row = document.createElement('div');
+    row.className = 'card-field';
+    row.append(
+      Object.assign(document.createElement('span'), { textContent: `${f.label}: ` }),
+      renderMarkdown(f.value),
+    );
+    box.append(row);
+  }
+  if (c.context)
+    box.append(Object.assign(document.createElement('small'), { textContent: c.context }));
+  if (c.file) box.append(fileLink(c.file));
+  if (c.actions?.length) {
+    const bar = document.createElement('div');
+    bar.className = 'actions';
+    for (const a of c.actions) bar.append(button(a.label, a.style, () => act(m, a.ref)));
+    box.append(bar);
+  }
+  if (c.form) {
+    const form = document.createElement('form');
+    for (const f of c.form.fields) form.append(formField(f, c.errors?.[f.id]));
+    const bar = document.createElement('div');
+    bar.className = 'actions';
+    const submit = Object.assign(document.createElement('button'), {
+      type: 'submit',
+      className: 'action primary',
+      textContent: c.form.submit.label,
+    });
+    bar.append(
+      submit,
+      button(c.form.cancel.label, '', () => act(m, c.form.cancel.ref)),
+    );
+    form.append(bar);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void act(m, c.form.submit.ref, formValues(form, c.form.fields));
+    });
+    box.append(form);
+  }
+  return box;
+}
+
+/** 👍/👎 under an answer (the bot's buttons); the vote given shows pressed, 👎 asks why in the thread. */
 function feedbackButtons(m) {
   const bar = document.createElement('div');
   bar.className = 'feedback';
-  for (const [vote, label, name] of [
-    ['up', '👍', 'Good answer'],
-    ['down', '👎', 'Not a good answer'],
-  ]) {
-    const b = document.createElement('button');
-    b.type = 'button';
+  for (const v of m.votes) {
+    const b = button(v.label, '', () => act(m, v.ref));
     b.className = 'vote';
-    b.textContent = label;
-    b.title = name;
-    b.setAttribute('aria-label', name);
-    b.setAttribute('aria-pressed', String(m.vote === vote));
-    b.addEventListener('click', async () => {
-      const reason =
-        vote === 'down' ? (prompt('What was wrong with the answer? (optional)') ?? '') : '';
-      try {
-        await api(`/api/threads/${current}/feedback`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ messageId: m.id, vote, ...(reason ? { reason } : {}) }),
-        });
-      } catch (err) {
-        showError(err.message);
-      }
-    });
+    b.setAttribute('aria-pressed', String(m.voted === v.ref));
     bar.append(b);
   }
   return bar;
+}
+
+/** A file the bot handed over (an export): a link that saves it. */
+function fileLink(file) {
+  const a = document.createElement('a');
+  a.className = 'file-download';
+  a.textContent = `📄 ${file.name}`;
+  a.download = file.name;
+  a.href = URL.createObjectURL(new Blob([file.body], { type: 'text/plain' }));
+  return a;
 }
 
 function atBottom() {
@@ -260,9 +374,12 @@ async function send(text) {
   });
 }
 
+/** Sends files; what is typed in the box goes with the first ("share this with the workspace"). */
 async function upload(files) {
   showError('');
   const id = await ensureThread();
+  let text = ui.text.value.trim();
+  ui.text.value = '';
   for (const file of files) {
     if (file.size > maxFileBytes) {
       showError(
@@ -271,6 +388,8 @@ async function upload(files) {
       continue;
     }
     const q = new URLSearchParams({ name: file.name, clientId: crypto.randomUUID() });
+    if (text) q.set('text', text);
+    text = '';
     await post(`/api/threads/${id}/files?${q}`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },

@@ -1,19 +1,26 @@
-// Per-owner attachment index over store.kv. Each replica keeps built indexes in memory (LRU by
-// owner, bounded by their estimated size in bytes) and checks every owner's version token with one getMany per search, so an upload handled
-// by another replica is seen on the next search.
+// Per-owner attachment index over store.kv: chunks with their language, and (with an Embedder)
+// their vectors, int8-quantised. Each replica keeps built indexes in memory (owner-indexes.ts) and
+// checks every owner's version token with one getMany per search, so an upload handled by another
+// replica is seen on the next search.
 import { randomUUID } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { LRUCache } from 'lru-cache';
+import type { Embedder } from '../../llm/embeddings/embedder.ts';
+import { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
+import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
 import type { AttachmentRecord, ExtractedSection, SearchHit } from '../types.ts';
-import { idfs, rank } from './bm25.ts';
-import { type Chunk, chunkSections } from './chunk.ts';
-import { keys, ownerKey } from './owner-keys.ts';
+import { chunkSections } from './chunk.ts';
+import { runSearch, type SearchOptions } from './hybrid-search.ts';
+import { IndexEmbeddings } from './index-embeddings.ts';
+import { labelLanguages } from './label-languages.ts';
+import { OwnerIndexes, records } from './owner-indexes.ts';
+import { keys, ownerKey, write } from './owner-keys.ts';
 import { OwnerLocks } from './owner-lock.ts';
-import { toHit } from './search-hit.ts';
-import { buildSegment, type Segment, segmentMatches } from './segment.ts';
-import { tokenize } from './tokenize.ts';
+import { wholeText } from './passage.ts';
+import { Reembedder } from './reembed.ts';
+import { RELEVANCE_DEFAULTS, type RelevanceFloor } from './relevance.ts';
+import { buildSegment } from './segment.ts';
+import { encodeVectors } from './vectors.ts';
 
 export interface AttachmentIndexOptions {
   /**
@@ -27,6 +34,25 @@ export interface AttachmentIndexOptions {
   lockTtlMs?: number;
   /** How long a write waits for another replica's write to the same owner. */
   lockWaitMs?: number;
+  /** Makes chunk and query vectors; without one, search is by words only. */
+  embedder?: Embedder | undefined;
+  log?: Logger;
+  /** Characters of passage text one search returns at most (the model's evidence budget). */
+  maxChars?: number;
+  /** Characters one passage takes at most. */
+  passageChars?: number;
+  /** Cosine a chunk needs to count as relevant (depends on the embedding model). */
+  minCosine?: number;
+  /** Share of the query's words (idf-weighted) a chunk needs to count as relevant. */
+  minCoverage?: number;
+  /** A query embedding slower than this is given up, and that search is by words. */
+  queryTimeoutMs?: number;
+  /** Texts per embedding call at ingest, calls in flight per process, one call's deadline. */
+  embedBatch?: number;
+  embedConcurrency?: number;
+  embedTimeoutMs?: number;
+  /** After a failed re-embedding, how long before a search tries that file again. */
+  reembedRetryMs?: number;
 }
 
 export const ATTACHMENT_INDEX_DEFAULTS = {
@@ -34,93 +60,102 @@ export const ATTACHMENT_INDEX_DEFAULTS = {
   now: Date.now,
   lockTtlMs: 30_000,
   lockWaitMs: 15_000,
-} as const satisfies Required<AttachmentIndexOptions>;
+  maxChars: 6_000,
+  passageChars: 1_200,
+  minCosine: RELEVANCE_DEFAULTS.minCosine,
+  minCoverage: RELEVANCE_DEFAULTS.minCoverage,
+  queryTimeoutMs: 2_000,
+  embedBatch: 32,
+  embedConcurrency: 2,
+  embedTimeoutMs: 60_000,
+  reembedRetryMs: 60_000,
+} as const satisfies Required<Omit<AttachmentIndexOptions, 'embedder' | 'log'>>;
 
 /** What the caller knows about a file; the index fills in owner, chunk count and time. */
-export type NewAttachment = Omit<AttachmentRecord, 'owner' | 'chunks' | 'addedAt'>;
-
-/** Distinct query terms scored at most: a pasted paragraph as a query stays cheap. */
-const MAX_QUERY_TERMS = 64;
-
-interface OwnerIndex {
-  readonly version: string;
-  readonly byId: ReadonlyMap<string, Segment>;
-  /** Searchable files in the order they were added (ties rank in this order). */
-  readonly segments: readonly Segment[];
-}
-
-const EMPTY: OwnerIndex = { version: '', byId: new Map(), segments: [] };
-
-/** Estimated heap size of a built index (segments shared with an older version count in both). */
-function indexBytes(index: OwnerIndex): number {
-  let bytes = 128 + index.version.length * 2;
-  for (const seg of index.segments) bytes += seg.bytes + 48;
-  return Math.max(1, Math.ceil(bytes));
-}
-
-function records(value: unknown): AttachmentRecord[] {
-  return Array.isArray(value) ? (value as AttachmentRecord[]) : [];
-}
+export type NewAttachment = Omit<AttachmentRecord, 'owner' | 'chunks' | 'addedAt' | 'vectors'>;
 
 function uniqueOwners(owners: readonly Owner[]): Owner[] {
   const seen = new Set<string>();
   return owners.filter((o) => !seen.has(ownerKey(o)) && seen.add(ownerKey(o)));
 }
 
-function inOrder(files: readonly AttachmentRecord[], byId: ReadonlyMap<string, Segment>) {
-  return files.flatMap((f) => byId.get(f.fileId) ?? []);
-}
-
 export class AttachmentIndex {
   private readonly store: Store;
-  private readonly now: () => number;
-  private readonly cache: LRUCache<string, OwnerIndex>;
-  private readonly loading = new Map<string, Promise<OwnerIndex>>();
+  private readonly o: Required<Omit<AttachmentIndexOptions, 'embedder' | 'log'>>;
+  private readonly indexes: OwnerIndexes;
   private readonly locks: OwnerLocks;
+  private readonly embeddings: IndexEmbeddings | undefined;
+  private readonly reembedder: Reembedder | undefined;
 
   constructor(store: Store, opts: AttachmentIndexOptions = {}) {
-    const o = { ...ATTACHMENT_INDEX_DEFAULTS, ...opts };
+    const { embedder, log, ...rest } = opts;
+    this.o = { ...ATTACHMENT_INDEX_DEFAULTS, ...rest };
     this.store = store;
-    this.now = o.now;
-    this.cache = new LRUCache<string, OwnerIndex>({
-      maxSize: Math.max(1, Math.floor(o.cacheBytes)),
-      sizeCalculation: indexBytes,
-    });
-    this.locks = new OwnerLocks(store, { ttlMs: o.lockTtlMs, waitMs: o.lockWaitMs });
+    this.indexes = new OwnerIndexes(store, this.o.cacheBytes);
+    this.locks = new OwnerLocks(store, { ttlMs: this.o.lockTtlMs, waitMs: this.o.lockWaitMs });
+    const fallback = new EmbeddingFallbackLog(log ?? silentLogger());
+    const limits = {
+      batch: this.o.embedBatch,
+      concurrency: this.o.embedConcurrency,
+      timeoutMs: this.o.embedTimeoutMs,
+    };
+    this.embeddings = embedder
+      ? new IndexEmbeddings(embedder, limits, this.o.queryTimeoutMs, fallback)
+      : undefined;
+    this.reembedder = this.embeddings
+      ? new Reembedder({
+          store,
+          locks: this.locks,
+          indexes: this.indexes,
+          embeddings: this.embeddings,
+          retryMs: this.o.reembedRetryMs,
+          now: this.o.now,
+        })
+      : undefined;
   }
 
-  /** Stores a file's chunks under `owner`. Images come with no sections: listed, not searchable. */
+  /**
+   * Stores a file's chunks (and their vectors) under `owner`. Images come with no sections:
+   * listed, not searchable. Resolves once the file is searchable: with vectors, or by words only
+   * when embedding failed (logged at most once a minute; a later search embeds it again).
+   */
   async addFile(
     owner: Owner,
     record: NewAttachment,
     sections: ExtractedSection[],
   ): Promise<AttachmentRecord> {
     const ok = ownerKey(owner);
-    const chunks = chunkSections(sections);
+    const chunks = await labelLanguages(chunkSections(sections));
+    const vectors = chunks.length > 0 ? await this.embeddings?.chunks(chunks) : undefined;
+    const full: AttachmentRecord = {
+      fileId: record.fileId,
+      filename: record.filename,
+      kind: record.kind,
+      mime: record.mime,
+      bytes: record.bytes,
+      ...(record.pages === undefined ? {} : { pages: record.pages }),
+      ...(record.link === undefined ? {} : { link: record.link }),
+      chunks: chunks.length,
+      addedAt: this.o.now(),
+      owner: { kind: owner.kind, key: owner.key },
+      ...(vectors ? { vectors: vectors.model } : {}),
+    };
+    const segment = chunks.length > 0 ? await buildSegment(full, chunks, vectors) : undefined;
     return this.locks.run(keys.lock(ok), async () => {
       const kv = this.store.kv;
-      const full: AttachmentRecord = {
-        fileId: record.fileId,
-        filename: record.filename,
-        kind: record.kind,
-        mime: record.mime,
-        bytes: record.bytes,
-        ...(record.pages === undefined ? {} : { pages: record.pages }),
-        ...(record.link === undefined ? {} : { link: record.link }),
-        chunks: chunks.length,
-        addedAt: this.now(),
-        owner: { kind: owner.kind, key: owner.key },
-      };
       const chunksKey = keys.chunks(ok, full.fileId);
-      if (chunks.length > 0) await this.write(chunksKey, chunks);
+      const vectorsKey = keys.vectors(ok, full.fileId);
+      if (chunks.length > 0) await write(this.store, chunksKey, chunks);
       else await kv.delete(chunksKey); // a re-upload may replace text with an image
+      if (vectors) await write(this.store, vectorsKey, encodeVectors(vectors));
+      else await kv.delete(vectorsKey);
       // The same file added again replaces its earlier entry and moves to the end.
       const files = records(await kv.get(keys.files(ok))).filter((f) => f.fileId !== full.fileId);
       files.push(full);
-      await this.write(keys.files(ok), files);
+      await write(this.store, keys.files(ok), files);
       const version = randomUUID();
-      await this.write(keys.version(ok), version);
-      this.refreshCache(ok, version, files, full, chunks);
+      await write(this.store, keys.version(ok), version);
+      this.indexes.refresh(ok, version, files, segment);
       return full;
     });
   }
@@ -135,20 +170,75 @@ export class AttachmentIndex {
     return all.map((x) => x.rec);
   }
 
-  /** BM25 over the chunks of exactly these owners; best first, ties in owner and file order. */
-  async search(owners: readonly Owner[], query: string, limit: number): Promise<SearchHit[]> {
+  /**
+   * The passages of exactly these owners' files that answer `query`, best first, at most `limit`,
+   * their text within the character budget; [] when nothing clears the relevance floor (the files
+   * do not cover it). `mode` defaults to hybrid with an embedder, else lexical; when the query
+   * cannot be embedded, hybrid is lexical and vector returns []. `relevanceFloor: false` keeps
+   * weak hits (for measuring ranking alone). Hits carry the exact text the model receives.
+   */
+  async search(
+    owners: readonly Owner[],
+    query: string,
+    limit: number,
+    opts: SearchOptions = {},
+  ): Promise<SearchHit[]> {
     const list = uniqueOwners(owners);
-    const terms = [...new Set(tokenize(query))].slice(0, MAX_QUERY_TERMS);
     const n = Math.floor(limit);
-    if (list.length === 0 || terms.length === 0 || !(n > 0)) return [];
-    const oks = list.map(ownerKey);
-    const versions = await this.store.kv.getMany(oks.map(keys.version));
-    const indexes = await Promise.all(
-      oks.map((ok, i) => this.ownerIndex(ok, versions[i] as unknown)),
-    );
-    const segments = indexes.flatMap((ix) => ix.segments);
-    const weights = idfs(segments, terms);
-    return rank(segments, weights, n).map((r) => toHit(segments, r, weights));
+    if (list.length === 0 || !(n > 0) || query.trim() === '') return [];
+    const mode = opts.mode ?? (this.embeddings ? 'hybrid' : 'lexical');
+    const segments = await this.segmentsOf(list);
+    if (segments.length === 0) return [];
+    const queryVector = mode === 'lexical' ? undefined : this.embeddings?.query(query);
+    return runSearch({
+      segments,
+      query,
+      limit: n,
+      mode,
+      floor:
+        opts.relevanceFloor === false
+          ? undefined
+          : typeof opts.relevanceFloor === 'object'
+            ? opts.relevanceFloor
+            : this.floor(),
+      budget: {
+        maxChars: opts.maxChars ?? this.o.maxChars,
+        passageChars: this.o.passageChars,
+        wholeDocuments: opts.wholeDocuments ?? true,
+      },
+      queryVector,
+      onVectors: (current, model) => this.reembedder?.touch(current, model),
+      onWrongDimension: (err) => this.embeddings?.fellBack(err),
+    });
+  }
+
+  /**
+   * Every searchable file of these owners whole, when all of them together fit the character
+   * budget; else []. For a question no passage matched closely: short files are read whole.
+   */
+  async smallFiles(owners: readonly Owner[], maxChars = this.o.maxChars): Promise<SearchHit[]> {
+    const segments = await this.segmentsOf(uniqueOwners(owners));
+    let left = maxChars;
+    const hits: SearchHit[] = [];
+    for (const seg of segments) {
+      const all = wholeText(seg);
+      left -= all.text.length;
+      if (left < 0) return [];
+      const first = seg.chunks[0];
+      hits.push({
+        owner: { ...seg.record.owner },
+        fileId: seg.record.fileId,
+        filename: seg.record.filename,
+        ...(seg.record.link === undefined ? {} : { link: seg.record.link }),
+        ...(first?.page === undefined ? {} : { page: first.page }),
+        passage: all.text,
+        whole: true,
+        start: all.start,
+        end: all.end,
+        score: 0,
+      });
+    }
+    return hits;
   }
 
   /** Forgets every file of `owner` (a session or channel that is gone, a project unshared). */
@@ -159,82 +249,30 @@ export class AttachmentIndex {
       // Version first: from here on every replica treats the owner as empty.
       await kv.delete(keys.version(ok));
       const files = records(await kv.get(keys.files(ok)));
-      await kv.deleteMany([...files.map((f) => keys.chunks(ok, f.fileId)), keys.files(ok)]);
-      this.cache.delete(ok);
+      await kv.deleteMany([
+        ...files.flatMap((f) => [keys.chunks(ok, f.fileId), keys.vectors(ok, f.fileId)]),
+        keys.files(ok),
+      ]);
+      this.indexes.delete(ok);
     });
   }
 
-  private async write(key: string, value: unknown): Promise<void> {
-    if (!(await this.store.kv.set(key, value))) {
-      throw new Error(`attachment index: the store did not accept ${key}`);
-    }
+  /** The relevance floors this index applies. */
+  floor(): RelevanceFloor {
+    return { minCoverage: this.o.minCoverage, minCosine: this.o.minCosine };
   }
 
-  private ownerIndex(ok: string, version: unknown): Promise<OwnerIndex> | OwnerIndex {
-    if (typeof version !== 'string') {
-      this.cache.delete(ok);
-      return EMPTY;
-    }
-    const cached = this.cache.get(ok);
-    if (cached?.version === version) return cached;
-    // Concurrent searches of a changed owner share one load.
-    const loadKey = `${ok}\n${version}`;
-    let pending = this.loading.get(loadKey);
-    if (!pending) {
-      pending = this.load(ok, version, cached).finally(() => this.loading.delete(loadKey));
-      this.loading.set(loadKey, pending);
-    }
-    return pending;
+  /** Resolves when no file is being embedded again in the background. */
+  idle(): Promise<void> {
+    return this.reembedder?.idle() ?? Promise.resolve();
   }
 
-  private async load(ok: string, version: string, previous?: OwnerIndex): Promise<OwnerIndex> {
-    // Read after the version, the file list is at least as new as it: never older than claimed.
-    const files = records(await this.store.kv.get(keys.files(ok)));
-    const byId = new Map<string, Segment>();
-    const missing: AttachmentRecord[] = [];
-    for (const f of files) {
-      if (f.chunks === 0) continue;
-      const seg = previous?.byId.get(f.fileId);
-      if (seg && segmentMatches(seg, f)) byId.set(f.fileId, seg);
-      else missing.push(f);
-    }
-    if (missing.length > 0) {
-      const stored = await this.store.kv.getMany(missing.map((f) => keys.chunks(ok, f.fileId)));
-      for (const [i, f] of missing.entries()) {
-        const chunks = stored[i] as unknown;
-        // Absent when the owner was removed meanwhile; the next version check sorts it out.
-        if (!Array.isArray(chunks)) continue;
-        byId.set(f.fileId, buildSegment(f, chunks as Chunk[]));
-        await nextTurn(); // let other turns run between big files
-      }
-    }
-    const index: OwnerIndex = { version, byId, segments: inOrder(files, byId) };
-    this.cache.set(ok, index);
-    return index;
-  }
-
-  /** After our own write: keep a cached index current instead of rebuilding it on next search. */
-  private refreshCache(
-    ok: string,
-    version: string,
-    files: readonly AttachmentRecord[],
-    added: AttachmentRecord,
-    chunks: readonly Chunk[],
-  ): void {
-    const cached = this.cache.peek(ok);
-    if (!cached) return;
-    const byId = new Map<string, Segment>();
-    for (const f of files) {
-      if (f === added || f.chunks === 0) continue;
-      const seg = cached.byId.get(f.fileId);
-      // A file another replica added that this one never loaded: rebuild on the next search.
-      if (!seg || !segmentMatches(seg, f)) {
-        this.cache.delete(ok);
-        return;
-      }
-      byId.set(f.fileId, seg);
-    }
-    if (chunks.length > 0) byId.set(added.fileId, buildSegment(added, chunks));
-    this.cache.set(ok, { version, byId, segments: inOrder(files, byId) });
+  /** The searchable segments of these (distinct) owners, current with the store. */
+  private async segmentsOf(owners: readonly Owner[]) {
+    if (owners.length === 0) return [];
+    const oks = owners.map(ownerKey);
+    const versions = await this.store.kv.getMany(oks.map(keys.version));
+    const indexes = await Promise.all(oks.map((ok, i) => this.indexes.get(ok, versions[i])));
+    return indexes.flatMap((ix) => ix.segments);
   }
 }

@@ -9,6 +9,8 @@ export interface Chunk {
   /** Offsets of `text` in `joinSections(sections)`: `joined.slice(start, end) === text`. */
   start: number;
   end: number;
+  /** ISO 639-1 language its words are read in (set by the attachment index; '' if unknown). */
+  lang?: string;
 }
 
 export interface ChunkOptions {

@@ -1,4 +1,5 @@
-// The attachment index: chunk → tokenize → per-owner BM25 search, stored through store.kv.
+// The attachment index: chunk → language → terms and vectors → per-owner hybrid search, stored
+// through store.kv.
 export {
   ATTACHMENT_INDEX_DEFAULTS,
   AttachmentIndex,
@@ -13,5 +14,7 @@ export {
   joinSections,
   SECTION_SEPARATOR,
 } from './chunk.ts';
+export type { SearchMode, SearchOptions } from './hybrid-search.ts';
 export { keys as attachmentKeys, ownerKey } from './owner-keys.ts';
+export { RELEVANCE_DEFAULTS } from './relevance.ts';
 export { type Token, tokenize, tokenizeWithOffsets } from './tokenize.ts';

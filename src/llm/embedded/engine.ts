@@ -21,9 +21,15 @@ type NodeLlamaCpp = typeof import('node-llama-cpp');
 
 /** The embedded model cannot run here; the message says what to do. */
 export class EmbeddedSetupError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+  /** The problem alone; `message` is it followed by the fix. */
+  readonly summary: string;
+  /** What to do about it, when there is something to do. */
+  readonly fix: string | undefined;
+  constructor(summary: string, options?: ErrorOptions & { fix?: string }) {
+    super(options?.fix ? `${summary} ${options.fix}` : summary, options);
     this.name = 'EmbeddedSetupError';
+    this.summary = summary;
+    this.fix = options?.fix;
   }
 }
 
@@ -38,9 +44,11 @@ export async function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
   } catch (err) {
     if (errorCode(err) === 'ERR_MODULE_NOT_FOUND') {
       throw new EmbeddedSetupError(
-        'The embedded model needs the optional package node-llama-cpp, which is not installed. ' +
-          'Install it with `npm install node-llama-cpp`, or point LLM_TEXT_BASE_URL at a model server (vLLM).',
-        { cause: err },
+        'The embedded model needs the optional package node-llama-cpp, which is not installed.',
+        {
+          cause: err,
+          fix: 'Install it with `npm install node-llama-cpp`, or point LLM_TEXT_BASE_URL at a model server (vLLM).',
+        },
       );
     }
     throw err;

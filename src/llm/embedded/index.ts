@@ -1,14 +1,23 @@
-// Starting and stopping the embedded model: resolve the file, load it, serve it on loopback.
+// Starting and stopping the embedded models (chat, and embeddings): resolve the file, load it,
+// serve it on loopback.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { ModelDownloadEndpoints } from 'node-llama-cpp';
 import type { Logger } from '../../log/logger.ts';
+import { EmbeddingEngine } from './embedding-engine.ts';
 import { EmbeddedEngine } from './engine.ts';
-import { resolveLocalModel } from './model-file.ts';
+import { DEFAULT_EMBED_MODEL, findLocalModel, resolveLocalModel } from './model-file.ts';
 import { startEmbeddedServer } from './server.ts';
 
+export { EmbeddingEngine } from './embedding-engine.ts';
 export { EmbeddedSetupError } from './engine.ts';
-export { DEFAULT_LOCAL_MODEL } from './model-file.ts';
+export {
+  DEFAULT_EMBED_MODEL,
+  DEFAULT_LOCAL_MODEL,
+  downloadHostProblem,
+  findLocalModel,
+  type LocalModelFile,
+} from './model-file.ts';
 
 export interface EmbeddedModelOptions {
   /** LLM_LOCAL_MODEL: a .gguf path or an hf: URI; empty: the default model. */
@@ -28,6 +37,8 @@ export interface EmbeddedModel {
   /** The OpenAI-compatible base URL on loopback. */
   baseUrl: string;
   engine: EmbeddedEngine;
+  /** The .gguf file loaded. */
+  file: string;
   close(): Promise<void>;
 }
 
@@ -37,12 +48,19 @@ export function threadsFor(configured: number, cores = availableParallelism()): 
 }
 
 export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<EmbeddedModel> {
-  const modelPath = await resolveLocalModel({
+  const where = {
     spec: o.model,
     modelsDir: path.join(o.dataDir, 'models'),
-    progress: o.progress ?? process.stderr,
     ...(o.endpoints ? { endpoints: o.endpoints } : {}),
-  });
+  };
+  const found = findLocalModel(where);
+  if (found.kind === 'download')
+    o.log.info(
+      { model: found.spec, into: where.modelsDir },
+      'the embedded model is not here yet: downloading it once (progress on stderr)',
+    );
+  const modelPath = await resolveLocalModel({ ...where, progress: o.progress ?? process.stderr });
+  o.log.info({ file: modelPath }, 'loading the embedded model');
   const threads = threadsFor(o.threads);
   const engine = await EmbeddedEngine.load({ modelPath, contextSize: o.contextSize, threads });
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
@@ -62,6 +80,68 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
       base_url: server.baseUrl,
     },
     'embedded model serving',
+  );
+  return {
+    baseUrl: server.baseUrl,
+    engine,
+    file: modelPath,
+    async close() {
+      await server.close();
+      await engine.close();
+    },
+  };
+}
+
+export interface EmbeddedEmbeddingsOptions {
+  /** LLM_EMBED_MODEL: a .gguf path or an hf: URI; empty: the default embedding model. */
+  model: string;
+  dataDir: string;
+  /** 0: one per core. */
+  threads: number;
+  contextSize: number;
+  log: Logger;
+  progress?: NodeJS.WritableStream & { isTTY?: boolean };
+  endpoints?: ModelDownloadEndpoints;
+}
+
+export interface EmbeddedEmbeddings {
+  /** The OpenAI-compatible base URL on loopback (serves /v1/embeddings). */
+  baseUrl: string;
+  engine: EmbeddingEngine;
+  close(): Promise<void>;
+}
+
+/** The embedding model on its own loopback server (any free port), beside any chat model. */
+export async function startEmbeddedEmbeddings(
+  o: EmbeddedEmbeddingsOptions,
+): Promise<EmbeddedEmbeddings> {
+  const modelPath = await resolveLocalModel({
+    spec: o.model,
+    defaultSpec: DEFAULT_EMBED_MODEL,
+    variable: 'LLM_EMBED_MODEL',
+    modelsDir: path.join(o.dataDir, 'models'),
+    progress: o.progress ?? process.stderr,
+    ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+  });
+  const threads = threadsFor(o.threads);
+  const engine = await EmbeddingEngine.load({ modelPath, contextSize: o.contextSize, threads });
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({ embeddings: engine, port: 0, log: o.log });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  o.log.info(
+    {
+      model: engine.id,
+      file: modelPath,
+      dimensions: engine.dimensions,
+      max_model_len: engine.contextSize,
+      threads,
+      base_url: server.baseUrl,
+    },
+    'embedded embedding model serving',
   );
   return {
     baseUrl: server.baseUrl,

@@ -13,9 +13,22 @@ import { EmbeddedSetupError, loadNodeLlamaCpp } from './engine.ts';
 export const DEFAULT_LOCAL_MODEL =
   'hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf';
 
+/**
+ * The default embedding model: IBM's granite-embedding-107m-multilingual at Q8_0 (about 120 MB,
+ * Apache-2.0, 384 dimensions). Of the multilingual embedders llama.cpp runs, it is among the
+ * smallest: 6 layers, so it embeds about as fast as all-MiniLM-L6 on a laptop CPU, and its twelve
+ * languages include Korean and German. It needs no query or passage prefixes.
+ */
+export const DEFAULT_EMBED_MODEL =
+  'hf:bartowski/granite-embedding-107m-multilingual-GGUF/granite-embedding-107m-multilingual-Q8_0.gguf';
+
 export interface ResolveLocalModelOptions {
-  /** LLM_LOCAL_MODEL; empty: DEFAULT_LOCAL_MODEL. */
+  /** LLM_LOCAL_MODEL; empty: `defaultSpec`. */
   spec: string;
+  /** Used when `spec` is empty. Default DEFAULT_LOCAL_MODEL. */
+  defaultSpec?: string;
+  /** The variable that names the model, for messages. Default LLM_LOCAL_MODEL. */
+  variable?: string;
   /** DATA_DIR/models. */
   modelsDir: string;
   /** Where progress is drawn (process.stderr). */
@@ -126,34 +139,71 @@ async function reachable(host: string): Promise<unknown> {
   }
 }
 
-function offlineError(spec: string, cause: unknown): EmbeddedSetupError {
+function offlineError(spec: string, variable: string, cause: unknown): EmbeddedSetupError {
+  const server = variable === 'LLM_LOCAL_MODEL' ? 'LLM_TEXT_BASE_URL' : 'LLM_EMBED_BASE_URL';
   return new EmbeddedSetupError(
-    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline). ` +
-      'Copy a .gguf file here and set LLM_LOCAL_MODEL=/path/to/model.gguf, or point LLM_TEXT_BASE_URL at a model server. ' +
-      'An interrupted download resumes on the next start.',
-    { cause },
+    `Cannot download the embedded model ${spec}: this machine cannot reach the model host (it looks offline).`,
+    {
+      cause,
+      fix:
+        `Copy a .gguf file here and set ${variable}=/path/to/model.gguf, or point ${server} at a model server. ` +
+        'An interrupted download resumes on the next start.',
+    },
   );
 }
 
-export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
-  const spec = o.spec.trim() || DEFAULT_LOCAL_MODEL;
+/** Where a model spec stands on this machine, found without downloading anything. */
+export type LocalModelFile =
+  | { kind: 'file'; file: string }
+  | { kind: 'missing'; error: EmbeddedSetupError }
+  | { kind: 'download'; spec: string; host: string };
+
+export function findLocalModel(
+  o: Pick<
+    ResolveLocalModelOptions,
+    'spec' | 'defaultSpec' | 'variable' | 'modelsDir' | 'endpoints'
+  >,
+): LocalModelFile {
+  const spec = o.spec.trim() || (o.defaultSpec ?? DEFAULT_LOCAL_MODEL);
+  const variable = o.variable ?? 'LLM_LOCAL_MODEL';
   if (!isUri(spec)) {
     const file = path.resolve(spec);
-    if (!existsSync(file)) {
-      throw new EmbeddedSetupError(
-        `LLM_LOCAL_MODEL names ${file}, which does not exist. Give the path of a .gguf file or an hf: URI.`,
-      );
-    }
-    return file;
+    if (existsSync(file)) return { kind: 'file', file };
+    return {
+      kind: 'missing',
+      error: new EmbeddedSetupError(`${variable} names ${file}, which does not exist.`, {
+        fix: `Give ${variable} the path of a .gguf file or an hf: URI (or leave it empty for the default model).`,
+      }),
+    };
   }
+  const known = readManifest(o.modelsDir)[spec];
+  if (known && existsSync(path.join(o.modelsDir, known)))
+    return { kind: 'file', file: path.join(o.modelsDir, known) };
+  return { kind: 'download', spec, host: hostOf(spec, o.endpoints) };
+}
+
+/** Whether the download host answers: undefined, or the error of an offline machine. */
+export async function downloadHostProblem(
+  spec: string,
+  variable: string,
+  host: string,
+): Promise<EmbeddedSetupError | undefined> {
+  const unreachable = await reachable(host);
+  return unreachable === undefined ? undefined : offlineError(spec, variable, unreachable);
+}
+
+export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<string> {
+  const variable = o.variable ?? 'LLM_LOCAL_MODEL';
+  const found = findLocalModel(o);
+  if (found.kind === 'file') return found.file;
+  if (found.kind === 'missing') throw found.error;
+  const { spec } = found;
   mkdirSync(o.modelsDir, { recursive: true });
   const manifest = readManifest(o.modelsDir);
-  const known = manifest[spec];
-  if (known && existsSync(path.join(o.modelsDir, known))) return path.join(o.modelsDir, known);
 
   const lib = await loadNodeLlamaCpp();
-  const unreachable = await reachable(hostOf(spec, o.endpoints));
-  if (unreachable !== undefined) throw offlineError(spec, unreachable);
+  const offline = await downloadHostProblem(spec, variable, found.host);
+  if (offline) throw offline;
   const bar = progressBar(o.progress, `threadmind: downloading ${spec}`);
   o.progress.write(
     `threadmind: downloading the embedded model ${spec} into ${o.modelsDir} (once)\n`,
@@ -169,7 +219,7 @@ export async function resolveLocalModel(o: ResolveLocalModelOptions): Promise<st
     });
   } catch (err) {
     bar.end();
-    if (isOffline(err)) throw offlineError(spec, err);
+    if (isOffline(err)) throw offlineError(spec, variable, err);
     throw new EmbeddedSetupError(
       `Cannot download the embedded model ${spec}: ${err instanceof Error ? err.message : String(err)}`,
       { cause: err },

@@ -172,7 +172,11 @@ export function usageOf(prompt: number, completion: number): Usage {
   };
 }
 
-export function modelList(id: string, maxModelLen: number, created: number): unknown {
+export function modelList(
+  id: string,
+  maxModelLen: number,
+  created: number,
+): { object: 'list'; data: unknown[] } {
   return {
     object: 'list',
     data: [

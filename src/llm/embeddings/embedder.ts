@@ -22,4 +22,14 @@ export interface Embedder {
    * search then.
    */
   embed(texts: readonly string[], opts: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * The length of every vector, once known (an HTTP embedder learns it from its first answer,
+   * e.g. to create a vector index of that size).
+   */
+  readonly dimensions?: number | undefined;
+  /**
+   * Learns what `id` and `dimensions` depend on (one short request if need be) and returns the
+   * final `id`. An embedder that knows them from the start need not have it.
+   */
+  ready?(signal?: AbortSignal): Promise<string>;
 }

@@ -2,6 +2,7 @@
 // files of 10 MiB, and allowed_mentions' shape (parse and explicit ids are exclusive).
 import type { APIEmbed } from 'discord.js';
 import { type Answer, Errors, formError } from './api-errors.ts';
+import { messageComponentsProblem } from './component-validation.ts';
 import type { MessagePayload } from './message-factory.ts';
 import type { UploadedFile } from './request-body.ts';
 
@@ -58,6 +59,8 @@ export function validatePayload(
       );
     }
   }
+  const components = messageComponentsProblem(payload.components);
+  if (components !== undefined) return components;
   if (files.length > MAX_FILES) {
     return formError(['files'], 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
   }

@@ -3,6 +3,7 @@
 // 15 minutes). Neither takes the bot token.
 import type { APIMessage } from 'discord.js';
 import { type Answer, apiError, Errors, noContent, ok } from './api-errors.ts';
+import { modalComponentsProblem } from './component-validation.ts';
 import {
   type EmuCtx,
   emitMessageCreate,
@@ -220,7 +221,7 @@ function checkModal(data: Record<string, unknown>): Answer | undefined {
   if (!Array.isArray(components) || components.length < 1 || components.length > 5) {
     return bad('components', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 5 in length.');
   }
-  return undefined;
+  return modalComponentsProblem(components);
 }
 
 /** A message posted through the interaction: the original response or a followup. */

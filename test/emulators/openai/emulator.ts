@@ -4,9 +4,12 @@ import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ChatContext, handleChat, resolveModel } from './chat.ts';
+import { handleEmbeddings } from './embeddings.ts';
 import { readBody, sendJson, sendNotFound } from './http.ts';
 import { contentText, countTokens, tokenizeChat, tokenizeText } from './tokenizer.ts';
 import type {
+  EmbeddingModelSpec,
+  EmbeddingReply,
   EmulatorOptions,
   ModelSpec,
   OpenAIEmulator,
@@ -21,10 +24,12 @@ import { errorBody, modelList, modelNotFound } from './wire.ts';
 export const DEFAULT_MODELS: readonly ModelSpec[] = [{ id: 'qwen3-8b', max_model_len: 32768 }];
 
 const CHAT_PATH = '/v1/chat/completions';
+const EMBEDDINGS_PATH = '/v1/embeddings';
 const ROUTES: Record<string, string> = {
   '/health': 'GET',
   '/v1/models': 'GET',
   [CHAT_PATH]: 'POST',
+  [EMBEDDINGS_PATH]: 'POST',
   '/tokenize': 'POST',
 };
 
@@ -55,6 +60,9 @@ const preciseNow = (): number => performance.timeOrigin + performance.now();
 
 export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<OpenAIEmulator> {
   let models: ModelSpec[] = [...(opts.models ?? DEFAULT_MODELS)];
+  let embeddingModels: EmbeddingModelSpec[] = [...(opts.embeddingModels ?? [])];
+  let embeddingReply: EmbeddingReply = {};
+  const embeddingQueue: EmbeddingReply[] = [];
   let tokenizeOn = opts.tokenize ?? true;
   let down = false;
   let streamShape: StreamShape = { ...opts.stream };
@@ -104,7 +112,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
 
     const raw = method === 'POST' ? await readBody(req) : '';
     const parsed = parseJson(raw);
-    if (path === CHAT_PATH && parsed.ok) {
+    if ((path === CHAT_PATH || path === EMBEDDINGS_PATH) && parsed.ok) {
       const rec: RecordedRequest = {
         path,
         body: parsed.value,
@@ -123,7 +131,8 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
       const message = 'Unauthorized: missing or invalid API key';
       return sendJson(res, 401, errorBody(message, 'AuthenticationError', 401));
     }
-    if (path === '/v1/models') return sendJson(res, 200, modelList(models));
+    if (path === '/v1/models')
+      return sendJson(res, 200, modelList([...models, ...embeddingModels]));
     if (!isJsonContentType(req)) {
       return sendJson(res, 415, {
         detail: "Unsupported Media Type: Only 'application/json' is allowed",
@@ -131,6 +140,17 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     }
     if (!parsed.ok) return sendJson(res, 400, errorBody(`JSON decode error: ${parsed.error}`));
     if (path === CHAT_PATH) return handleChat(ctx, res, parsed.value);
+    if (path === EMBEDDINGS_PATH) {
+      return handleEmbeddings(
+        {
+          embeddingModels: () => embeddingModels,
+          takeEmbeddingReply: () => embeddingQueue.shift() ?? embeddingReply,
+          closing: closing.signal,
+        },
+        res,
+        parsed.value,
+      );
+    }
     return tokenize(res, parsed.value);
   }
 
@@ -200,6 +220,15 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     },
     setModels: (next) => {
       models = [...next];
+    },
+    setEmbeddingModels: (next) => {
+      embeddingModels = [...next];
+    },
+    enqueueEmbeddings: (...replies) => {
+      embeddingQueue.push(...replies);
+    },
+    setEmbeddingReply: (reply) => {
+      embeddingReply = { ...reply };
     },
     setTokenizeEnabled: (on) => {
       tokenizeOn = on;

@@ -1,8 +1,13 @@
 // A protocol-faithful stand-in for a vLLM OpenAI-compatible server, for tests that drive the
 // real OpenAI SDK / LangChain ChatOpenAI over HTTP. See emulator.ts for the routes.
+
+export { emulatorEmbedding } from './embeddings.ts';
 export { DEFAULT_MODELS, echoResponder, startOpenAIEmulator } from './emulator.ts';
 export { countTokens } from './tokenizer.ts';
 export type {
+  EmbeddingFault,
+  EmbeddingModelSpec,
+  EmbeddingReply,
   EmulatorOptions,
   Fault,
   ModelSpec,

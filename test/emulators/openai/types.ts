@@ -18,6 +18,32 @@ export interface ScriptedToolCall {
 
 export type Fault = 'http500' | 'reset' | 'context_length' | 'http429' | 'hang';
 
+/** A model served on /v1/embeddings (vLLM with `--runner pooling`). */
+export interface EmbeddingModelSpec {
+  id: string;
+  dimensions: number;
+  max_model_len: number;
+}
+
+/**
+ * How one /v1/embeddings request goes wrong: an HTTP error, a reset, no answer, a page that is not
+ * JSON, every vector one dimension too long, or one vector fewer than inputs.
+ */
+export type EmbeddingFault =
+  | 'http500'
+  | 'http503'
+  | 'reset'
+  | 'hang'
+  | 'not_json'
+  | 'wrong_dimension'
+  | 'wrong_count';
+
+export interface EmbeddingReply {
+  fault?: EmbeddingFault;
+  /** Wait before answering: a slow server. */
+  delayMs?: number;
+}
+
 /**
  * How a streamed completion is framed. vLLM and OpenAI open with `delta.role: "assistant"` and,
  * when stream_options asks, end with a usage chunk; not every compatible server does either.
@@ -72,13 +98,19 @@ export interface OpenAIEmulator {
   url: string;
   /** `${url}/v1`, what the OpenAI clients take as baseURL. */
   baseURL: string;
-  /** Every chat completion request whose body parsed as JSON, in arrival order. */
+  /** Every chat completion and embeddings request whose body parsed as JSON, in arrival order. */
   requests: RecordedRequest[];
   /** FIFO of replies, one consumed per chat completion that passes validation. */
   enqueue(...replies: (ScriptedReply | Responder)[]): void;
   /** Used when the queue is empty. */
   setResponder(fn: Responder): void;
   setModels(models: ModelSpec[]): void;
+  /** The models /v1/embeddings serves (also listed by /v1/models) from now on. */
+  setEmbeddingModels(models: EmbeddingModelSpec[]): void;
+  /** FIFO of embeddings replies (faults, delays), one consumed per valid request. */
+  enqueueEmbeddings(...replies: EmbeddingReply[]): void;
+  /** Used for embeddings requests when their queue is empty (default: a prompt, correct answer). */
+  setEmbeddingReply(reply: EmbeddingReply): void;
   /** Off: POST /tokenize answers 404 like a server without the endpoint. */
   setTokenizeEnabled(on: boolean): void;
   /** Down: every connection is reset as soon as it is accepted. */
@@ -94,6 +126,8 @@ export interface OpenAIEmulator {
 
 export interface EmulatorOptions {
   models?: ModelSpec[];
+  /** Models served on /v1/embeddings. Default none (the route answers 404 for any model). */
+  embeddingModels?: EmbeddingModelSpec[];
   /** When set, every route but /health requires `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Whether POST /tokenize exists. Default true. */

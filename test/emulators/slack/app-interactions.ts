@@ -3,6 +3,7 @@
 // applied: ack bodies of commands are shown to the person, modal response_actions keep the
 // modal open (errors), replace it (update) or close it. response_url posts land here too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { blockProblems } from './block-kit.ts';
 import type { Deliverer } from './delivery.ts';
 import type { StoredView } from './interactivity.ts';
 import type { ApiContext } from './methods/context.ts';
@@ -165,15 +166,24 @@ export async function handleResponseUrl(
       : ctx.interactivity.ephemerals.find(
           (e) => e.channel === hook.channel && e.message_ts === hook.ephemeralTs,
         );
+  // A message everyone sees, replaced or deleted through the interaction that came from it.
+  const posted =
+    hook.messageTs === undefined ? undefined : ctx.store.find(hook.channel, hook.messageTs);
   if (body.delete_original === true) {
     if (original !== undefined)
       ctx.interactivity.ephemerals.splice(ctx.interactivity.ephemerals.indexOf(original), 1);
+    if (posted !== undefined) posted.deleted = true;
     return answer(200, 'ok');
   }
   const text = typeof body.text === 'string' ? body.text : '';
   const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
   if (text === '' && (blocks === undefined || blocks.length === 0)) return answer(400, 'no_text');
-  if (body.replace_original === true && original !== undefined) {
+  if (blockProblems(blocks ?? [], 'message').length > 0) return answer(400, 'invalid_blocks');
+  if (body.replace_original === true && posted !== undefined) {
+    posted.text = text;
+    if (blocks === undefined) delete posted.blocks;
+    else posted.blocks = blocks;
+  } else if (body.replace_original === true && original !== undefined) {
     original.text = text;
     if (blocks === undefined) delete original.blocks;
     else original.blocks = blocks;
@@ -366,6 +376,7 @@ export async function submitView(
   const view = {
     ...structuredClone(stored.view),
     state: { values: buildState(stored.view, s.values) },
+    ...(s.privateMetadata === undefined ? {} : { private_metadata: s.privateMetadata }),
   };
   const payload: Record<string, unknown> = {
     type: 'view_submission',
@@ -554,13 +565,14 @@ export async function pressButton(
       p.channel,
       p.user,
       m === undefined ? p.ts : undefined,
+      m === undefined ? undefined : p.ts,
     ),
     actions: [
       {
         type: element.type,
         block_id: block.block_id,
         action_id: p.actionId,
-        value: button.value,
+        value: p.value ?? button.value,
         text: button.text,
         action_ts: actionTs,
       },

@@ -33,6 +33,8 @@ export interface ResponseHook {
   uses: number;
   /** The ephemeral message a block action came from: replace_original/delete_original act on it. */
   ephemeralTs?: string;
+  /** The (non-ephemeral) message a block action came from: replace_original/delete_original act on it. */
+  messageTs?: string;
 }
 
 export class Interactivity {
@@ -66,6 +68,7 @@ export class Interactivity {
     channel: string,
     user: string,
     ephemeralTs?: string,
+    messageTs?: string,
   ): string {
     const path = `/commands/${teamId}/${randomDigits(13)}/${randomBytes(12).toString('base64url')}`;
     const url = `${origin}${path}`;
@@ -76,6 +79,7 @@ export class Interactivity {
       issuedAt: Date.now(),
       uses: 0,
       ...(ephemeralTs === undefined ? {} : { ephemeralTs }),
+      ...(messageTs === undefined ? {} : { messageTs }),
     });
     return url;
   }

@@ -362,6 +362,11 @@ export interface SubmitViewInput {
   user: string;
   values: ViewValuesInput;
   teamId?: string;
+  /**
+   * Sent instead of the view's own private_metadata: what a forged request would carry (Slack
+   * itself sends back what the app set).
+   */
+  privateMetadata?: string;
   ackTimeoutMs?: number;
 }
 
@@ -402,6 +407,11 @@ export interface PressButtonInput {
   actionId: string;
   /** For Slack's feedback_buttons: which of the two was pressed. */
   choice?: 'positive' | 'negative';
+  /**
+   * Sent instead of the button's own value: what a tampered client or a forged request would
+   * carry (Slack itself sends the value the app set).
+   */
+  value?: string;
   teamId?: string;
   ackTimeoutMs?: number;
 }

@@ -107,6 +107,8 @@ function postEphemeral(args: ApiArgs, ctx: ApiContext): ApiResult {
   if (user === undefined || !/^[UW][A-Z0-9]+$/.test(user)) return fail('user_not_in_channel');
   const content = contentOf(args);
   if (content === undefined) return fail('no_text');
+  const refused = blocksRefusal(ctx, content.blocks);
+  if (refused) return refused;
   const messageTs = ctx.store.nextTs();
   const e: EphemeralMessage = {
     channel,

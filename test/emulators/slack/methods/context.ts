@@ -1,5 +1,7 @@
 // What every Web API method handler gets, and the small helpers they share.
+
 import type { AssistantThreads } from '../assistant-threads.ts';
+import { blockProblems } from '../block-kit.ts';
 import type { FileStore } from '../file-store.ts';
 import type { Interactivity } from '../interactivity.ts';
 import type { MessageStore, StoredMessage } from '../message-store.ts';
@@ -172,6 +174,9 @@ export function blocksRefusal(
     if (b?.type === 'task_card' && (!ctx.taskCardsAvailable || !validTaskCard(b)))
       return fail('invalid_blocks');
   }
+  const problems = blockProblems(blocks ?? [], 'message');
+  if (problems.length > 0)
+    return fail('invalid_blocks', { errors: problems, response_metadata: { messages: problems } });
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 // views.open / views.update / views.push: modals. A trigger id is exchanged once, within 3 s; the
 // view is checked against the limits Slack enforces (invalid_arguments with json-pointers).
 import { randomBytes } from 'node:crypto';
+import { blockProblems } from '../block-kit.ts';
 import { slackId } from '../event-envelope.ts';
 import type { StoredView } from '../interactivity.ts';
 import {
@@ -43,6 +44,16 @@ export function viewProblems(view: unknown): string[] {
   } else if ([...v.title.text].length > MAX_TITLE) {
     problems.push(`must be less than ${MAX_TITLE + 1} characters [json-pointer:/view/title/text]`);
   }
+  for (const key of ['submit', 'close'] as const) {
+    const t = v[key] as { type?: unknown; text?: unknown } | undefined;
+    if (
+      t !== undefined &&
+      (!textObject(t) || t.type !== 'plain_text' || [...t.text].length > MAX_TITLE)
+    )
+      problems.push(
+        `must be a plain_text of at most ${MAX_TITLE} characters [json-pointer:/view/${key}]`,
+      );
+  }
   if (!Array.isArray(v.blocks))
     problems.push('missing required field: blocks [json-pointer:/view]');
   else {
@@ -55,6 +66,7 @@ export function viewProblems(view: unknown): string[] {
         problems.push(`missing required field: type [json-pointer:/view/blocks/${i}]`);
       }
     }
+    problems.push(...blockProblems(v.blocks, 'modal', '/view'));
     const hasInput = v.blocks.some((b) => INPUT_TYPES.has(String((b as { type?: unknown })?.type)));
     if (hasInput && !textObject(v.submit)) {
       problems.push(

@@ -1,0 +1,218 @@
+// Discord's side of the core's flows: one dispatcher and one renderer. A button or modal whose
+// custom_id is an action reference, and the "Share file with server" message command, go to
+// `Conversation.interact`; what comes back is rendered as components. Discord drops an interaction
+// not answered within 3 seconds, and a modal can only be the first answer: a reply that comes
+// quickly is the answer itself (a modal where one is asked for), a slow one is deferred first.
+import { randomUUID } from 'node:crypto';
+import {
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  type MessageContextMenuCommandInteraction,
+  MessageFlags,
+  type ModalSubmitInteraction,
+  PermissionFlagsBits,
+  type REST,
+  Routes,
+} from 'discord.js';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type {
+  Actor,
+  FlowName,
+  FormValues,
+  InteractionReply,
+  InteractionSurface,
+  Shown,
+} from '../../src/model/interaction.ts';
+import { isActionRef } from '../../src/model/interaction.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import { settlesWithin } from '../../src/util/deadline.ts';
+import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-cards.ts';
+import { interactionProject, isServerAdmin, placeOf } from './discord-events.ts';
+import type { DiscordPort } from './discord-port.ts';
+
+/** Discord drops an interaction not acknowledged within 3 s; this leaves room for the answer. */
+const ACK_BUDGET_MS = 2000;
+const NO_PINGS = { parse: [] as never[] };
+
+type Acting = ButtonInteraction | ModalSubmitInteraction;
+type Answerable = Acting | ChatInputCommandInteraction | MessageContextMenuCommandInteraction;
+
+export interface DiscordInteractionsOptions {
+  client: Client;
+  rest: REST;
+  port: DiscordPort;
+  core: Conversation;
+  log: Logger;
+  admins: readonly string[];
+}
+
+export function isFlowInteraction(customId: string): boolean {
+  return isActionRef(customId);
+}
+
+function actorOf(i: Answerable, admins: readonly string[]): Actor {
+  return {
+    id: i.user.id,
+    ...(i.user.globalName ? { name: i.user.globalName } : {}),
+    may: async (right) =>
+      right === 'admin'
+        ? isServerAdmin(i, admins)
+        : admins.includes(i.user.id) ||
+          (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false),
+  };
+}
+
+/**
+ * A slash command's options, by name: another way to fill a flow's form (the flow reads them by
+ * its fields, as it reads a modal's).
+ */
+function optionValues(i: ChatInputCommandInteraction): FormValues {
+  const values: Record<string, string | number | boolean> = {};
+  const visit = (
+    options: readonly { name: string; value?: unknown; options?: readonly unknown[] }[],
+  ) => {
+    for (const o of options) {
+      const v = o.value;
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        values[o.name] = v;
+      if (o.options) visit(o.options as typeof options);
+    }
+  };
+  visit(i.options.data);
+  return values;
+}
+
+/** A submitted modal's inputs by custom id: a text input's words, a select's picks. */
+function modalValues(i: ModalSubmitInteraction): FormValues {
+  const values: Record<string, string | readonly string[]> = {};
+  for (const [id, f] of i.fields.fields) {
+    const field = f as { value?: string; values?: readonly string[] };
+    if (typeof field.value === 'string') values[id] = field.value;
+    else if (field.values) values[id] = [...field.values];
+  }
+  return values;
+}
+
+export class DiscordInteractions implements InteractionSurface {
+  private readonly o: DiscordInteractionsOptions;
+
+  constructor(o: DiscordInteractionsOptions) {
+    this.o = o;
+  }
+
+  /** A typed request's card or confirmation, with its buttons, in its conversation. */
+  async post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void> {
+    await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+      body: { ...messageOf(shown), allowed_mentions: NO_PINGS },
+    });
+  }
+
+  /** A button or a modal whose custom_id is an action reference. */
+  async act(i: Acting): Promise<void> {
+    const projectId = await interactionProject(this.o.client, i);
+    if (!projectId) return;
+    const channel = i.channel;
+    const work = this.o.core.interact({
+      kind: 'act',
+      ref: i.customId,
+      actor: actorOf(i, this.o.admins),
+      project: { platform: 'discord', projectId },
+      ...(channel
+        ? {
+            place: (({ ref }) => ({ ref, to: { ref, context: {} } }))(
+              placeOf(channel, i.guildId, i.user.id),
+            ),
+          }
+        : {}),
+      ...(i.isModalSubmit() ? { values: modalValues(i) } : {}),
+      traceId: randomUUID(),
+    });
+    await this.answer(i, work);
+  }
+
+  /** "Share file with server" on a message: the share flow, answered only to the person. */
+  async shareFile(i: MessageContextMenuCommandInteraction): Promise<void> {
+    const target = i.targetMessage;
+    const { ref } = placeOf(target.channel, i.guildId, i.user.id);
+    const work = this.o.core.interact({
+      kind: 'start',
+      flow: 'share',
+      actor: actorOf(i, this.o.admins),
+      place: { ref, to: { ref, context: {} } },
+      message: {
+        id: target.id,
+        files: [...target.attachments.values()].map((a) => this.o.port.fileRef(a)),
+      },
+      traceId: randomUUID(),
+      dedupe: [`discord:interaction:${i.id}`],
+    });
+    await this.answer(i, work);
+  }
+
+  /** A flow begun by a slash command (`/erase-server`), answered only to the person. */
+  async command(i: ChatInputCommandInteraction, flow: FlowName): Promise<void> {
+    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
+    if (!channel) return;
+    const { ref } = placeOf(channel, i.guildId, i.user.id);
+    const work = this.o.core.interact({
+      kind: 'start',
+      flow,
+      actor: actorOf(i, this.o.admins),
+      place: { ref, to: { ref, context: {} } },
+      values: optionValues(i),
+      traceId: randomUUID(),
+      dedupe: [`discord:interaction:${i.id}`],
+    });
+    await this.answer(i, work);
+  }
+
+  /** Answers within Discord's window: the reply itself when quick, else deferred, then the reply. */
+  async answer(i: Answerable, work: Promise<InteractionReply>): Promise<void> {
+    if (!(await settlesWithin(work, ACK_BUDGET_MS))) {
+      if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) await i.deferUpdate();
+      else await i.deferReply({ flags: MessageFlags.Ephemeral });
+    }
+    const reply = await work;
+    for (const s of reply.show)
+      await this.show(i, s).catch((err: unknown) =>
+        this.o.log.warn({ err }, 'could not show a discord interaction reply'),
+      );
+  }
+
+  private async show(i: Answerable, s: Shown): Promise<void> {
+    // A form opens at once; a confirmation with a word to type first shows its question with its
+    // buttons, and its confirm button opens the modal for the word.
+    const asks =
+      s.kind === 'form' ||
+      (s.kind === 'confirm' && s.confirmation.typedWord !== undefined && i.isButton());
+    if (asks && !i.deferred && !i.replied && !i.isModalSubmit()) {
+      await i.showModal(modalOf(s.kind === 'form' ? s.form : s.confirmation));
+      return;
+    }
+    // A modal cannot follow a modal (or a deferral): its errors, or its words, instead.
+    const errors = s.kind === 'form' || s.kind === 'confirm' ? s.errors : undefined;
+    const m: DiscordMessage = errors
+      ? { content: errorText(errors), components: [] }
+      : messageOf(s);
+    const replace = (s.kind === 'notice' || s.kind === 'card') && s.replace === true;
+    const onMessage = i.isButton() || (i.isModalSubmit() && i.isFromMessage());
+    // A file (an export) is attached to the private reply.
+    const files =
+      s.kind === 'file'
+        ? [{ attachment: Buffer.from(s.file.body, 'utf8'), name: s.file.name }]
+        : [];
+    const body = { ...m, allowedMentions: { parse: [] }, ...(files.length ? { files } : {}) };
+    if (replace && onMessage) {
+      if (i.deferred || i.replied) await i.editReply(body);
+      else await (i as ButtonInteraction).update(body);
+      return;
+    }
+    const inPlace = (s.kind === 'card' || s.kind === 'confirm') && s.audience === 'place';
+    const flags = inPlace ? undefined : MessageFlags.Ephemeral;
+    if (!i.deferred && !i.replied) await i.reply({ ...body, ...(flags ? { flags } : {}) });
+    else if (i.deferred && !i.replied && !onMessage) await i.editReply(body);
+    else await i.followUp({ ...body, ...(flags ? { flags } : {}) });
+  }
+}

@@ -1,0 +1,330 @@
+// The core's interaction vocabulary as Block Kit: a card or a confirmation as message blocks
+// (buttons carry the action reference in `value`), a form or a confirmation with a typed word as a
+// modal, and a modal's state back as the core's values. Every text is kept to Slack's documented
+// limits here, so a long label or many choices never makes Slack refuse the whole payload.
+// Everything interactive is named `tm…` (action ids, the modal's callback id): the dispatcher
+// (slack-interactions.ts) listens for those and reads the reference from the value or metadata.
+import { messages } from '../../src/core/messages.ts';
+import type {
+  ActionButton,
+  Card,
+  Confirmation,
+  FieldErrors,
+  Form,
+  FormField,
+  FormValues,
+  InteractionReply,
+  SharedFile,
+} from '../../src/model/interaction.ts';
+import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { escapeText } from './mrkdwn-inline.ts';
+
+/** Block Kit's limits (docs.slack.dev, Block Kit reference). */
+export const LIMITS = {
+  messageBlocks: 50,
+  sectionText: 3000,
+  sectionFields: 10,
+  fieldText: 2000,
+  headerText: 150,
+  contextElements: 10,
+  actionsElements: 25,
+  buttonText: 75,
+  buttonValue: 2000,
+  actionId: 255,
+  modalTitle: 24,
+  modalButton: 24,
+  modalBlocks: 100,
+  privateMetadata: 3000,
+  inputLabel: 2000,
+  inputHint: 2000,
+  plainTextInput: 3000,
+  placeholder: 150,
+  selectOptions: 100,
+  checkboxOptions: 10,
+  optionText: 75,
+  optionValue: 150,
+  /** A message's text is cut at 40,000 characters; an inline file stays well under. */
+  inlineFile: 36_000,
+  /** Slack shows at most this many characters of a field error. */
+  errorText: 150,
+} as const;
+
+/** `text` cut to `max` characters, marked with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+const plain = (text: string, max: number) => ({
+  type: 'plain_text' as const,
+  text: clip(text, max),
+  emoji: true,
+});
+
+/** Sections for a text of any length (a section holds 3,000 characters). */
+function sections(text: RenderedText): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const chars = [...text.text];
+  for (let i = 0; i < chars.length; i += LIMITS.sectionText)
+    out.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: chars.slice(i, i + LIMITS.sectionText).join('') },
+    });
+  return out;
+}
+
+/** The modal callback id and the prefix of every action id the dispatcher answers. */
+export const INTERACTION_ID = 'tm';
+
+function button(b: ActionButton, name: string): Record<string, unknown> {
+  return {
+    type: 'button',
+    action_id: `${INTERACTION_ID}:${name}`,
+    text: plain(b.label, LIMITS.buttonText),
+    value: b.ref,
+    ...(b.style ? { style: b.style } : {}),
+  };
+}
+
+/** Buttons named by their place (`tm:0`, `tm:1`), or as a confirmation's (`tm:confirm`, `tm:cancel`). */
+function actions(
+  buttons: readonly ActionButton[],
+  names?: readonly string[],
+): Record<string, unknown>[] {
+  if (buttons.length === 0) return [];
+  const elements = buttons
+    .slice(0, LIMITS.actionsElements)
+    .map((b, i) => button(b, names?.[i] ?? String(i)));
+  return [{ type: 'actions', elements }];
+}
+
+/** A card as message blocks. */
+export function cardBlocks(card: Card, names?: readonly string[]): Record<string, unknown>[] {
+  const blocks: Record<string, unknown>[] = [];
+  if (card.title) blocks.push({ type: 'header', text: plain(card.title, LIMITS.headerText) });
+  blocks.push(...sections(card.text));
+  const fields = (card.fields ?? []).slice(0, LIMITS.sectionFields);
+  if (fields.length > 0)
+    blocks.push({
+      type: 'section',
+      fields: fields.map((f) => ({
+        type: 'mrkdwn',
+        text: clip(`*${f.label}*\n${f.value.text}`, LIMITS.fieldText),
+      })),
+    });
+  for (const line of [card.context, card.sources])
+    if (line)
+      blocks.push({
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: clip(line.text, LIMITS.sectionText) }],
+      });
+  blocks.push(...actions(card.actions ?? [], names));
+  return blocks.slice(0, LIMITS.messageBlocks);
+}
+
+/** A confirmation without a typed word, as message blocks with its two buttons. */
+export function confirmationBlocks(c: Confirmation): Record<string, unknown>[] {
+  return cardBlocks(
+    {
+      text: c.question,
+      ...(c.consequences ? { context: c.consequences } : {}),
+      actions: [
+        { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
+        { label: c.cancel.label, ref: c.cancel.ref },
+      ],
+    },
+    ['confirm', 'cancel'],
+  );
+}
+
+/**
+ * What a modal carries back: the references of its submit (`s`) and of its close (`c`), and the
+ * channel it was opened from (`w`), where a refusal is told (a submission names no channel).
+ */
+export interface ModalRefs {
+  s: string;
+  c: string;
+  w?: string;
+}
+
+export function parseModalRefs(metadata: string): ModalRefs | undefined {
+  try {
+    const v = JSON.parse(metadata) as Partial<ModalRefs>;
+    if (typeof v.s !== 'string' || typeof v.c !== 'string') return undefined;
+    return { s: v.s, c: v.c, ...(typeof v.w === 'string' ? { w: v.w } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+function input(f: FormField): Record<string, unknown> {
+  const base = {
+    type: 'input',
+    block_id: f.id,
+    label: plain(f.label, LIMITS.inputLabel),
+    optional: f.optional === true || f.kind === 'toggle' || f.kind === 'multi',
+    ...(f.help ? { hint: plain(f.help, LIMITS.inputHint) } : {}),
+  };
+  const option = (c: { value: string; label: string }) => ({
+    text: plain(c.label, LIMITS.optionText),
+    value: clip(c.value, LIMITS.optionValue),
+  });
+  switch (f.kind) {
+    case 'short':
+    case 'long': {
+      const max = Math.min(f.maxLength ?? LIMITS.plainTextInput, LIMITS.plainTextInput);
+      return {
+        ...base,
+        element: {
+          type: 'plain_text_input',
+          action_id: 'value',
+          multiline: f.kind === 'long',
+          max_length: max,
+          ...(f.initial ? { initial_value: clip(f.initial, max) } : {}),
+          ...(f.placeholder ? { placeholder: plain(f.placeholder, LIMITS.placeholder) } : {}),
+        },
+      };
+    }
+    case 'select': {
+      const options = f.choices.slice(0, LIMITS.selectOptions).map(option);
+      const initial = options.find((o) => o.value === f.initial);
+      return {
+        ...base,
+        element: {
+          type: 'static_select',
+          action_id: 'value',
+          options,
+          ...(initial ? { initial_option: initial } : {}),
+        },
+      };
+    }
+    case 'multi': {
+      const options = f.choices.slice(0, LIMITS.selectOptions).map(option);
+      const initial = options.filter((o) => f.initial?.includes(o.value));
+      return {
+        ...base,
+        element: {
+          type: 'multi_static_select',
+          action_id: 'value',
+          options,
+          ...(initial.length > 0 ? { initial_options: initial } : {}),
+        },
+      };
+    }
+    case 'number':
+      return {
+        ...base,
+        element: {
+          type: 'number_input',
+          action_id: 'value',
+          is_decimal_allowed: false,
+          min_value: String(f.min),
+          max_value: String(f.max),
+          ...(f.initial === undefined ? {} : { initial_value: String(f.initial) }),
+        },
+      };
+    case 'toggle': {
+      const on = option({ value: 'on', label: f.label });
+      return {
+        ...base,
+        element: {
+          type: 'checkboxes',
+          action_id: 'value',
+          options: [on],
+          ...(f.initial ? { initial_options: [on] } : {}),
+        },
+      };
+    }
+  }
+}
+
+/** A modal: a form, or a confirmation whose word must be typed. `callback_id` names the flow. */
+export function modalView(shown: Form | Confirmation, channel?: string): Record<string, unknown> {
+  const isForm = 'fields' in shown;
+  const refs: ModalRefs = {
+    ...(isForm
+      ? { s: shown.submit.ref, c: shown.cancel.ref }
+      : { s: shown.confirm.ref, c: shown.cancel.ref }),
+    ...(channel ? { w: channel } : {}),
+  };
+  const blocks: Record<string, unknown>[] = isForm
+    ? [...(shown.intro ? sections(shown.intro) : []), ...shown.fields.map(input)]
+    : [
+        ...sections(shown.question),
+        ...(shown.consequences ? sections(shown.consequences) : []),
+        ...(shown.typedWord
+          ? [
+              input({
+                kind: 'short',
+                id: TYPED_WORD_FIELD,
+                label: shown.typedWord.label,
+                maxLength: Math.max(20, shown.typedWord.word.length),
+              }),
+            ]
+          : []),
+      ];
+  return {
+    type: 'modal',
+    callback_id: INTERACTION_ID,
+    private_metadata: JSON.stringify(refs),
+    // Slack sends view_closed only when asked: closing then answers the cancel reference.
+    notify_on_close: true,
+    title: plain(shown.title, LIMITS.modalTitle),
+    submit: plain(isForm ? shown.submit.label : shown.confirm.label, LIMITS.modalButton),
+    close: plain(shown.cancel.label, LIMITS.modalButton),
+    blocks: blocks.slice(0, LIMITS.modalBlocks),
+  };
+}
+
+type StateValue = {
+  type?: string;
+  value?: string | null;
+  selected_option?: { value: string } | null;
+  selected_options?: { value: string }[];
+};
+
+/** A submitted modal's state as the core's values (by block id: the field's id). */
+export function valuesOf(state: Record<string, Record<string, StateValue>>): FormValues {
+  const values: Record<string, string | number | boolean | string[]> = {};
+  for (const [id, actions] of Object.entries(state)) {
+    const v = actions.value;
+    if (!v) continue;
+    if (v.type === 'checkboxes') values[id] = (v.selected_options ?? []).length > 0;
+    else if (v.type === 'multi_static_select')
+      values[id] = (v.selected_options ?? []).map((o) => o.value);
+    else if (v.type === 'static_select') {
+      if (v.selected_option) values[id] = v.selected_option.value;
+    } else if (v.type === 'number_input') {
+      if (v.value) values[id] = Number(v.value);
+    } else if (v.type === 'plain_text_input') {
+      // Left empty: sent as '' (cleared), not left out (unchanged).
+      values[id] = v.value ?? '';
+    } else if (typeof v.value === 'string') values[id] = v.value;
+  }
+  return values;
+}
+
+/**
+ * A file shown inline, privately (Slack has no private file): its words, then the file as a code
+ * block, cut to what a message holds with a note saying so.
+ */
+export function fileText(s: { text: RenderedText; file: SharedFile }): string {
+  const body = escapeText(s.file.body);
+  const room = LIMITS.inlineFile - s.text.text.length;
+  // Never half an entity (`&am`) at the cut.
+  const shown = body.length > room ? body.slice(0, room).replace(/&[a-z]*$/, '') : body;
+  const note =
+    shown.length < body.length ? `\n${messages.exportCut(shown.length, body.length)}` : '';
+  return `${s.text.text} \`${s.file.name}\`\n\`\`\`\n${shown}\`\`\`${note}`;
+}
+
+/** The first field errors a reply carries, kept to what Slack shows. */
+export function errorsOf(reply: InteractionReply): FieldErrors | undefined {
+  for (const s of reply.show)
+    if ((s.kind === 'form' || s.kind === 'confirm') && s.errors)
+      return Object.fromEntries(
+        Object.entries(s.errors).map(([k, v]) => [k, clip(v, LIMITS.errorText)]),
+      );
+  return undefined;
+}

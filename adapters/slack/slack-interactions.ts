@@ -1,0 +1,346 @@
+// Slack's side of the core's flows: one dispatcher and one renderer. Buttons (`tm:…` action ids,
+// the reference in their value), modal submissions and closes (callback id `tm`, the references in
+// private_metadata) and the "Share file with workspace" shortcut go to `Conversation.interact`;
+// what comes back is rendered as Block Kit: ephemeral replies and replacements through the
+// response_url, modals through the trigger id, field errors as `response_action: errors`.
+import { randomUUID } from 'node:crypto';
+import type { App, RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type {
+  Actor,
+  FieldErrors,
+  FlowName,
+  FormValues,
+  InteractionReply,
+  InteractionSurface,
+  Place,
+  Shown,
+} from '../../src/model/interaction.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import { settlesWithin } from '../../src/util/deadline.ts';
+import { isWorkspaceAdmin } from './slack-admins.ts';
+import {
+  cardBlocks,
+  confirmationBlocks,
+  errorsOf,
+  fileText,
+  INTERACTION_ID,
+  modalView,
+  parseModalRefs,
+  valuesOf,
+} from './slack-cards.ts';
+import { payloadProjectId } from './slack-events.ts';
+import type { SlackFileRef, SlackFiles } from './slack-files.ts';
+import type { SlackCredentialSource } from './slack-installations.ts';
+import { slackContext } from './slack-port.ts';
+import { mayChangeSettings } from './slack-rights.ts';
+
+/** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
+export const SHARE_SHORTCUT = 'threadmind_share_file';
+/** Slack wants a modal submission answered within 3 s: field errors must come back before then. */
+const ACK_BUDGET_MS = 2500;
+
+export interface SlackInteractionsDeps {
+  app: App;
+  core: Conversation;
+  files: SlackFiles;
+  credentials: SlackCredentialSource;
+  admins: readonly string[];
+  log: Logger;
+  /** Remembers where a person was seen (names are looked up with that workspace's token). */
+  noteUser(userId: string, projectId: string): void;
+}
+
+interface Payload {
+  user: { id: string };
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+  channel?: { id?: string };
+  container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
+  trigger_id?: string;
+  actions?: { value?: string }[];
+  action_ts?: string;
+  message?: { ts: string; thread_ts?: string; files?: SlackFileRef[] };
+  view?: { private_metadata: string; state: { values: Record<string, Record<string, never>> } };
+}
+
+/** Where the person is and how to answer them there. */
+interface Answer {
+  client: WebClient;
+  user: string;
+  respond?: RespondFn | undefined;
+  triggerId?: string | undefined;
+  /** The channel to tell things in privately when there is no response_url (a modal). */
+  channel?: string | undefined;
+}
+
+function actorOf(client: WebClient, admins: readonly string[], user: string): Actor {
+  return {
+    id: user,
+    may: async (right, where) =>
+      (right === 'admin'
+        ? isWorkspaceAdmin(client, admins, user)
+        : mayChangeSettings(client, admins, user, where?.channelId ?? '')
+      ).catch(() => false),
+  };
+}
+
+function placeOf(
+  projectId: string,
+  team: string,
+  user: string,
+  channel: string,
+  ts: string,
+): Place {
+  const ref: ThreadRef = { platform: 'slack', projectId, channelId: channel, sessionId: ts };
+  return { ref, to: { ref, context: slackContext(team, user, channel.startsWith('D')) } };
+}
+
+export class SlackInteractions implements InteractionSurface {
+  private readonly d: SlackInteractionsDeps;
+
+  constructor(d: SlackInteractionsDeps) {
+    this.d = d;
+    const { app } = d;
+    app.action(new RegExp(`^${INTERACTION_ID}:`), async ({ ack, body, client, respond }) => {
+      await ack();
+      await this.onButton(body as unknown as Payload, client, respond).catch((err: unknown) =>
+        d.log.error({ err }, 'slack interaction failed'),
+      );
+    });
+    app.view(INTERACTION_ID, async ({ ack, body, client }) => {
+      const answer = ack as (r?: {
+        response_action: 'errors';
+        errors: FieldErrors;
+      }) => Promise<void>;
+      await this.onSubmit(body as unknown as Payload, client, answer).catch((err: unknown) =>
+        d.log.error({ err }, 'slack modal submission failed'),
+      );
+    });
+    app.view(
+      { callback_id: INTERACTION_ID, type: 'view_closed' },
+      async ({ ack, body, client }) => {
+        await ack();
+        await this.onClose(body as unknown as Payload, client).catch((err: unknown) =>
+          d.log.error({ err }, 'slack modal close failed'),
+        );
+      },
+    );
+    app.shortcut(SHARE_SHORTCUT, async ({ ack, body, client, respond, context }) => {
+      await ack();
+      const token = (context as { botToken?: string }).botToken;
+      await this.onShareShortcut(body as unknown as Payload, client, respond, token).catch(
+        (err: unknown) => d.log.error({ err, shortcut: SHARE_SHORTCUT }, 'slack shortcut failed'),
+      );
+    });
+  }
+
+  /** A flow begun by a slash command (`/threadmind erase-workspace`); answered like a button. */
+  async command(
+    flow: FlowName,
+    c: {
+      client: WebClient;
+      user: string;
+      team: string;
+      projectId: string;
+      channel: string;
+      triggerId: string;
+      respond: RespondFn;
+      /** The command's words after its name, as the flow's values. */
+      values?: FormValues;
+    },
+  ): Promise<void> {
+    this.d.noteUser(c.user, c.projectId);
+    const reply = await this.d.core.interact({
+      kind: 'start',
+      flow,
+      actor: actorOf(c.client, this.d.admins, c.user),
+      place: placeOf(c.projectId, c.team, c.user, c.channel, c.channel),
+      ...(c.values ? { values: c.values } : {}),
+      traceId: randomUUID(),
+    });
+    await this.present(reply, {
+      client: c.client,
+      user: c.user,
+      respond: c.respond,
+      triggerId: c.triggerId,
+      channel: c.channel,
+    });
+  }
+
+  /** A typed request's card or confirmation, with its buttons, in its thread. */
+  async post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void> {
+    const creds = await this.d.credentials.forProject(to.ref.projectId);
+    if (!creds) throw new Error(`slack: no installation for ${to.ref.projectId}`);
+    const blocks =
+      shown.kind === 'card' ? cardBlocks(shown.card) : confirmationBlocks(shown.confirmation);
+    const text = shown.kind === 'card' ? shown.card.text.text : shown.confirmation.question.text;
+    await this.d.app.client.chat.postMessage({
+      token: creds.token,
+      channel: to.ref.channelId,
+      thread_ts: to.ref.sessionId,
+      text,
+      blocks,
+    } as Parameters<WebClient['chat']['postMessage']>[0]);
+  }
+
+  private async onButton(b: Payload, client: WebClient, respond: RespondFn): Promise<void> {
+    const projectId = payloadProjectId(b);
+    const ref = b.actions?.[0]?.value;
+    const team = b.team?.id;
+    if (!projectId || !ref || !team) return;
+    const channel = b.channel?.id ?? b.container?.channel_id;
+    const ts = b.container?.thread_ts ?? b.container?.message_ts;
+    const reply = await this.d.core.interact({
+      kind: 'act',
+      ref,
+      actor: actorOf(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      ...(channel && ts ? { place: placeOf(projectId, team, b.user.id, channel, ts) } : {}),
+      traceId: randomUUID(),
+    });
+    await this.present(reply, {
+      client,
+      user: b.user.id,
+      respond,
+      triggerId: b.trigger_id,
+      channel,
+    });
+  }
+
+  private async onSubmit(
+    b: Payload,
+    client: WebClient,
+    ack: (r?: { response_action: 'errors'; errors: FieldErrors }) => Promise<void>,
+  ): Promise<void> {
+    const projectId = payloadProjectId(b);
+    const refs = parseModalRefs(b.view?.private_metadata ?? '');
+    if (!projectId || !refs || !b.view) {
+      await ack();
+      return;
+    }
+    const work = this.d.core.interact({
+      kind: 'act',
+      ref: refs.s,
+      actor: actorOf(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      values: valuesOf(b.view.state.values),
+      traceId: randomUUID(),
+    });
+    // A quick answer may keep the modal open with its errors; a slow one is told afterwards.
+    const quick = await settlesWithin(work, ACK_BUDGET_MS);
+    const reply = quick ? await work : undefined;
+    const errors = reply ? errorsOf(reply) : undefined;
+    if (errors) {
+      await ack({ response_action: 'errors', errors });
+      return;
+    }
+    await ack();
+    const done = reply ?? (await work);
+    await this.present(done, {
+      client,
+      user: b.user.id,
+      channel: done.place?.ref.channelId ?? refs.w,
+    });
+  }
+
+  private async onClose(b: Payload, client: WebClient): Promise<void> {
+    const projectId = payloadProjectId(b);
+    const refs = parseModalRefs(b.view?.private_metadata ?? '');
+    if (!projectId || !refs) return;
+    const reply = await this.d.core.interact({
+      kind: 'act',
+      ref: refs.c,
+      actor: actorOf(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      traceId: randomUUID(),
+    });
+    await this.present(reply, {
+      client,
+      user: b.user.id,
+      channel: reply.place?.ref.channelId ?? refs.w,
+    });
+  }
+
+  private async onShareShortcut(
+    b: Payload,
+    client: WebClient,
+    respond: RespondFn,
+    token: string | undefined,
+  ): Promise<void> {
+    const projectId = payloadProjectId(b);
+    const team = b.team?.id;
+    const channel = b.channel?.id;
+    if (!projectId || !team || !token || !channel || !b.message?.ts) return;
+    this.d.noteUser(b.user.id, projectId);
+    const reply = await this.d.core.interact({
+      kind: 'start',
+      flow: 'share',
+      actor: actorOf(client, this.d.admins, b.user.id),
+      place: placeOf(projectId, team, b.user.id, channel, b.message.thread_ts ?? b.message.ts),
+      message: { id: b.message.ts, files: await this.d.files.refs(b.message.files, token) },
+      traceId: randomUUID(),
+      dedupe: [`slack:share:${projectId}:${b.action_ts ?? b.message.ts}:${b.user.id}`],
+    });
+    await this.present(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
+  }
+
+  /** Shows a reply: through the response_url where there is one, else privately in its place. */
+  private async present(reply: InteractionReply, a: Answer): Promise<void> {
+    for (const s of reply.show) {
+      const say = async (m: {
+        text: string;
+        blocks?: Record<string, unknown>[];
+        replace?: boolean;
+        inChannel?: boolean;
+      }) => {
+        if (a.respond) {
+          await a.respond({
+            text: m.text,
+            response_type: m.inChannel ? 'in_channel' : 'ephemeral',
+            ...(m.blocks ? { blocks: m.blocks } : {}),
+            ...(m.replace ? { replace_original: true } : {}),
+          } as Parameters<RespondFn>[0]);
+          return;
+        }
+        if (!a.channel) return;
+        await a.client.chat.postEphemeral({
+          channel: a.channel,
+          user: a.user,
+          text: m.text,
+          ...(m.blocks ? { blocks: m.blocks } : {}),
+        } as Parameters<WebClient['chat']['postEphemeral']>[0]);
+      };
+      if (s.kind === 'notice')
+        await say({ text: s.text.text, ...(s.replace ? { replace: true } : {}) });
+      else if (s.kind === 'file') await say({ text: fileText(s) });
+      else if (s.kind === 'card')
+        await say({
+          text: s.card.text.text,
+          blocks: cardBlocks(s.card),
+          inChannel: s.audience === 'place',
+          ...(s.replace ? { replace: true } : {}),
+        });
+      else if (s.kind === 'confirm' && !s.confirmation.typedWord)
+        await say({
+          text: s.confirmation.question.text,
+          blocks: confirmationBlocks(s.confirmation),
+          inChannel: s.audience === 'place',
+        });
+      else if (a.triggerId) {
+        const view = modalView(s.kind === 'form' ? s.form : s.confirmation, a.channel);
+        await a.client.views.open({ trigger_id: a.triggerId, view } as unknown as Parameters<
+          WebClient['views']['open']
+        >[0]);
+      } else {
+        // A form reached without a trigger (a slow step): its words, privately.
+        const text =
+          s.kind === 'form' ? (s.form.intro?.text ?? s.form.title) : s.confirmation.question.text;
+        await say({ text });
+      }
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// The web chat's side of the core's flows: the page renders what the core shows as JSON (a card,
+// a confirmation, a form, in a bot message of the transcript) and posts back what the person did
+// (`POST /api/threads/:id/actions` with the message, the action reference and the form's values).
+// The web chat is one person's, so everything shown privately elsewhere is shown in the thread.
+import { randomUUID } from 'node:crypto';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type {
+  Actor,
+  FlowName,
+  FormField,
+  FormValue,
+  FormValues,
+  InteractionReply,
+  InteractionSurface,
+  Shown,
+} from '../../src/model/interaction.ts';
+import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { Transcript, WebCard, WebField } from './transcript.ts';
+import { WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
+
+/** A press or a form the page posted: on which message, its reference, what was filled in. */
+export interface WebAction {
+  messageId: string;
+  ref: string;
+  values: FormValues;
+}
+
+/** A page's action as it posted it (`{messageId, ref, values?}`); undefined when malformed. */
+export function actionOf(body: Record<string, unknown>): WebAction | undefined {
+  const { messageId, ref, values: v = {} } = body;
+  if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200)
+    return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const values: Record<string, FormValue> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const ok =
+      (typeof x === 'string' && x.length <= 20_000) ||
+      typeof x === 'number' ||
+      typeof x === 'boolean' ||
+      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
+    if (!ok) return undefined;
+    values[k] = x as FormValue;
+  }
+  return { messageId, ref, values };
+}
+
+/** The one person of the web chat runs the bot: every right is theirs. */
+const PERSON: Actor = { id: WEB_PERSON, may: async () => true };
+
+function field(f: FormField): WebField {
+  const { kind, id, label } = f;
+  return {
+    kind,
+    id,
+    label,
+    ...(f.help ? { help: f.help } : {}),
+    ...(f.optional ? { optional: true } : {}),
+    ...('maxLength' in f && f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
+    ...(f.kind === 'number' ? { min: f.min, max: f.max } : {}),
+    ...('choices' in f ? { choices: f.choices.map((c) => ({ ...c })) } : {}),
+    ...(f.initial !== undefined
+      ? {
+          initial: Array.isArray(f.initial)
+            ? [...f.initial]
+            : (f.initial as string | number | boolean),
+        }
+      : {}),
+  };
+}
+
+/** What a shown thing puts in a bot message: its words, and the card the page draws under them. */
+export function webCardOf(s: Shown): { text: string; card?: WebCard } {
+  switch (s.kind) {
+    case 'notice':
+      return { text: s.text.text };
+    case 'card': {
+      const c = s.card;
+      return {
+        text: c.text.text,
+        card: {
+          ...(c.title ? { title: c.title } : {}),
+          ...(c.fields
+            ? { fields: c.fields.map((f) => ({ label: f.label, value: f.value.text })) }
+            : {}),
+          ...(c.context || c.sources
+            ? { context: [c.context?.text, c.sources?.text].filter(Boolean).join('\n') }
+            : {}),
+          ...(c.actions ? { actions: c.actions.map((a) => ({ ...a })) } : {}),
+        },
+      };
+    }
+    case 'confirm': {
+      const c = s.confirmation;
+      const text = [c.question.text, c.consequences?.text].filter(Boolean).join('\n\n');
+      const card: WebCard = c.typedWord
+        ? {
+            title: c.title,
+            form: {
+              fields: [
+                { kind: 'short', id: TYPED_WORD_FIELD, label: c.typedWord.label, maxLength: 20 },
+              ],
+              submit: { label: c.confirm.label, ref: c.confirm.ref },
+              cancel: { label: c.cancel.label, ref: c.cancel.ref },
+            },
+          }
+        : {
+            title: c.title,
+            actions: [
+              { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
+              { label: c.cancel.label, ref: c.cancel.ref },
+            ],
+          };
+      return { text, card: { ...card, ...(s.errors ? { errors: { ...s.errors } } : {}) } };
+    }
+    case 'file':
+      return { text: s.text.text, card: { file: { ...s.file } } };
+    case 'form':
+      return {
+        text: s.form.intro?.text ?? '',
+        card: {
+          title: s.form.title,
+          form: {
+            fields: s.form.fields.map(field),
+            submit: { ...s.form.submit },
+            cancel: { ...s.form.cancel },
+          },
+          ...(s.errors ? { errors: { ...s.errors } } : {}),
+        },
+      };
+  }
+}
+
+export class WebInteractions implements InteractionSurface {
+  private readonly core: Conversation;
+  private readonly transcript: Transcript;
+
+  constructor(core: Conversation, transcript: Transcript) {
+    this.core = core;
+    this.transcript = transcript;
+  }
+
+  /** A typed request's card or confirmation in its thread. */
+  async post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void> {
+    const { text, card } = webCardOf(shown);
+    await this.transcript.addBotMessage(to.ref.sessionId, text, false, card);
+  }
+
+  /** A flow the page's command begins (`/erase`, `/feedback-export json`). */
+  async start(threadId: string, flow: FlowName, values: FormValues = {}): Promise<void> {
+    const ref = webRef(threadId);
+    const reply = await this.core.interact({
+      kind: 'start',
+      flow,
+      actor: PERSON,
+      place: { ref, to: { ref, context: {} } },
+      values,
+      traceId: randomUUID(),
+    });
+    await this.apply(threadId, reply, undefined);
+  }
+
+  /** A button or form on the message `messageId`; the field errors, if the form stays open. */
+  async act(threadId: string, { messageId, ref, values }: WebAction): Promise<{ outcome: string }> {
+    const reply = await this.core.interact({
+      kind: 'act',
+      ref,
+      actor: PERSON,
+      project: { platform: 'web', projectId: WEB_PROJECT },
+      place: { ref: webRef(threadId), to: { ref: webRef(threadId), context: {} } },
+      values,
+      traceId: randomUUID(),
+    });
+    // A vote under an answer shows as its pressed button; what the flow says besides (the reason
+    // form, a refusal) goes in the thread.
+    let voted = false as boolean;
+    if (reply.outcome === 'done' || reply.outcome === 'asked')
+      await this.transcript.update(threadId, messageId, (m) => {
+        if (!m.votes?.some((v) => v.ref === ref)) return;
+        m.voted = ref;
+        voted = true;
+      });
+    const show = voted ? reply.show.filter((s) => s.kind !== 'notice') : reply.show;
+    await this.apply(threadId, { ...reply, show }, messageId);
+    return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
+  }
+
+  private async holdsForm(threadId: string, id: string): Promise<boolean> {
+    const m = (await this.transcript.messages(threadId)).find((x) => x.id === id);
+    return m?.card?.form !== undefined;
+  }
+
+  /** Shows a reply: the card it answers is replaced or gets its errors; anything else is added. */
+  private async apply(
+    threadId: string,
+    reply: InteractionReply,
+    source: string | undefined,
+  ): Promise<void> {
+    for (const s of reply.show) {
+      const { text, card } = webCardOf(s);
+      const errors = s.kind === 'form' || s.kind === 'confirm' ? s.errors : undefined;
+      // A form answered without errors goes, as a modal closes: the reply takes its place.
+      const replace =
+        ((s.kind === 'notice' || s.kind === 'card') && s.replace === true) ||
+        (source !== undefined && errors === undefined && (await this.holdsForm(threadId, source)));
+      const changed =
+        source !== undefined &&
+        (errors !== undefined || replace) &&
+        (await this.transcript.update(threadId, source, (m) => {
+          if (errors) {
+            if (m.card) m.card.errors = { ...errors };
+            return;
+          }
+          m.text = text;
+          if (card) m.card = card;
+          else delete m.card;
+        }));
+      if (!changed) await this.transcript.addBotMessage(threadId, text, false, card);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// A 300-page PDF made searchable with vectors: extract (worker) + chunk + label languages + embed
+// every chunk with the CI model (node-llama-cpp, BENCH_EMBED_THREADS threads, default 2) + store,
+// with the event-loop delay meanwhile. Needs BENCH_EMBED_MODEL or TEST_EMBED_MODEL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { AttachmentIndex } from '../src/attachments/index/index.ts';
+import { Ingestor } from '../src/attachments/ingest.ts';
+import type { ExtractLimits } from '../src/attachments/types.ts';
+import { createStore } from '../src/compose/create-store.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import type { Owner } from '../src/scope/scope.ts';
+import { benchEmbedModelPath } from './embed-model-path.ts';
+import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
+import { fmt } from './stats.ts';
+
+export async function benchIngestWithEmbeddings(
+  pdf: Uint8Array,
+  pages: number,
+  limits: ExtractLimits,
+): Promise<string[]> {
+  const modelPath = benchEmbedModelPath();
+  if (!modelPath)
+    return ['ingest with embeddings: skipped, no model (BENCH_EMBED_MODEL/TEST_EMBED_MODEL unset)'];
+  const threads = Number(process.env.BENCH_EMBED_THREADS ?? 2);
+  const embedder = await loadLlamaEmbedder(modelPath, threads);
+  await embedder.embed(['warm up'], { purpose: 'document' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-ingest-embed-'));
+  const store = await createStore(`sqlite://${path.join(dir, 'db.sqlite')}`);
+  try {
+    let embedMs = 0;
+    let texts = 0;
+    const timed = {
+      id: embedder.id,
+      embed: async (batch: readonly string[], opts: Parameters<typeof embedder.embed>[1]) => {
+        const t = performance.now();
+        const out = await embedder.embed(batch, opts);
+        embedMs += performance.now() - t;
+        texts += batch.length;
+        return out;
+      },
+    };
+    const index = new AttachmentIndex(store, { embedder: timed, embedTimeoutMs: 600_000 });
+    const ingestor = new Ingestor({
+      index,
+      store,
+      log: silentLogger(),
+      maxFileBytes: 50 * 1024 * 1024,
+      extract: limits,
+      images: { maxInputPixels: 4e7, maxSide: 1568, timeoutMs: 20_000 },
+    });
+    const owner: Owner = { kind: 'channel', key: 'slack:TBENCH:C1' };
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const t0 = performance.now();
+    const outcome = await ingestor.ingest(owner, { id: 'F1', name: 'bench.pdf' }, async () =>
+      pdf.slice(),
+    );
+    const searchableMs = performance.now() - t0;
+    delay.disable();
+    const rec = outcome.status === 'ready' ? outcome.record : undefined;
+    const hits = await index.search([owner], 'line 29 of page 300', 3, { mode: 'lexical' });
+    const vector = await index.search([owner], 'line 29 of page 300', 3, { mode: 'vector' });
+    if (!rec?.vectors || hits[0]?.page !== pages || vector.length === 0)
+      throw new Error(`ingest bench: not searchable with vectors (${outcome.status})`);
+    return [
+      `ingest the ${pages}-page PDF with embeddings (${rec.chunks} chunks, ${embedder.id}, ${threads} threads): searchable with vectors after ${(searchableMs / 1000).toFixed(1)} s, of which embedding ${(embedMs / 1000).toFixed(1)} s (${(embedMs / texts).toFixed(0)} ms a chunk); event-loop delay meanwhile p99 ${fmt(delay.percentile(99) / 1e6)}, max ${fmt(delay.max / 1e6)} (targets: < 60 s, p99 < 50 ms)`,
+    ];
+  } finally {
+    await store.close();
+    await embedder.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

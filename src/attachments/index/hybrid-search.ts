@@ -1,0 +1,118 @@
+// One search over the segments in reach: words (BM25, per language) and, when the query could be
+// embedded, vectors — each ranking cut at its relevance floor, fused by reciprocal rank, and
+// turned into passages within the character budget.
+import type { SearchHit } from '../types.ts';
+import { idfs, type Ranked, rank } from './bm25.ts';
+import { badResponse } from './embed-texts.ts';
+import { type Fused, fuse, lexicalOnly, vectorOnly } from './fusion.ts';
+import { analyseQuery } from './query-terms.ts';
+import type { RelevanceFloor } from './relevance.ts';
+import { type PassageBudget, toHits } from './search-hit.ts';
+import type { Segment } from './segment.ts';
+import { comparable, vectorRank } from './vector-rank.ts';
+import { cosineAt } from './vectors.ts';
+
+export type SearchMode = 'lexical' | 'vector' | 'hybrid';
+
+export interface SearchOptions {
+  /** Default: hybrid when the index has an embedder, else lexical. */
+  mode?: SearchMode;
+  /**
+   * False keeps hits below the relevance floor (to measure ranking alone); other floors than the
+   * index's may be given. Default true.
+   */
+  relevanceFloor?: boolean | RelevanceFloor;
+  /** This search's character budget instead of the index's. */
+  maxChars?: number;
+  /** False gives every hit as a passage, even of a small file (to score chunks one by one). */
+  wholeDocuments?: boolean;
+}
+
+export interface QueryVector {
+  model: string;
+  vector: Float32Array;
+}
+
+export interface SearchRun {
+  segments: readonly Segment[];
+  query: string;
+  limit: number;
+  mode: SearchMode;
+  /** Undefined: no floor. */
+  floor: RelevanceFloor | undefined;
+  budget: PassageBudget;
+  /** The query's vector, being made while the words are ranked; resolves undefined on failure. */
+  queryVector: Promise<QueryVector | undefined> | undefined;
+  /** Called with the segments and the query vector's model, so stale vectors get replaced. */
+  onVectors: (segments: readonly Segment[], model: string) => void;
+  onWrongDimension: (err: Error) => void;
+}
+
+/** Candidates each ranking contributes to fusion: deep enough that fusion can reorder. */
+function candidates(limit: number): number {
+  return Math.max(40, limit * 4);
+}
+
+/** A chunk clears the floor when either ranking's measure of it does. */
+function clears(f: Fused, floor: RelevanceFloor): boolean {
+  return (
+    (f.lexical !== undefined && f.lexical.coverage >= floor.minCoverage) ||
+    (f.vector?.cosine ?? f.cosine ?? Number.NEGATIVE_INFINITY) >= floor.minCosine
+  );
+}
+
+/**
+ * Word-ranked chunks below the coverage floor do not vote in fusion: for a question asked in other
+ * words they are the chunks that share a stray word, and their rank would push the vector
+ * ranking's answer down (measured: hybrid fell below vectors alone on paraphrases until they were
+ * left out).
+ */
+function voters(lexical: readonly Ranked[], floor: RelevanceFloor | undefined): readonly Ranked[] {
+  return floor ? lexical.filter((l) => l.coverage >= floor.minCoverage) : lexical;
+}
+
+/** The cosine of word-ranked chunks the vector ranking did not reach, where their file has vectors. */
+function fillCosines(fused: Fused[], segments: readonly Segment[], qv: QueryVector): void {
+  for (const f of fused) {
+    if (f.vector) continue;
+    const seg = segments[f.segment] as Segment;
+    if (!seg.vectors || !comparable(seg, qv.model, qv.vector.length)) continue;
+    f.cosine = cosineAt(seg.vectors, f.doc, qv.vector);
+  }
+}
+
+/**
+ * The word ranking holds every chunk with a query word; the vector ranking, every chunk whose
+ * cosine clears the floor (without one, every chunk would be "found" by vectors, and fusion would
+ * credit all of them). After fusion a chunk stays when either measure clears its floor; word-ranked
+ * chunks the vector ranking did not reach get their cosine filled in for that.
+ */
+export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
+  const langs = new Set<string>();
+  for (const s of r.segments) for (const l of s.langs) langs.add(l);
+  const query = analyseQuery(r.query, langs);
+  const weights = idfs(r.segments, query.terms);
+  const k = candidates(r.limit);
+  const lexical = r.mode === 'vector' ? [] : rank(r.segments, query, weights, k);
+  const qv = await r.queryVector; // undefined when there is none, or it failed
+  let fused: Fused[];
+  if (qv) {
+    r.onVectors(r.segments, qv.model);
+    const wrong = r.segments.find(
+      (s) => s.vectors?.model === qv.model && !comparable(s, qv.model, qv.vector.length),
+    );
+    if (wrong?.vectors) {
+      r.onWrongDimension(
+        badResponse(
+          `the query has ${qv.vector.length} dimensions, ${wrong.record.filename} has ${wrong.vectors.dims}`,
+        ),
+      );
+    }
+    const vector = vectorRank(r.segments, qv.model, qv.vector, k, r.floor?.minCosine);
+    fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(voters(lexical, r.floor), vector);
+    if (r.mode === 'hybrid') fillCosines(fused, r.segments, qv);
+  } else fused = r.mode === 'vector' ? [] : lexicalOnly(lexical);
+  const floor = r.floor;
+  const kept = floor ? fused.filter((f) => clears(f, floor)) : fused;
+  return toHits(r.segments, kept, weights, r.limit, r.budget);
+}

@@ -1,0 +1,61 @@
+// The core's conversation: the turn pipeline, channel settings, the thread's context, knowledge
+// access and, with split roles, the hand-off to the queue.
+import type { Config } from '../config/schema.ts';
+import { ChannelSettingsService } from '../core/channel-settings.ts';
+import { Conversation } from '../core/conversation.ts';
+import { ThreadContext } from '../core/thread-context.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import type { Store } from '../store/store.ts';
+import type { Roles } from './create-roles.ts';
+import type { Turns } from './create-turns.ts';
+
+export function createConversation(
+  config: Config,
+  d: { store: Store; metrics: Metrics; log: Logger; turns: Turns; roles: Roles },
+): Conversation {
+  const { store, metrics, log, turns, roles } = d;
+  const { queue, worker } = roles;
+  const { attachments } = turns;
+  return new Conversation({
+    botName: config.agent.name,
+    runner: turns.runner,
+    state: turns.state,
+    metrics,
+    log,
+    ingestor: attachments.ingestor,
+    index: attachments.index,
+    settings: new ChannelSettingsService({
+      store,
+      defaults: config.channels.defaults,
+      overrides: config.channels.overrides,
+      models: () => turns.llm.models(),
+    }),
+    threadContext: config.threadContext.enabled
+      ? new ThreadContext({
+          store,
+          ingestor: attachments.ingestor,
+          maxMessages: config.threadContext.maxMessages,
+          metrics,
+          log,
+        })
+      : undefined,
+    lockWaitMs: config.agent.turnTimeoutMs,
+    evidenceAccess: turns.knowledge?.evidenceAccess,
+    handoff:
+      queue && roles.enqueues
+        ? async (m, opened) => {
+            await queue.enqueue(m, opened);
+          }
+        : undefined,
+    wrapPort: worker?.wrap,
+    seesEveryMessage: roles.role === 'all',
+    feedback: turns.feedback,
+    eraser: turns.eraser,
+    interactions: {
+      store,
+      signingKeys: config.secrets.encryptionKeys,
+      ttlMs: config.interactions.confirmTtlSeconds * 1000,
+    },
+  });
+}

@@ -1,0 +1,31 @@
+// Split roles (ARCHITECTURE.md, "Scaling out"): everything shared goes through Redis. In the
+// `all` role none of this exists; ingress and gateways enqueue, workers take from the queue.
+import type { Config } from '../config/schema.ts';
+import type { ProjectEraser } from '../core/project-eraser.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
+
+export type Roles = ReturnType<typeof createRoles>;
+
+export function createRoles(config: Config, eraser: ProjectEraser, metrics: Metrics, log: Logger) {
+  const role = config.scale.role;
+  const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
+  const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
+  // An erased project's queued and failed messages go too: a failed job keeps its text a week.
+  if (queue) eraser.alsoErase((pk) => queue.eraseProject(pk));
+  const worker =
+    redis && role === 'worker'
+      ? new TurnWorker(redis, config.scale.queue, { metrics, log })
+      : undefined;
+  return {
+    role,
+    redis,
+    queue,
+    worker,
+    /** This process hands messages to the queue instead of answering them. */
+    enqueues: role === 'ingress' || role === 'gateway',
+    /** This process answers (and so needs the model to be ready). */
+    runsTurns: role === 'all' || role === 'worker',
+  };
+}

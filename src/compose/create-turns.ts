@@ -1,0 +1,133 @@
+// The turn pipeline and what it runs on: the text model, the files and knowledge features and
+// their tools, memory, session state, feedback and erasure.
+import { ToolRegistry } from '../agent/tool-registry.ts';
+import type { Ingestor } from '../attachments/ingest.ts';
+import type { Config } from '../config/schema.ts';
+import { FeedbackService } from '../core/feedback.ts';
+import { ProjectEraser } from '../core/project-eraser.ts';
+import { lockLostError, SessionState } from '../core/session-state.ts';
+import { TurnRunner } from '../core/turn-runner.ts';
+import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
+import { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import { ContextManager } from '../memory/context-manager.ts';
+import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { SessionHistory } from '../store/session-history.ts';
+import { SessionLock } from '../store/session-lock.ts';
+import type { Store } from '../store/store.ts';
+import { createAttachments } from './create-attachments.ts';
+import { createKnowledge } from './create-knowledge.ts';
+import type { TextModel } from './create-text-model.ts';
+
+export interface TurnsDeps {
+  store: Store;
+  text: TextModel;
+  /** Embeddings for hybrid search; undefined: words only. */
+  embedder: HttpEmbedder | undefined;
+  metrics: Metrics;
+  log: Logger;
+  /** Extra tools (tests register probes here). */
+  tools?: ToolRegistry | undefined;
+}
+
+export type Turns = ReturnType<typeof createTurns>;
+
+export function createTurns(config: Config, d: TurnsDeps) {
+  const { store, text, metrics, log } = d;
+  const history = new SessionHistory(store, config.store.historyMaxMessages, { log });
+  const llm = new ModelEndpoint({
+    baseUrl: text.baseUrl,
+    model: config.llm.text.model,
+    apiKey: config.secrets.llmApiKey,
+    temperature: config.llm.text.temperature,
+    maxReplyTokens: config.llm.text.maxReplyTokens,
+    requestTimeoutMs: config.llm.requestTimeoutMs,
+    maxRetries: config.llm.maxRetries,
+    log,
+  });
+  // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
+  const withVision = !text.embedded || config.visionConfigured;
+  const attachments = createAttachments(config, store, log, metrics, withVision, d.embedder);
+  const tools = d.tools ?? new ToolRegistry();
+  for (const t of attachments.tools) tools.register(t);
+  const knowledge = createKnowledge(config, llm, log, d.embedder);
+  if (!knowledge && config.neo4jWriter) {
+    log.warn(
+      'NEO4J_URI is set with only the writer account; the bot needs NEO4J_USER/NEO4J_PASSWORD (a reader) to use the knowledge graph',
+    );
+  }
+  if (knowledge) tools.register(knowledge.tool);
+  const { memory, state } = createMemory(
+    config,
+    { store, history, llm, metrics, log },
+    attachments.ingestor,
+  );
+  const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
+  const eraser = new ProjectEraser({ store, log });
+  const runner = new TurnRunner(
+    {
+      botName: config.agent.name,
+      maxConcurrentTurns: config.core.maxConcurrentTurns,
+      maxQueuedPerSession: config.core.maxQueuedPerSession,
+      maxToolRounds: config.agent.maxToolRounds,
+      maxReplyTokens: config.llm.text.maxReplyTokens,
+      summaryMaxTokens: config.memory.summaryMaxTokens,
+      turnTimeoutMs: config.agent.turnTimeoutMs,
+      firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
+      historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
+    },
+    {
+      llm,
+      tools,
+      history,
+      state,
+      memory,
+      metrics,
+      log,
+      context: attachments.context,
+      feedback,
+      erasures: eraser,
+    },
+  );
+  return { llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner };
+}
+
+/** What keeps a thread inside the window, and the session state (lock, claims) beside it. */
+function createMemory(
+  config: Config,
+  d: { store: Store; history: SessionHistory; llm: ModelEndpoint; metrics: Metrics; log: Logger },
+  ingestor: Ingestor,
+) {
+  const { store, history, llm, metrics, log } = d;
+  const memory = new ContextManager({
+    history,
+    store,
+    count: chainPromptCounter({
+      endpoint: llm,
+      apiKey: config.secrets.llmApiKey,
+      timeoutMs: 3000,
+    }),
+    compressAtTokens: config.memory.compressAtTokens,
+    keepRecentTurns: config.memory.keepRecentTurns,
+    maxModelLenFallback: config.memory.maxModelLenFallback,
+    maxReplyTokens: config.llm.text.maxReplyTokens,
+    toolOutputMaxChars: config.memory.toolOutputMaxChars,
+    postSummaries: config.memory.postSummaries,
+    summaryTimeoutMs: config.memory.summaryTimeoutMs,
+    onCompressed: (how) => metrics.compressions.inc({ how }),
+  });
+  const state = new SessionState({
+    store,
+    history,
+    memory,
+    lock: new SessionLock(store, {
+      ttlMs: config.store.lockTtlSeconds * 1000,
+      lostReason: lockLostError,
+      onRenewError: (err) => log.warn({ err }, 'could not renew a session lock'),
+    }),
+    ingestor,
+    dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
+  });
+  return { memory, state };
+}

@@ -1,0 +1,93 @@
+// The turn pipeline's vocabulary: what a turn is given, what it needs, and how it ended. Shared by
+// admission, the summary turn, the answer turn and the runner that ties them together.
+import type { ToolRegistry } from '../agent/tool-registry.ts';
+import type { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../log/metrics.ts';
+import type { ContextManager } from '../memory/context-manager.ts';
+import type { TurnOutcome } from '../model/handled.ts';
+import type { IncomingMessage } from '../model/incoming.ts';
+import type { ActionButton } from '../model/interaction.ts';
+import type { Owner } from '../model/thread-ref.ts';
+import type { SessionHistory } from '../store/session-history.ts';
+import type { HeldLock } from '../store/session-lock.ts';
+import type { AnswerAudience } from './audience.ts';
+import type { ChannelSettings } from './channel-settings.ts';
+import type { FeedbackService } from './feedback.ts';
+import type { ProjectEraser } from './project-eraser.ts';
+import type { SessionState } from './session-state.ts';
+import type { CaughtUp } from './thread-context.ts';
+import type { ThreadOutput } from './thread-output.ts';
+
+export type { TurnOutcome };
+
+export interface TurnRunnerOptions {
+  botName: string;
+  maxConcurrentTurns: number;
+  maxQueuedPerSession: number;
+  maxToolRounds: number;
+  maxReplyTokens: number;
+  summaryMaxTokens: number;
+  turnTimeoutMs: number;
+  firstTokenTimeoutMs: number;
+  historyTurnsInPrompt: number;
+}
+
+export interface TurnRunnerDeps {
+  llm: ModelEndpoint;
+  tools: ToolRegistry;
+  memory: ContextManager;
+  history: SessionHistory;
+  state: SessionState;
+  metrics: Metrics;
+  log: Logger;
+  now?: () => Date;
+  /** What a turn should know about its owners' files: images in reach and a prompt section. */
+  context?: (owners: readonly Owner[]) => Promise<TurnContext>;
+  /** Records answered turns so people can vote on them; absent: answers carry no buttons. */
+  feedback?: FeedbackService | undefined;
+  /** Says whether the turn's project was erased while it ran (then its history is not kept). */
+  erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
+}
+
+export interface TurnContext {
+  images: string[];
+  section?: string;
+}
+
+/** What the conversation hands a turn besides the message: the channel's settings, its context. */
+export interface TurnInput {
+  settings?: ChannelSettings | undefined;
+  /** Reads the thread's unread messages; runs under the session lock, so turns read in order. */
+  context?: (() => Promise<CaughtUp>) | undefined;
+  /**
+   * A follow-up in a thread already read: usually nothing new was posted since, so the model starts
+   * at once and the read runs beside it; its output is held until the read says nothing is new
+   * (else the turn starts again with the new messages).
+   */
+  speculate?: boolean | undefined;
+  /** The asker's name when known before the thread is read (the read also tells it). */
+  askerName?: string | undefined;
+  /** Decides whether knowledge evidence keeps the answer where everyone reads it. */
+  audience?: AnswerAudience | undefined;
+  /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
+  votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
+}
+
+/** A message past admission: its slot taken and its session locked. */
+export interface Admitted {
+  msg: IncomingMessage;
+  out: ThreadOutput;
+  key: string;
+  log: Logger;
+  lock: HeldLock;
+  input: TurnInput;
+}
+
+/** The options and dependencies every stage of a turn reads. */
+export interface TurnEnv {
+  o: TurnRunnerOptions;
+  d: TurnRunnerDeps;
+}
+
+export const NOTHING_NEW: CaughtUp = { quoted: [], commit: async () => undefined };

@@ -1,0 +1,132 @@
+// The embedded embedding model: one GGUF loaded with node-llama-cpp's embedding context, texts
+// embedded one at a time in arrival order (llama.cpp threads spin: one evaluation at a time is
+// what the cores can do anyway). A text longer than the context is cut to fit, as retrieval wants
+// a vector for every chunk rather than an error for the long ones.
+import path from 'node:path';
+import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
+import { loadNodeLlamaCpp } from './engine.ts';
+
+export interface EmbeddingEngineOptions {
+  modelPath: string;
+  /** Tokens of one text; capped at the model's training context. */
+  contextSize: number;
+  /** CPU threads for evaluation (never more than the cores). */
+  threads: number;
+}
+
+export interface EmbeddedVectors {
+  /** One vector per text, unit length. */
+  vectors: Float32Array[];
+  /** Tokens evaluated, the model's own special tokens included. */
+  tokens: number;
+  /** How many texts were cut to fit the context. */
+  truncated: number;
+}
+
+// The model's own start and end tokens, and the one position llama.cpp keeps free.
+const SPECIAL_ROOM = 3;
+
+function unit(raw: readonly number[]): Float32Array {
+  const v = Float32Array.from(raw);
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+export class EmbeddingEngine {
+  readonly id: string;
+  readonly contextSize: number;
+  readonly dimensions: number;
+  readonly threads: number;
+  private readonly llama: Llama;
+  private readonly model: LlamaModel;
+  private readonly context: LlamaEmbeddingContext;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    llama: Llama,
+    model: LlamaModel,
+    context: LlamaEmbeddingContext,
+    contextSize: number,
+    o: EmbeddingEngineOptions,
+  ) {
+    this.llama = llama;
+    this.model = model;
+    this.context = context;
+    this.id = path.basename(o.modelPath).replace(/\.gguf$/i, '');
+    this.contextSize = contextSize;
+    this.dimensions = model.embeddingVectorSize;
+    this.threads = o.threads;
+  }
+
+  static async load(o: EmbeddingEngineOptions): Promise<EmbeddingEngine> {
+    const lib = await loadNodeLlamaCpp();
+    // CPU only, the prebuilt binary or nothing, as for the chat model.
+    const llama = await lib.getLlama({
+      gpu: false,
+      build: 'never',
+      usePrebuiltBinaries: true,
+      skipDownload: true,
+      progressLogs: false,
+      maxThreads: o.threads,
+      logLevel: lib.LlamaLogLevel.error,
+    });
+    try {
+      const model = await llama.loadModel({ modelPath: o.modelPath });
+      const contextSize = Math.min(o.contextSize, model.trainContextSize);
+      // A non-causal model reads a whole text in one batch: the batch is the context.
+      const context = await model.createEmbeddingContext({
+        contextSize,
+        batchSize: contextSize,
+        threads: o.threads,
+      });
+      return new EmbeddingEngine(llama, model, context, contextSize, o);
+    } catch (err) {
+      await llama.dispose();
+      throw err;
+    }
+  }
+
+  /** Queued behind the requests before it; the signal is checked between texts. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
+    const run = this.tail.then(() => this.run(texts, signal));
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    await this.context.dispose();
+    await this.model.dispose();
+    await this.llama.dispose();
+  }
+
+  private async run(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
+    const vectors: Float32Array[] = [];
+    let tokens = 0;
+    let truncated = 0;
+    const room = this.contextSize - SPECIAL_ROOM;
+    for (const text of texts) {
+      signal?.throwIfAborted();
+      let input: Token[] = this.model.tokenize(text);
+      if (input.length > room) {
+        input = input.slice(0, room);
+        truncated++;
+      }
+      // A text without tokens still gets a vector (of the start token, or of a full stop).
+      if (input.length === 0) {
+        const bos = this.model.tokens.bos;
+        input = bos !== null ? [bos] : this.model.tokenize('.');
+      }
+      const embedding = await this.context.getEmbeddingFor(input);
+      tokens += this.context.calculateInputLength(input);
+      vectors.push(unit(embedding.vector));
+    }
+    return { vectors, tokens, truncated };
+  }
+}
