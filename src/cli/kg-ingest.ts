@@ -5,13 +5,29 @@
 // of its model are embedded (`--check` lists the documents that have such chunks).
 import neo4j from 'neo4j-driver';
 import { closeExtractWorkers } from '../attachments/extract/index.ts';
+import { createEmbedder, startEmbeddingModel } from '../compose/create-embedder.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import { type IngestReport, ingestDirectory } from '../knowledge/ingest.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
+import { createLogger } from '../log/logger.ts';
 
-/** The embedder chunks are embedded with, from the config; undefined: no vectors. */
-export type EmbedderFor = (config: Config) => Embedder | undefined;
+/** The embedder chunks are embedded with (none: no vectors), and how to stop it. */
+export type EmbedderFor = (
+  config: Config,
+) => Promise<{ embedder: Embedder | undefined; close(): Promise<void> }>;
+
+/** The bot's own embeddings endpoint (LLM_EMBED_BASE_URL), the embedded model included. */
+const configuredEmbedder: EmbedderFor = async (config) => {
+  const log = createLogger('warn', process.stderr);
+  const embedded = await startEmbeddingModel(config, log, { textEmbedded: false });
+  return {
+    embedder: createEmbedder(config, log, { embedded }),
+    close: async () => {
+      await embedded?.close();
+    },
+  };
+};
 
 const USAGE = 'usage: node src/cli/kg-ingest.ts <dir> [--prune] [--check] [--uri-prefix kb://]\n';
 
@@ -36,7 +52,7 @@ function reportVectors(report: IngestReport, model: string | undefined): boolean
 
 export async function main(
   args: string[],
-  embedderFor: EmbedderFor = () => undefined,
+  embedderFor: EmbedderFor = configuredEmbedder,
 ): Promise<number> {
   const prefix = option(args, '--uri-prefix');
   const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--uri-prefix');
@@ -63,8 +79,9 @@ export async function main(
     );
     return 1;
   }
+  const embeddings = await embedderFor(config);
+  const embedder = embeddings.embedder;
   const driver = neo4j.driver(conn.uri, neo4j.auth.basic(conn.user, conn.password));
-  const embedder = embedderFor(config);
   const dims = config.knowledge.embeddingDimensions;
   const started = Date.now();
   try {
@@ -111,6 +128,7 @@ export async function main(
     return 1;
   } finally {
     await driver.close();
+    await embeddings.close();
     await closeExtractWorkers();
   }
 }
