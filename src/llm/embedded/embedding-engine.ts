@@ -4,7 +4,7 @@
 // a vector for every chunk rather than an error for the long ones.
 import path from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
-import { loadNodeLlamaCpp } from './engine.ts';
+import { cpuLlama } from './engine.ts';
 
 export interface EmbeddingEngineOptions {
   modelPath: string;
@@ -62,17 +62,7 @@ export class EmbeddingEngine {
   }
 
   static async load(o: EmbeddingEngineOptions): Promise<EmbeddingEngine> {
-    const lib = await loadNodeLlamaCpp();
-    // CPU only, the prebuilt binary or nothing, as for the chat model.
-    const llama = await lib.getLlama({
-      gpu: false,
-      build: 'never',
-      usePrebuiltBinaries: true,
-      skipDownload: true,
-      progressLogs: false,
-      maxThreads: o.threads,
-      logLevel: lib.LlamaLogLevel.error,
-    });
+    const llama = await cpuLlama(o.threads);
     try {
       const model = await llama.loadModel({ modelPath: o.modelPath });
       const contextSize = Math.min(o.contextSize, model.trainContextSize);

@@ -37,6 +37,23 @@ function errorCode(err: unknown): unknown {
   return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
 }
 
+/**
+ * llama.cpp on the CPU with the prebuilt binary or nothing: no compiling and no downloads at
+ * start-up, at most `threads` threads (its threads spin, so more than the cores slows everything).
+ */
+export async function cpuLlama(threads: number) {
+  const lib = await loadNodeLlamaCpp();
+  return lib.getLlama({
+    gpu: false,
+    build: 'never',
+    usePrebuiltBinaries: true,
+    skipDownload: true,
+    progressLogs: false,
+    maxThreads: threads,
+    logLevel: lib.LlamaLogLevel.error,
+  });
+}
+
 /** node-llama-cpp, loaded on first use so that deployments on vLLM never load it. */
 export async function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
   try {
@@ -126,16 +143,7 @@ export class EmbeddedEngine {
 
   static async load(o: EngineOptions): Promise<EmbeddedEngine> {
     const lib = await loadNodeLlamaCpp();
-    // CPU only, the prebuilt binary or nothing: no compiling and no downloads at start-up.
-    const llama = await lib.getLlama({
-      gpu: false,
-      build: 'never',
-      usePrebuiltBinaries: true,
-      skipDownload: true,
-      progressLogs: false,
-      maxThreads: o.threads,
-      logLevel: lib.LlamaLogLevel.error,
-    });
+    const llama = await cpuLlama(o.threads);
     try {
       const model = await llama.loadModel({ modelPath: o.modelPath });
       const contextSize = Math.min(o.contextSize, model.trainContextSize);
