@@ -13,7 +13,7 @@ import { EmbeddingError } from '../../src/llm/embeddings/embedding-error.ts';
 import { HttpEmbedder } from '../../src/llm/embeddings/http-embedder.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { startHarness } from '../support/harness.ts';
-import { TEST_EMBED_THREADS, testEmbedModelPath } from './test-embed-model.ts';
+import { TEST_EMBED_THREADS, testEmbedModelPath } from './test-model.ts';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
