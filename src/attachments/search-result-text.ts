@@ -28,19 +28,16 @@ export function notCovered(query: string, files: readonly AttachmentRecord[]): s
   ].join('\n');
 }
 
-/**
- * "[1] handbook.pdf, page 5, section "Leave" (posted in this thread)", where the best match is. A
- * whole file names no single page: its text marks where each page starts.
- */
+/** "[1] handbook.pdf, page 5, section "Leave" (posted in this thread)", where the best match is. */
 function header(h: SearchHit, i: number): string {
-  if (h.whole) return `[${i + 1}] ${h.filename} (${ownerLabel(h.owner)}), whole file`;
   const where = [
     h.page !== undefined ? `page ${h.page}` : '',
     h.heading ? `section "${h.heading}"` : '',
   ]
     .filter(Boolean)
     .join(', ');
-  return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})`;
+  const whole = h.whole ? ', whole file' : '';
+  return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})${whole}`;
 }
 
 /** The passages in a data block, each under its file, page and section. */

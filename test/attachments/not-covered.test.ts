@@ -144,7 +144,10 @@ describe('search_attachment', () => {
       text,
       /^No passage matched "What is the wifi password\?" closely; the files are short/,
     );
-    assert.match(text, /\[1\] handbook\.pdf \(posted in this thread\), whole file\n\[page 1\]\n/);
+    assert.match(
+      text,
+      /\[1\] handbook\.pdf, page \d+ \(posted in this thread\), whole file\n\[page 1\]\n/,
+    );
     assert.match(text, /Leeds[\s\S]*travel desk/);
   });
 

@@ -44,10 +44,10 @@ describe('Ask threadmind about this (Slack)', () => {
       replies.every((m) => m.thread_ts === post.ts),
       'answered in the message’s thread',
     );
-    // A file this small is handed over whole, each page marked.
+    // A file this small is handed over whole, under the page of its best match, each page marked.
     assert.match(
       replies.map((m) => m.text).join('\n'),
-      /freeze\.pdf \(posted in this thread\), whole file[\s\S]*\[page 2\]\s*No deploys after Friday/,
+      /freeze\.pdf, page \d \(posted in this thread\), whole file[\s\S]*\[page 2\]\s*No deploys after Friday/,
     );
     const first = h.llm.requests.find((q) =>
       JSON.stringify(q.body.messages).includes('Look at the message from'),
