@@ -3,12 +3,11 @@
 // channel only Bob (the asker) and Alice (the server's owner) may view; questions from elsewhere go
 // to the server's other channel. With `split`, a gateway takes Discord's events and a worker
 // (replaceable) runs the messages, on a Redis of the driver's own.
-import { type RunningApp, startApp } from '../../src/compose/app.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import type { RunningApp } from '../../src/compose/app.ts';
 import type { DiscordEmulator, DiscordMessage } from '../emulators/discord/index.ts';
 import { Perm } from '../emulators/discord/permissions.ts';
 import { watchFileEvents } from '../support/file-events.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { contractOverrides } from './config.ts';
 import type { Attachment, Who } from './driver.ts';
@@ -491,11 +490,7 @@ class DiscordFlowDriver implements FlowDriver {
   async replaceWorker(): Promise<void> {
     if (!this.redis) throw new Error('discord flow driver: not split');
     await this.worker?.stop();
-    const config = { ...this.h.config, scale: { ...this.h.config.scale, role: 'worker' as const } };
-    this.worker = await startApp(config, {
-      log: createLogger(config.log.level, process.stderr as never),
-      host: '127.0.0.1',
-    });
+    this.worker = await startWorkerBeside(this.h.config);
     this.watch.watch(this.worker.core);
   }
 

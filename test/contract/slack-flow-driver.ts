@@ -2,11 +2,10 @@
 // the bot answers through Bolt. A private place is a private channel (`G…`) of two people; every
 // share starts in a fresh channel. With `split`, an ingress takes Slack's requests and a worker
 // (replaceable) runs the messages, on a Redis of the driver's own.
-import { type RunningApp, startApp } from '../../src/compose/app.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import type { RunningApp } from '../../src/compose/app.ts';
 import type { SlackMessage } from '../emulators/slack/index.ts';
 import { watchFileEvents } from '../support/file-events.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { contractOverrides } from './config.ts';
 import type { Attachment, Who } from './driver.ts';
@@ -517,11 +516,7 @@ class SlackFlowDriver implements FlowDriver {
   async replaceWorker(): Promise<void> {
     if (!this.redis) throw new Error('slack flow driver: not split');
     await this.worker?.stop();
-    const config = { ...this.h.config, scale: { ...this.h.config.scale, role: 'worker' as const } };
-    this.worker = await startApp(config, {
-      log: createLogger(config.log.level, process.stderr as never),
-      host: '127.0.0.1',
-    });
+    this.worker = await startWorkerBeside(this.h.config);
     this.watch.watch(this.worker.core);
   }
 

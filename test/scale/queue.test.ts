@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
-import { type RunningApp, startApp } from '../../src/compose/app.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import type { RunningApp } from '../../src/compose/app.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
 
@@ -44,11 +43,7 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
         server: { shutdownGraceMs: 10_000 },
       },
     });
-    const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
-    worker = await startApp(config, {
-      log: createLogger(h.config.log.level, process.stderr as never),
-      host: '127.0.0.1',
-    });
+    worker = await startWorkerBeside(h.config);
     worker.core.events.on('handled', (e: HandledEvent) => seen.push(e));
   });
 
@@ -250,11 +245,7 @@ describe('turn queue with Slack Socket Mode (one connection feeding the queue)',
       env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
       overrides: { scale: { ingressDrainMs: 0, queue: { name: `${QUEUE}-socket` } } },
     });
-    const config = { ...h.config, scale: { ...h.config.scale, role: 'worker' as const } };
-    worker = await startApp(config, {
-      log: createLogger(h.config.log.level, process.stderr as never),
-      host: '127.0.0.1',
-    });
+    worker = await startWorkerBeside(h.config);
   });
 
   after(async () => {

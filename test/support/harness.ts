@@ -53,6 +53,15 @@ export interface HarnessOptions {
 }
 
 /** A random THREADMIND_ENCRYPTION_KEY value. */
+/** A worker (split roles) on the harness's config, in this process: it runs queued turns. */
+export function startWorkerBeside(config: Config): Promise<RunningApp> {
+  const worker = { ...config, scale: { ...config.scale, role: 'worker' as const } };
+  return startApp(worker, {
+    log: createLogger(config.log.level, process.stderr as never),
+    host: '127.0.0.1',
+  });
+}
+
 export function newEncryptionKey(): string {
   return randomBytes(32).toString('base64');
 }
