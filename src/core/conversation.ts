@@ -2,12 +2,7 @@
 // (or files), and everything after that — who is addressed, de-duplication, participation, files
 // and their outcome messages, commands, answers — happens here, the same for every platform.
 import { EventEmitter } from 'node:events';
-import { LRUCache } from 'lru-cache';
-import { ownerLabel } from '../attachments/attachment-tools.ts';
-import type { AttachmentIndex } from '../attachments/index/index.ts';
-import type { Ingestor } from '../attachments/ingest.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Metrics } from '../log/metrics.ts';
 import type { ChangedEvent, Handled, HandledEvent, InteractedEvent } from '../model/handled.ts';
 import type {
   AskAbout,
@@ -23,19 +18,11 @@ import type {
 } from '../model/interaction.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
 import type { PlatformSettings } from '../model/platform-settings.ts';
-import {
-  channelOwner,
-  ownersOf,
-  sessionKey,
-  sessionOwner,
-  type ThreadRef,
-} from '../model/thread-ref.ts';
-import type { Store } from '../store/store.ts';
+import { channelOwner, sessionKey, sessionOwner, type ThreadRef } from '../model/thread-ref.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
-import { AnswerAudience, type EvidenceAccess } from './audience.ts';
-import type { ChannelSettingsService, EffectiveSettings } from './channel-settings.ts';
-import type { FeedbackService } from './feedback.ts';
-import { CONFIRM_SHARE_REQUEST, FileSharing } from './file-sharing.ts';
+import type { EffectiveSettings } from './channel-settings.ts';
+import type { ConversationOptions } from './conversation-options.ts';
+import { FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
 import { InteractionEngine } from './interactions/engine.ts';
@@ -45,55 +32,12 @@ import { FeedbackFlow } from './interactions/feedback-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
 import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
-import { showInConversation } from './interactions/show-in-conversation.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
+import { applyMessageChange } from './message-changes.ts';
+import { MessageRouter } from './message-router.ts';
 import { messages } from './messages.ts';
-import type { ProjectEraser } from './project-eraser.ts';
-import type { SessionState } from './session-state.ts';
-import type { ThreadContext } from './thread-context.ts';
 import { ThreadOutput } from './thread-output.ts';
-import type { TurnRunner } from './turn-runner.ts';
-
-export interface ConversationOptions {
-  botName: string;
-  runner: TurnRunner;
-  state: SessionState;
-  metrics: Metrics;
-  log: Logger;
-  ingestor?: Ingestor | undefined;
-  index?: AttachmentIndex | undefined;
-  settings: ChannelSettingsService;
-  /** Absent: the bot reads no thread (it sees only the messages that address it). */
-  threadContext?: ThreadContext | undefined;
-  /** How long an edit or deletion waits for a running turn of its thread. */
-  lockWaitMs: number;
-  /** Checks knowledge evidence against a channel's members (absent: no knowledge, or none to check). */
-  evidenceAccess?: EvidenceAccess | undefined;
-  /**
-   * Split roles (ingress, gateway): a new, addressed message goes here, to the queue, instead of
-   * being run in this process; a worker runs it with `runQueued`.
-   */
-  handoff?: Handoff | undefined;
-  /**
-   * False where this process does not receive every message (a worker gets only queued ones): the
-   * hint that lets a follow-up start beside its thread read needs to have seen them all.
-   */
-  seesEveryMessage?: boolean | undefined;
-  /** Wraps every attached port (a worker records what each job posted, for a durable turn). */
-  wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
-  /** Votes on answers; absent: votes are refused as unreadable. */
-  feedback?: FeedbackService | undefined;
-  /** Erases a project's stored data for its admins; absent: erasing is refused. */
-  eraser?: ProjectEraser | undefined;
-  /** Flows between their steps: kept in `store`; references signed with keys from `signingKeys`. */
-  interactions: {
-    store: Pick<Store, 'kv' | 'claim' | 'holder'>;
-    /** THREADMIND_ENCRYPTION_KEY's keys, parsed; absent: a random key kept in the store. */
-    signingKeys?: readonly Buffer[] | undefined;
-    /** How long a confirmation waits for its answer. */
-    ttlMs: number;
-  };
-}
+import { TypedCommands } from './typed-commands.ts';
 
 interface Attached {
   port: PlatformPort;
@@ -101,14 +45,20 @@ interface Attached {
   surface: InteractionSurface | undefined;
 }
 
+/** The turn worker's side: a queued message run here, and a reply writer for one that failed. */
+export interface QueuedRuns {
+  /**
+   * A message another process claimed and queued (already known new and addressed). Rejects when
+   * handling fails outside a turn, so the queue retries it; a turn's own failures are answers.
+   */
+  run(m: InboundMessage): Promise<Handled>;
+  /** A reply writer for `to`, for messages outside a turn (a job that failed for good). */
+  output(to: Destination, log: Logger): ThreadOutput;
+}
+
 export class Conversation {
   private readonly o: ConversationOptions;
   private readonly ports = new Map<string, Attached>();
-  /**
-   * The latest message ids this process saw per thread: a hint (never the truth, which the thread
-   * read gives) that nothing was posted between the last read and a follow-up.
-   */
-  private readonly live = new LRUCache<string, string[]>({ max: 20_000 });
   /**
    * `handled` (HandledEvent) once a delivery's processing, its turn included, is over; `changed`
    * (ChangedEvent) once an edit or deletion has been applied or found irrelevant; `interacted`
@@ -120,6 +70,9 @@ export class Conversation {
 
   private readonly files: FileSharing;
   private readonly flows: InteractionEngine;
+  private readonly router: MessageRouter;
+  /** For the turn worker (split roles). */
+  readonly queued: QueuedRuns;
 
   constructor(o: ConversationOptions) {
     this.o = o;
@@ -149,6 +102,32 @@ export class Conversation {
       emit: (e) => this.events.emit('interacted', e satisfies InteractedEvent),
       log: o.log,
     });
+    const platform = (name: string) => this.platform(name);
+    const output = (to: Destination, log: Logger) => this.output(to, log);
+    this.router = new MessageRouter({
+      ...o,
+      flows: this.flows,
+      commands: new TypedCommands({
+        ...o,
+        files: this.files,
+        flows: this.flows,
+        ttlMs: i.ttlMs,
+        platform,
+        output,
+      }),
+      platform,
+      output,
+      logFor: (m) => this.logFor(m),
+    });
+    this.queued = {
+      run: async (m) => {
+        this.platform(m.ref.platform);
+        this.router.noteLive(m);
+        const channel = await this.o.settings.effective(m.ref);
+        return this.emit(m.ref.platform, m.messageId, await this.router.route(m, channel));
+      },
+      output,
+    };
   }
 
   /**
@@ -202,7 +181,7 @@ export class Conversation {
   private async receive(m: InboundMessage): Promise<Handled> {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
     this.platform(m.ref.platform);
-    this.noteLive(m);
+    this.router.noteLive(m);
     const channel = await this.o.settings.effective(m.ref);
     if (m.addressed === 'ambient' && !(await this.answersUnaddressed(m, channel))) {
       return done({ status: 'ignored' });
@@ -214,7 +193,7 @@ export class Conversation {
     }
     try {
       const { handoff } = this.o;
-      return done(handoff ? await this.handOff(m, handoff) : await this.route(m, channel));
+      return done(handoff ? await this.handOff(m, handoff) : await this.router.route(m, channel));
     } catch (err) {
       // Opening the thread, reading it or a store call failed: say so where the person asked.
       const log = this.logFor(m).child({ message_id: m.messageId });
@@ -238,51 +217,6 @@ export class Conversation {
     return { status: 'queued' };
   }
 
-  /**
-   * A message another process claimed and queued (already known new and addressed). Rejects when
-   * handling fails outside a turn, so the queue retries it; a turn's own failures are answers.
-   */
-  async runQueued(m: InboundMessage): Promise<Handled> {
-    this.platform(m.ref.platform);
-    this.noteLive(m);
-    const channel = await this.o.settings.effective(m.ref);
-    return this.emit(m.ref.platform, m.messageId, await this.route(m, channel));
-  }
-
-  /** A reply writer for `to`, for messages outside a turn (a job that failed for good). */
-  outputFor(to: Destination, log: Logger): ThreadOutput {
-    return this.output(to, log);
-  }
-
-  private noteLive(m: InboundMessage): void {
-    if (m.topLevel) return;
-    const key = sessionKey(m.ref);
-    const ids = this.live.get(key) ?? [];
-    this.live.set(key, [...ids.slice(-15), m.messageId]);
-  }
-
-  /** No message was seen between the session's last read and `m`: the read will likely find nothing. */
-  private async quietSince(
-    reader: ThreadContext,
-    port: PlatformPort,
-    m: InboundMessage,
-    ref: ThreadRef,
-  ) {
-    // Another channel's messages, or messages handed over, always come with the read: nothing
-    // to gain by starting early.
-    if (
-      m.topLevel ||
-      m.viewedChannel ||
-      (m.delivered?.length ?? 0) > 0 ||
-      this.o.seesEveryMessage === false
-    )
-      return false;
-    const cursor = await reader.cursor(ref);
-    if (cursor === undefined) return false;
-    const seen = this.live.get(sessionKey(ref)) ?? [];
-    return !seen.some((id) => port.isBefore(cursor, id) && port.isBefore(id, m.messageId));
-  }
-
   /** A message that did not address the bot, under the channel's reply mode. */
   private async answersUnaddressed(
     m: InboundMessage,
@@ -296,68 +230,6 @@ export class Conversation {
         return !m.topLevel && !m.mentionsOthers && this.o.state.isParticipating(m.ref);
       default:
         return false;
-    }
-  }
-
-  private async route(m: InboundMessage, channel: EffectiveSettings): Promise<Handled> {
-    const intent = intentOf(m);
-    let { ref, to } = m;
-    if (m.openThread && (intent === 'ask' || intent === 'summarize')) {
-      ({ ref, to } = await m.openThread());
-    }
-    const msg = { ...m, ref, to };
-    const log = this.logFor(msg).child({ message_id: m.messageId });
-    const out = this.output(to, log);
-    const { port } = this.platform(m.ref.platform);
-    const reader = this.o.threadContext;
-    const speculate = reader !== undefined && (await this.quietSince(reader, port, m, ref));
-    // Without a read first, the name comes from the platform (cached after earlier reads).
-    const askerName =
-      m.principalName ?? (speculate ? await port.displayName?.(m.principal) : undefined);
-    const input = {
-      askerName,
-      settings: channel.settings,
-      audience: new AnswerAudience({
-        port,
-        to,
-        asker: m.principal,
-        mode: channel.settings.knowledgeAudience,
-        access: this.o.evidenceAccess,
-        log,
-      }),
-      // At the top level the context is the channel (read where the message was, `m.to`); it is
-      // remembered for the session the answer opens.
-      ...(reader
-        ? {
-            context: () =>
-              reader.read(
-                port,
-                { ...m, ref, to: m.topLevel ? m.to : to },
-                channel.settings.channelContext,
-                log,
-              ),
-            speculate,
-          }
-        : {}),
-      votes: (turn: string) => this.flows.buttons('feedback', { ref, to }, { turn }),
-    };
-    switch (intent) {
-      case 'share':
-        return this.shareTyped(msg, log);
-      case 'forget':
-        return this.forgetOnRequest(msg, out);
-      case 'files':
-        await out.post(await this.listFiles(ref));
-        return { status: 'listed' };
-      case 'summarize':
-        return { status: 'turn', outcome: await this.o.runner.summarize(msg, out, input) };
-      default:
-        await this.o.state.participate(ref);
-        if (m.text === '') {
-          await out.post(messages.emptyMention(this.o.botName));
-          return { status: 'hinted' };
-        }
-        return { status: 'turn', outcome: await this.o.runner.submit(msg, out, input) };
     }
   }
 
@@ -386,98 +258,19 @@ export class Conversation {
   }
 
   /**
-   * "Share this with the workspace", and "confirm share" for a share waiting in this channel: the
-   * share flow, answered in the conversation.
-   */
-  private async shareTyped(m: InboundMessage, log: Logger): Promise<Handled> {
-    const { port, surface } = this.platform(m.ref.platform);
-    // A typed request needs no right; the flow asks who may answer it.
-    const actor = { id: m.principal, may: async () => false };
-    const place = { ref: m.ref, to: m.to };
-    let reply: { show: InteractionReply['show']; outcome: string } | undefined;
-    if (CONFIRM_SHARE_REQUEST.test(m.text)) {
-      reply = await this.flows.typed('share', 'ok', { actor, place, traceId: m.traceId });
-      if (!reply) {
-        const minutes = Math.round(this.o.interactions.ttlMs / 60_000);
-        await this.output(m.to, log).post(messages.nothingToConfirm(minutes));
-        return { status: 'shared' };
-      }
-    } else {
-      reply = await this.flows.start({
-        flow: 'share',
-        actor,
-        place,
-        via: 'message',
-        message: await this.files.typedRequest(m),
-        traceId: m.traceId,
-      });
-    }
-    await showInConversation(reply.show, { port, surface, to: m.to });
-    return { status: reply.outcome === 'asked' ? 'confirming' : 'shared' };
-  }
-
-  /**
-   * "@bot forget this thread": allowed in a direct conversation, or to the person who started the
-   * thread (its first message is theirs), unless the adapter answered with the platform's own
-   * permission model (`mayForget`).
-   */
-  private async forgetOnRequest(m: InboundMessage, out: ThreadOutput): Promise<Handled> {
-    const { port } = this.platform(m.ref.platform);
-    let starter: string | undefined;
-    if (m.mayForget === false) {
-      await out.post(messages.forgetRefused);
-      return { status: 'refused' };
-    }
-    if (m.addressed !== 'direct' && m.mayForget !== true) {
-      for await (const first of port.readThread(m.to, { limit: 1 })) {
-        starter = first.authorId;
-        break;
-      }
-    }
-    if (m.addressed !== 'direct' && m.mayForget !== true && starter !== m.principal) {
-      await out.post(messages.forgetRefused);
-      return { status: 'refused' };
-    }
-    await out.post(await this.forget(m.ref, m.messageId));
-    return { status: 'forgotten' };
-  }
-
-  /** Forgets a session: history, memory, participation, what was read and the files posted in it. */
-  private async forget(ref: ThreadRef, upTo: string): Promise<string> {
-    await this.o.state.forget(ref);
-    await this.o.threadContext?.forget(ref, upTo);
-    return messages.forgotten;
-  }
-
-  /**
    * A message was edited or deleted. In a conversation the bot follows, stored history takes the
    * new text or loses the message (a summary that covered it is made again before it is used).
    */
-  async receiveChange(c: MessageChange): Promise<boolean> {
-    const emit = (applied: boolean) => {
-      this.events.emit('changed', {
-        platform: c.ref.platform,
-        messageId: c.messageId,
-        applied,
-      } satisfies ChangedEvent);
-      return applied;
-    };
-    const log = this.logFor(c).child({ message_id: c.messageId });
-    try {
-      if (!(await this.o.state.isParticipating(c.ref))) return emit(false);
-      // Under the session's lock: a turn running now would otherwise save over the change.
-      const lock = await this.o.state.lock(c.ref, this.o.lockWaitMs);
-      try {
-        const applied = await this.o.state.applyChange(c.ref, c.messageId, c.text);
-        if (applied) log.info({ deleted: c.text === undefined }, 'thread message change applied');
-        return emit(applied);
-      } finally {
-        await lock.release().catch((err: unknown) => log.warn({ err }, 'lock release failed'));
-      }
-    } catch (err) {
-      log.error({ err }, 'could not apply a message change');
-      return emit(false);
-    }
+  receiveChange(c: MessageChange): Promise<boolean> {
+    return applyMessageChange(
+      {
+        state: this.o.state,
+        lockWaitMs: this.o.lockWaitMs,
+        log: this.logFor(c).child({ message_id: c.messageId }),
+        emit: (e) => this.events.emit('changed', e satisfies ChangedEvent),
+      },
+      c,
+    );
   }
 
   /**
@@ -507,17 +300,5 @@ export class Conversation {
       ...(a.message ? { delivered: [a.message] } : {}),
       ...(a.openThread ? { openThread: a.openThread } : {}),
     });
-  }
-
-  /** The files a turn in `ref` could read. */
-  private async listFiles(ref: ThreadRef): Promise<string> {
-    const files = this.o.index ? await this.o.index.listFiles(ownersOf(ref)) : [];
-    if (files.length === 0) return messages.noFiles;
-    return messages.fileList(
-      files.map(
-        (f) =>
-          `${f.filename} (${f.kind}${f.pages ? `, ${f.pages} pages` : ''}, ${ownerLabel(f.owner)})`,
-      ),
-    );
   }
 }

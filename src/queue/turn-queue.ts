@@ -253,7 +253,7 @@ export class TurnWorker {
       msgLog.warn({ messages: cut }, 'a worker stopped mid-answer; answering again in full');
     }
     try {
-      await core.runQueued(fromQueued(data.msg, port, jobId));
+      await core.queued.run(fromQueued(data.msg, port, jobId));
     } catch (err) {
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       msgLog.error({ err, attempt: job.attemptsMade + 1, last }, 'queued message failed');
@@ -292,8 +292,8 @@ export class TurnWorker {
     const data = job.data;
     const to = data.msg.opened?.to ?? data.msg.to;
     await this.records.clear(String(job.id)).catch(() => undefined);
-    await core
-      .outputFor(to, log)
+    await core.queued
+      .output(to, log)
       .reportError(messages.queuedFailed)
       .catch((err: unknown) => log.error({ err }, 'could not tell the thread either'));
     await this.markDone(orderKey(this.o.name, data.session), data.seq).catch((err: unknown) =>

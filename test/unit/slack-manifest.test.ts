@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { ASK_SHORTCUT } from '../../adapters/slack/slack-adapter.ts';
 import { MAX_PROMPTS } from '../../adapters/slack/slack-agent-view.ts';
+import { ASK_SHORTCUT } from '../../adapters/slack/slack-intake.ts';
 import { SHARE_SHORTCUT } from '../../adapters/slack/slack-interactions.ts';
 
 interface Manifest {

@@ -1,0 +1,231 @@
+// Slack's intake: a message event (a mention, a follow-up, a DM, files, an edit or deletion) and
+// the "Ask threadmind about this" shortcut become what the core receives.
+import { randomUUID } from 'node:crypto';
+import type { App } from '@slack/bolt';
+import type { Config } from '../../src/config/schema.ts';
+import type { Conversation } from '../../src/core/conversation.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { Destination } from '../../src/model/platform-port.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import type { SlackAgentView } from './slack-agent-view.ts';
+import {
+  classifySlackChange,
+  classifySlackEvent,
+  projectIdOf,
+  type SlackChangeEvent,
+  type SlackEnvelope,
+  type SlackMessageEvent,
+  slackProjectId,
+} from './slack-events.ts';
+import type { SlackFileRef, SlackFiles } from './slack-files.ts';
+import { type SlackPort, slackContext } from './slack-port.ts';
+
+/** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
+export const ASK_SHORTCUT = 'threadmind_ask_about';
+
+type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
+
+/** What Bolt's authorize put in a listener's context: this workspace's bot. */
+interface BotContext {
+  botToken?: string;
+  botUserId?: string;
+  botId?: string;
+}
+
+interface AskShortcutBody {
+  action_ts: string;
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+  user: { id: string };
+  channel: { id: string };
+  message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
+}
+
+export interface SlackIntakeDeps {
+  config: Config;
+  core: Conversation;
+  log: Logger;
+  port: SlackPort;
+  files: SlackFiles;
+  agentView: SlackAgentView;
+  /** A workspace seen in an event: its user groups are kept in sync. */
+  watchGroups: (projectId: string) => void;
+}
+
+export class SlackIntake {
+  private readonly d: SlackIntakeDeps;
+
+  constructor(d: SlackIntakeDeps) {
+    this.d = d;
+  }
+
+  /** Mentions and messages. */
+  listen(app: App): void {
+    const listener = async ({
+      event,
+      body,
+      context,
+    }: {
+      event: unknown;
+      body: unknown;
+      context: BotContext;
+    }) => {
+      await this.onEvent(body as SlackEnvelope, event as SlackEvent, context);
+    };
+    app.event('app_mention', listener);
+    app.event('message', listener);
+  }
+
+  /** The "Ask threadmind about this" message shortcut. */
+  listenShortcut(app: App): void {
+    app.shortcut(ASK_SHORTCUT, async ({ ack, body }) => {
+      await ack();
+      await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
+        this.d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
+      );
+    });
+  }
+
+  private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {
+    return {
+      ref,
+      context: slackContext(
+        envelope.team_id ?? event.team ?? '',
+        event.user ?? '',
+        event.channel_type === 'im',
+      ),
+    };
+  }
+
+  private async onEvent(
+    envelope: SlackEnvelope,
+    event: SlackEvent,
+    context: BotContext,
+  ): Promise<void> {
+    const botUserId = context.botUserId;
+    const token = context.botToken;
+    if (!botUserId || !token) return;
+    const traceId = randomUUID();
+    const { core } = this.d;
+    if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
+      const change = classifySlackChange(envelope, event as unknown as SlackChangeEvent, botUserId);
+      // It waits for the thread's running turn (its lock); split roles acknowledge before that.
+      const applied = change ? core.receiveChange({ ...change, traceId }) : undefined;
+      if (this.d.config.scale.role === 'all') await applied;
+      core.skipped('slack', event.ts);
+      return;
+    }
+    const projectId = slackProjectId(envelope, event);
+    if (projectId) this.d.watchGroups(projectId);
+    const fromPerson = !event.bot_id && event.user !== botUserId;
+    if (fromPerson && event.user && projectId) this.d.port.noteUser(event.user, projectId);
+    const files =
+      event.files?.length && fromPerson ? await this.d.files.refs(event.files, token) : [];
+    if (files.length > 0 && projectId) {
+      // A file belongs to the thread it was posted in, or to the channel at its top level.
+      const ref: ThreadRef = {
+        platform: 'slack',
+        projectId,
+        channelId: event.channel,
+        sessionId: event.thread_ts ?? event.ts,
+      };
+      core.receiveFiles({
+        ref,
+        to: this.destination(ref, envelope, event),
+        where: event.thread_ts ? 'session' : 'channel',
+        messageId: event.ts,
+        text: event.text ?? '',
+        files,
+        traceId,
+      });
+    }
+    const c = classifySlackEvent(envelope, event, botUserId);
+    if (!c) {
+      core.skipped('slack', event.ts);
+      return;
+    }
+    // In the app's DM (an agent-view thread, or agent messaging): the channel the person looks at.
+    const { thread: agent, viewing } = c.isDirect
+      ? await this.d.agentView.viewing(c.ref.projectId, event.channel, event.thread_ts, c.principal)
+      : {};
+    const to: Destination = {
+      ref: c.ref,
+      context: slackContext(c.teamId, c.principal, c.isDirect),
+    };
+    // An agent thread's first question names it. Set on arrival, not after the answer: with split
+    // roles the answer comes from a worker this process never hears from.
+    if (agent && !agent.titled) {
+      void this.d.agentView
+        .title(c.ref.projectId, event.channel, c.ref.sessionId, c.text, token)
+        .catch((err: unknown) => this.d.log.warn({ err }, 'agent thread title failed'));
+    }
+    // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
+    // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
+    const handled = core
+      .receiveMessage({
+        ref: c.ref,
+        to,
+        principal: c.principal,
+        text: c.text,
+        messageId: c.messageId,
+        receivedAt: Date.now(),
+        traceId,
+        addressed: c.addressed,
+        topLevel: c.topLevel,
+        mentionsOthers: c.mentionsOthers,
+        // Slack retries an event it thinks was missed (same event_id); one message can also arrive
+        // under two events (same ts).
+        dedupe: [
+          ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
+          `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
+        ],
+        files,
+        ...(viewing
+          ? {
+              viewedChannel: this.d.port.viewedChannel(to, viewing, c.principal, c.messageId),
+              platformIds: {
+                viewedChannel: viewing,
+                viewer: c.principal,
+                viewedBefore: c.messageId,
+              },
+            }
+          : {}),
+      })
+      .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
+    if (this.d.config.scale.role !== 'all') await handled;
+  }
+
+  /**
+   * "Ask threadmind about this" on a message: a question about it, answered in the message's
+   * thread (a top-level message gets one under it); the thread read brings the message and files.
+   */
+  private async onAskShortcut(b: AskShortcutBody): Promise<void> {
+    const team = b.team?.id;
+    if (!team || !b.message?.ts) return;
+    const projectId = projectIdOf(team, b.enterprise?.id);
+    const channel = b.channel.id;
+    const ref: ThreadRef = {
+      platform: 'slack',
+      projectId,
+      channelId: channel,
+      sessionId: b.message.thread_ts ?? b.message.ts,
+    };
+    this.d.port.noteUser(b.user.id, projectId);
+    const author = b.message.user ?? b.message.bot_id ?? '';
+    if (b.message.user) this.d.port.noteUser(b.message.user, projectId);
+    const traceId = randomUUID();
+    void this.d.core
+      .askAbout({
+        ref,
+        to: { ref, context: slackContext(team, b.user.id, channel.startsWith('D')) },
+        principal: b.user.id,
+        about: { authorId: author, at: Math.round(Number(b.message.ts) * 1000) },
+        requestId: b.action_ts,
+        traceId,
+        dedupe: [`slack:shortcut:${projectId}:${b.action_ts}:${b.user.id}`],
+      })
+      .catch((err: unknown) =>
+        this.d.log.error({ err, trace_id: traceId }, 'slack shortcut failed'),
+      );
+  }
+}

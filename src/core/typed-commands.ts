@@ -1,0 +1,113 @@
+// Commands a person types to the bot ("@bot share this with the workspace", "confirm share",
+// "forget this thread", "which files") and what each does in the conversation.
+import { ownerLabel } from '../attachments/attachment-tools.ts';
+import type { AttachmentIndex } from '../attachments/index/index.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Handled } from '../model/handled.ts';
+import type { InboundMessage } from '../model/incoming.ts';
+import type { InteractionReply, InteractionSurface } from '../model/interaction.ts';
+import type { Destination, PlatformPort } from '../model/platform-port.ts';
+import { ownersOf, type ThreadRef } from '../model/thread-ref.ts';
+import { CONFIRM_SHARE_REQUEST, type FileSharing } from './file-sharing.ts';
+import type { InteractionEngine } from './interactions/engine.ts';
+import { showInConversation } from './interactions/show-in-conversation.ts';
+import { messages } from './messages.ts';
+import type { SessionState } from './session-state.ts';
+import type { ThreadContext } from './thread-context.ts';
+import type { ThreadOutput } from './thread-output.ts';
+
+export interface TypedCommandsDeps {
+  state: SessionState;
+  threadContext?: ThreadContext | undefined;
+  index?: AttachmentIndex | undefined;
+  files: FileSharing;
+  flows: InteractionEngine;
+  /** How long a confirmation waits for its answer. */
+  ttlMs: number;
+  platform: (name: string) => { port: PlatformPort; surface: InteractionSurface | undefined };
+  output: (to: Destination, log: Logger) => ThreadOutput;
+}
+
+export class TypedCommands {
+  private readonly d: TypedCommandsDeps;
+
+  constructor(d: TypedCommandsDeps) {
+    this.d = d;
+  }
+
+  /**
+   * "Share this with the workspace", and "confirm share" for a share waiting in this channel: the
+   * share flow, answered in the conversation.
+   */
+  async share(m: InboundMessage, log: Logger): Promise<Handled> {
+    const { port, surface } = this.d.platform(m.ref.platform);
+    // A typed request needs no right; the flow asks who may answer it.
+    const actor = { id: m.principal, may: async () => false };
+    const place = { ref: m.ref, to: m.to };
+    let reply: { show: InteractionReply['show']; outcome: string } | undefined;
+    if (CONFIRM_SHARE_REQUEST.test(m.text)) {
+      reply = await this.d.flows.typed('share', 'ok', { actor, place, traceId: m.traceId });
+      if (!reply) {
+        const minutes = Math.round(this.d.ttlMs / 60_000);
+        await this.d.output(m.to, log).post(messages.nothingToConfirm(minutes));
+        return { status: 'shared' };
+      }
+    } else {
+      reply = await this.d.flows.start({
+        flow: 'share',
+        actor,
+        place,
+        via: 'message',
+        message: await this.d.files.typedRequest(m),
+        traceId: m.traceId,
+      });
+    }
+    await showInConversation(reply.show, { port, surface, to: m.to });
+    return { status: reply.outcome === 'asked' ? 'confirming' : 'shared' };
+  }
+
+  /**
+   * "@bot forget this thread": allowed in a direct conversation, or to the person who started the
+   * thread (its first message is theirs), unless the adapter answered with the platform's own
+   * permission model (`mayForget`).
+   */
+  async forgetOnRequest(m: InboundMessage, out: ThreadOutput): Promise<Handled> {
+    const { port } = this.d.platform(m.ref.platform);
+    let starter: string | undefined;
+    if (m.mayForget === false) {
+      await out.post(messages.forgetRefused);
+      return { status: 'refused' };
+    }
+    if (m.addressed !== 'direct' && m.mayForget !== true) {
+      for await (const first of port.readThread(m.to, { limit: 1 })) {
+        starter = first.authorId;
+        break;
+      }
+    }
+    if (m.addressed !== 'direct' && m.mayForget !== true && starter !== m.principal) {
+      await out.post(messages.forgetRefused);
+      return { status: 'refused' };
+    }
+    await out.post(await this.forget(m.ref, m.messageId));
+    return { status: 'forgotten' };
+  }
+
+  /** Forgets a session: history, memory, participation, what was read and the files posted in it. */
+  private async forget(ref: ThreadRef, upTo: string): Promise<string> {
+    await this.d.state.forget(ref);
+    await this.d.threadContext?.forget(ref, upTo);
+    return messages.forgotten;
+  }
+
+  /** The files a turn in `ref` could read. */
+  async listFiles(ref: ThreadRef): Promise<string> {
+    const files = this.d.index ? await this.d.index.listFiles(ownersOf(ref)) : [];
+    if (files.length === 0) return messages.noFiles;
+    return messages.fileList(
+      files.map(
+        (f) =>
+          `${f.filename} (${f.kind}${f.pages ? `, ${f.pages} pages` : ''}, ${ownerLabel(f.owner)})`,
+      ),
+    );
+  }
+}
