@@ -22,7 +22,10 @@ export const Intents = {
 const KNOWN_INTENTS = (1 << 26) - 1;
 // GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT: refused (4014) unless enabled for the app.
 export const PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | Intents.MessageContent;
+/** Events a session keeps for a RESUME; one further behind gets INVALID_SESSION (d: false). */
 const BACKLOG_LIMIT = 5000;
+/** How long a disconnected session stays resumable (Discord keeps it a few minutes). */
+const RESUME_WINDOW_MS = 120_000;
 
 interface Dispatch {
   s: number;
@@ -36,6 +39,8 @@ export interface Session {
   seq: number;
   backlog: Dispatch[];
   conn?: Conn | undefined;
+  /** Epoch ms its last connection went away; undefined while one is attached. */
+  disconnectedAt?: number | undefined;
 }
 
 /** What a dispatch carries for a session with these intents; undefined: not sent to it. */
@@ -48,6 +53,10 @@ export interface GatewayDeps {
   allowedPrivileged: number;
   /** READY's data for a new session, then the GUILD_CREATE data of each guild. */
   onIdentify: (sessionId: string) => { ready: unknown; guilds: unknown[] };
+  /** How long a disconnected session may be resumed; default two minutes. */
+  resumeWindowMs?: number | undefined;
+  /** Events kept per session for replay; default 5000. */
+  replayLimit?: number | undefined;
 }
 
 export class Gateway {
@@ -100,6 +109,7 @@ export class Gateway {
 
   /** Sends an event to every live session (buffered for disconnected, resumable ones). */
   dispatch(t: string, shape: Shaper): void {
+    this.#expire(Date.now());
     for (const session of this.#sessions.values()) {
       const d = shape(session.intents);
       if (d !== undefined) this.#send(session, t, d);
@@ -114,6 +124,23 @@ export class Gateway {
       }
       conn.close(opts.code ?? 4000, 'Unknown error');
     }
+  }
+
+  /** Every session without a connection ends now, as if its resume window had passed. */
+  expireDisconnected(): number {
+    return this.#expire(Number.POSITIVE_INFINITY);
+  }
+
+  #expire(now: number): number {
+    const window = this.#deps.resumeWindowMs ?? RESUME_WINDOW_MS;
+    let ended = 0;
+    for (const [id, s] of this.#sessions) {
+      if (s.disconnectedAt !== undefined && now - s.disconnectedAt >= window) {
+        this.#sessions.delete(id);
+        ended += 1;
+      }
+    }
+    return ended;
   }
 
   async close(): Promise<void> {
@@ -143,7 +170,7 @@ export class Gateway {
     session.seq += 1;
     const event: Dispatch = { s: session.seq, t, d };
     session.backlog.push(event);
-    if (session.backlog.length > BACKLOG_LIMIT) session.backlog.shift();
+    if (session.backlog.length > (this.#deps.replayLimit ?? BACKLOG_LIMIT)) session.backlog.shift();
     if (session.conn?.open === true) session.conn.send({ op: 0, ...event });
   }
 
@@ -214,6 +241,7 @@ export class Gateway {
       conn.close(4005, 'Already authenticated');
       return;
     }
+    this.#expire(Date.now());
     const session = this.#sessions.get(String(d.session_id));
     if (session === undefined || d.token !== this.#deps.botToken) {
       // d: false — the session cannot be resumed; the client must IDENTIFY anew.
@@ -235,6 +263,7 @@ export class Gateway {
     }
     if (session.conn !== undefined && session.conn !== conn) session.conn.close(4000, 'Resumed');
     session.conn = conn;
+    session.disconnectedAt = undefined;
     conn.session = session;
     for (const event of session.backlog) if (event.s > seq) conn.send({ op: 0, ...event });
     this.#stats.resumed += 1;
@@ -246,6 +275,7 @@ export class Gateway {
     const session = conn.session;
     if (session === undefined || session.conn !== conn) return;
     session.conn = undefined;
+    session.disconnectedAt = Date.now();
     // A client closing with 1000/1001 ends its session; other codes keep it resumable.
     if (code === 1000 || code === 1001) this.#sessions.delete(session.id);
   }

@@ -74,6 +74,8 @@ export async function startDiscordEmulator(
   const gateway = new Gateway({
     botToken,
     heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 2500,
+    resumeWindowMs: opts.resumeWindowMs,
+    replayLimit: opts.replayLimit,
     allowedPrivileged: privilegedMask(opts.privilegedIntents),
     onIdentify: (sessionId) => {
       ctx.sessionStartRemaining = Math.max(0, ctx.sessionStartRemaining - 1);
@@ -307,6 +309,7 @@ export async function startDiscordEmulator(
     },
     dropGatewayConnection: (o) => gateway.drop(o),
     gatewaySessions: () => gateway.stats(),
+    expireGatewaySessions: () => gateway.expireDisconnected(),
     failNext: (route, fault) => api.failNext(route, fault),
     attachmentUrl: (id) => {
       const f = cdn.byId(id);

@@ -34,6 +34,10 @@ export interface DiscordEmulatorOptions {
   privilegedIntents?: { messageContent?: boolean; guildMembers?: boolean; presences?: boolean };
   /** HELLO's heartbeat_interval (Discord: ~41 s). Default 2500 ms. */
   heartbeatIntervalMs?: number;
+  /** How long a disconnected gateway session may be resumed (default two minutes). */
+  resumeWindowMs?: number;
+  /** Events kept per gateway session for a RESUME's replay (default 5000). */
+  replayLimit?: number;
   /** How long an interaction may go unanswered (Discord: 3 s). */
   interactionAckWindowMs?: number;
   /** Lifetime of signed CDN URLs (Discord: 24 h). */
@@ -310,6 +314,8 @@ export interface DiscordEmulator {
   redispatchMessageCreate(channelId: string, messageId: string): void;
   dropGatewayConnection(opts?: DropOptions): void;
   gatewaySessions(): GatewayStats;
+  /** Ends every gateway session without a connection, as if its resume window had passed. */
+  expireGatewaySessions(): number;
   /** The next call(s) whose `METHOD /path` (path after /api/v10) matches get the fault. */
   failNext(route: RegExp, fault: Fault): void;
   /** A freshly signed CDN URL of an attachment (by id). */
