@@ -9,7 +9,6 @@ import {
   GatewayIntentBits,
   type Interaction,
   type Message,
-  MessageReferenceType,
   type PartialMessage,
   Partials,
   Routes,
@@ -17,11 +16,11 @@ import {
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import type { GatewaySessionStore } from '../../src/model/gateway-session.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
-import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import {
   ASK_ABOUT_COMMAND,
   flowOf,
@@ -35,6 +34,8 @@ import { DiscordGroupSync } from './discord-groups.ts';
 import { DiscordInteractions, isFlowInteraction } from './discord-interactions.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
+import { topLevelParts } from './discord-thread-open.ts';
+import { GatewayHandover } from './gateway-handover.ts';
 
 export interface DiscordAdapterDeps {
   config: Config;
@@ -44,6 +45,8 @@ export interface DiscordAdapterDeps {
   rateLimits?: SharedRateLimits | undefined;
   /** Where role memberships go (knowledge access); absent: roles are not synced. */
   groups?: PlatformGroupSink | undefined;
+  /** A gateway role: where its session is kept for the next holder (see gateway-handover.ts). */
+  handover?: { sessions: GatewaySessionStore; saveMs: number } | undefined;
 }
 
 export class DiscordAdapter {
@@ -56,11 +59,15 @@ export class DiscordAdapter {
   private readonly groupSync: DiscordGroupSync | undefined;
   private groupTimer: NodeJS.Timeout | undefined;
   private readonly interactions: DiscordInteractions;
+  private readonly handover: GatewayHandover | undefined;
 
   constructor(d: DiscordAdapterDeps) {
     this.d = d;
     const { config } = d;
     const syncRoles = d.groups !== undefined && config.knowledge.groupSync.enabled;
+    const token = config.secrets.discordToken ?? '';
+    const log = d.log.child({ component: 'gateway' });
+    this.handover = d.handover && new GatewayHandover({ ...d.handover, token, log });
     this.client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
@@ -78,6 +85,7 @@ export class DiscordAdapter {
       },
       // Nothing the bot sends may ping anyone.
       allowedMentions: { parse: [] },
+      ...(this.handover ? { ws: this.handover.wsOptions() } : {}),
     });
     this.port = new DiscordPort({
       rest: this.client.rest,
@@ -88,6 +96,7 @@ export class DiscordAdapter {
         maxBytes: config.attachments.maxFileBytes,
         timeoutMs: config.attachments.downloadTimeoutMs,
       },
+      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
     this.interactions = new DiscordInteractions({
       client: this.client,
@@ -160,6 +169,7 @@ export class DiscordAdapter {
     const ready = new Promise<void>((resolve) =>
       this.client.once(Events.ClientReady, () => resolve()),
     );
+    await this.handover?.begin(this.client);
     await this.client.login(this.d.config.secrets.discordToken ?? '').catch((err: unknown) => {
       throw new Error(
         `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
@@ -217,9 +227,21 @@ export class DiscordAdapter {
     this.d.log.info({ user: me.id }, 'discord REST ready (no gateway in this process)');
   }
 
+  /** A gateway stepping down: its session is left resumable for the next holder (it stops too). */
+  async handOver(): Promise<void> {
+    await this.handover?.handOver();
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.groupTimer);
+    this.handover?.stopSaving();
     await this.client.destroy();
+  }
+
+  private get threadOptions() {
+    const autoArchiveMinutes = this.d.config.discord.threadAutoArchiveMinutes;
+    const replyChain = (c: string, m: string) => this.port.replyChain(c, m);
+    return { rest: this.client.rest, autoArchiveMinutes, replyChain };
   }
 
   private async onMessage(message: Message): Promise<void> {
@@ -254,7 +276,6 @@ export class DiscordAdapter {
     const mentionsOthers =
       !mentioned &&
       (message.mentions.users.some((u) => u.id !== botId) || message.mentions.roles.size > 0);
-    const replyTo = !inConversation ? message.reference : null;
     await core.receiveMessage({
       ref,
       to,
@@ -269,25 +290,7 @@ export class DiscordAdapter {
       files,
       topLevel: !inConversation,
       mentionsOthers,
-      ...(replyTo?.messageId && replyTo.type === MessageReferenceType.Default
-        ? {
-            replyChain: () => this.port.replyChain(replyTo.channelId, replyTo.messageId ?? ''),
-            platformIds: { replyChannelId: replyTo.channelId, replyMessageId: replyTo.messageId },
-          }
-        : {}),
-      ...(inConversation
-        ? {}
-        : {
-            // A mention at a channel's top level continues in a thread started from it.
-            openThread: async () => {
-              const thread = await message.startThread({
-                name: threadName(text),
-                autoArchiveDuration: this.d.config.discord.threadAutoArchiveMinutes,
-              });
-              const threadRef: ThreadRef = { ...ref, sessionId: thread.id };
-              return { ref: threadRef, to: { ref: threadRef, context: {} } };
-            },
-          }),
+      ...(inConversation ? {} : topLevelParts(this.threadOptions, ref, message, threadName(text))),
     });
   }
 

@@ -23,6 +23,7 @@ import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
 import { discordFormat } from './discord-format.ts';
 import { type AttachmentLike, DiscordReader } from './discord-reader.ts';
+import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.ts';
 
 export const DISCORD_LIMIT = 2000;
 /** Discord shows "typing" for about 10 s. */
@@ -54,6 +55,8 @@ export interface DiscordPortOptions {
   selfId: () => string | undefined;
   /** Discord's CDN hosts and the download limits. */
   files: FileSource;
+  /** A thread the port opens (a queued top-level mention's) archives after this many idle minutes. */
+  threadAutoArchiveMinutes: number;
 }
 
 export class DiscordPort implements PlatformPort {
@@ -264,12 +267,17 @@ export class DiscordPort implements PlatformPort {
   }
 
   rehydrate(
-    queued: Pick<InboundMessage, 'platformIds'> & { files?: QueuedFile[] },
-  ): Pick<InboundMessage, 'files' | 'replyChain'> {
+    queued: Pick<InboundMessage, 'platformIds' | 'ref'> & { files?: QueuedFile[] },
+  ): Pick<InboundMessage, 'files' | 'replyChain' | 'openThread'> {
     const ids = queued.platformIds;
     const channelId = ids?.replyChannelId;
     const messageId = ids?.replyMessageId;
+    const from = ids?.[THREAD_FROM];
+    const open = { rest: this.o.rest, autoArchiveMinutes: this.o.threadAutoArchiveMinutes };
     return {
+      ...(from
+        ? { openThread: () => openThreadFrom(open, queued.ref, from, ids?.[THREAD_NAME] ?? '…') }
+        : {}),
       ...(queued.files
         ? { files: queued.files.map((f) => remoteFile(this.o.files, f, f.url)) }
         : {}),

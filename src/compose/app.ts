@@ -202,6 +202,8 @@ async function stopApp(p: Parts): Promise<void> {
   // 503 to the load balancer (readiness) and to Slack (which retries elsewhere) for a while
   // before the port closes.
   if (roles.role === 'ingress') await sleep(config.scale.ingressDrainMs);
+  // The active gateway leaves its session resumable before the lease goes: nothing is missed.
+  if (platforms.gatewayLease?.active) await platforms.discord?.handOver();
   await platforms.gatewayLease?.stop();
   if (roles.worker && !(await roles.worker.drain(config.server.shutdownGraceMs)))
     log.warn('handing queued messages still running back to the queue');

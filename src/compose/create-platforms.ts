@@ -10,6 +10,7 @@ import type { PlatformGroups } from '../knowledge/platform-groups.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import { GatewayLease } from '../queue/gateway-lease.ts';
+import { RedisGatewaySessions } from '../queue/gateway-session.ts';
 import { RedisRateLimits } from '../queue/shared-rate-limits.ts';
 import { StoreRecords } from '../store/plain-records.ts';
 import { StoreSealedRecords } from '../store/sealed-records.ts';
@@ -61,6 +62,14 @@ export function createPlatforms(config: Config, d: PlatformsDeps): Platforms {
       rateLimits: redis
         ? new RedisRateLimits(redis, `threadmind:discord-rest:${config.discordApplicationId}`)
         : undefined,
+      // The gateway's session, for the next holder of the lease to resume.
+      handover:
+        redis && role === 'gateway'
+          ? {
+              sessions: new RedisGatewaySessions(redis, config.discordApplicationId),
+              saveMs: config.scale.gateway.sessionSaveMs,
+            }
+          : undefined,
     });
   }
   const gatewayLease =

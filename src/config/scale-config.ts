@@ -26,6 +26,7 @@ export const scaleSettingsSchema = z
         leaseMs: z.number().int().min(1000),
         renewMs: positiveInt,
         pollMs: positiveInt,
+        sessionSaveMs: positiveInt,
       })
       .strict(),
   })

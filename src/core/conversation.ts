@@ -206,13 +206,16 @@ export class Conversation {
     }
   }
 
-  /** Opens the answer's thread where the message asks for one, then queues the message. */
+  /**
+   * Queues the message for the answer's thread where it asks for one: named ahead (the worker
+   * opens it), or else opened here.
+   */
   private async handOff(m: InboundMessage, handoff: Handoff): Promise<Handled> {
     const intent = intentOf(m);
-    const opened =
-      m.openThread && (intent === 'ask' || intent === 'summarize')
-        ? await m.openThread()
-        : undefined;
+    const wantsThread = intent === 'ask' || intent === 'summarize';
+    const opened = !wantsThread
+      ? undefined
+      : (m.threadAhead ?? (m.openThread ? await m.openThread() : undefined));
     await handoff(m, opened);
     return { status: 'queued' };
   }

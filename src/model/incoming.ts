@@ -72,6 +72,12 @@ export interface InboundMessage extends IncomingMessage {
    * open the thread the answer goes to (Discord starts one from a top-level mention).
    */
   openThread?: () => Promise<{ ref: ThreadRef; to: Destination }>;
+  /**
+   * The thread `openThread` opens, where the platform names it before it exists (Discord: a
+   * thread started from a message takes the message's id). A gateway queues the message for that
+   * thread without opening it; the worker opens it (`PlatformPort.rehydrate`'s `openThread`).
+   */
+  threadAhead?: { ref: ThreadRef; to: Destination };
   intent?: Intent;
   /** The platform's own permission model on forgetting this thread (Discord: starter or Manage Threads). */
   mayForget?: boolean;

@@ -98,11 +98,12 @@ export interface PlatformPort {
   decodeThreadId(id: string): ThreadRef;
   /**
    * For a message queued by another process: rebuilds what plain data cannot carry (file
-   * downloads with the bot's credentials, the reply chain) from the platform ids it kept.
+   * downloads with the bot's credentials, the reply chain, opening the thread named ahead) from
+   * the platform ids it kept.
    */
   rehydrate?(
     queued: Pick<InboundMessage, 'platformIds' | 'ref'> & { files?: QueuedFile[] },
-  ): Pick<InboundMessage, 'files' | 'replyChain' | 'viewedChannel'>;
+  ): Pick<InboundMessage, 'files' | 'replyChain' | 'viewedChannel' | 'openThread'>;
   /** A native stream left open by a process that died, to finish it (Slack: by channel and ts). */
   resumeStream?(to: Destination, messageId: string): NativeStream;
 }

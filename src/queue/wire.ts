@@ -13,7 +13,7 @@ import type { Destination, PlatformPort } from '../model/platform-port.ts';
 
 type Plain = Omit<
   InboundMessage,
-  'openThread' | 'files' | 'replyChain' | 'viewedChannel' | 'delivered'
+  'openThread' | 'threadAhead' | 'files' | 'replyChain' | 'viewedChannel' | 'delivered'
 >;
 
 /** A handed-over message with its files as plain data. */
@@ -22,7 +22,10 @@ type QueuedThreadMessage = Omit<ThreadMessage, 'files'> & { files: QueuedFile[] 
 export interface QueuedMessage extends Plain {
   files?: QueuedFile[];
   delivered?: QueuedThreadMessage[];
-  /** The thread the ingress or gateway opened for the answer (Discord: from a top-level mention). */
+  /**
+   * The thread the answer goes to (Discord: from a top-level mention), opened by the ingress or
+   * gateway, or only named ahead (`threadAhead`) for the worker to open.
+   */
   opened?: OpenedThread;
 }
 
@@ -42,6 +45,7 @@ function queuedFile(f: FileRef): QueuedFile {
 export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): QueuedMessage {
   const {
     openThread: _open,
+    threadAhead: _ahead,
     files,
     replyChain: _chain,
     viewedChannel: _viewed,
@@ -77,6 +81,14 @@ export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string):
       d.files.length === 0 ? [] : (port.rehydrate?.({ ref: q.ref, files: d.files }).files ?? []),
   }));
   const openedTagged = opened ? { ref: opened.ref, to: tagged(opened.to, jobId) } : undefined;
+  // Named ahead, not opened yet: this worker opens it (idempotently, so a re-run finds it).
+  const open = opened && rebuilt?.openThread;
+  const openThread = open
+    ? async () => {
+        const o = await open();
+        return { ref: o.ref, to: tagged(o.to, jobId) };
+      }
+    : openedTagged && (async () => openedTagged);
   return {
     ...plain,
     to: tagged(q.to, jobId),
@@ -84,7 +96,7 @@ export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string):
     ...(rebuilt?.replyChain ? { replyChain: rebuilt.replyChain } : {}),
     ...(rebuilt?.viewedChannel ? { viewedChannel: rebuilt.viewedChannel } : {}),
     ...(handedOver ? { delivered: handedOver } : {}),
-    ...(openedTagged ? { openThread: async () => openedTagged } : {}),
+    ...(openThread ? { openThread } : {}),
   };
 }
 
