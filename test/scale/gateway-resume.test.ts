@@ -1,0 +1,129 @@
+// Gateway hand-over past Discord's resume window, with real processes: two gateways and a worker
+// on a private Redis, against the Discord and model emulators. The active gateway is killed, its
+// session ends (as Discord ends one left alone too long), and the standby's RESUME gets
+// INVALID_SESSION: it goes on with its own new session, and says in the log which span of time
+// may have been missed. (Resuming inside the window is in split-roles.test.ts.)
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
+import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
+import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
+import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../support/cluster.ts';
+import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import { taggedAnswer } from './tagged-answers.ts';
+
+const SIGNING_SECRET = 'resume-signing-secret';
+
+let redis: TestRedis;
+let llm: OpenAIEmulator;
+let vision: OpenAIEmulator;
+let slack: SlackEmulator;
+let discord: DiscordEmulator;
+let dir: string;
+const procs: BotProcess[] = [];
+
+before(async () => {
+  redis = await startPrivateRedis();
+  llm = await startOpenAIEmulator();
+  vision = await startOpenAIEmulator({ models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }] });
+  llm.setResponder(taggedAnswer);
+  slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
+  discord = await startDiscordEmulator();
+  dir = mkdtempSync(path.join(tmpdir(), 'tm-resume-'));
+  const config = writeClusterConfig(
+    dir,
+    `doctor: { onStart: 'off' }
+scale:
+  queue: { name: resume-${process.pid}, lockMs: 3000, orderPollMs: 50, backoffMs: 200 }
+  gateway: { leaseMs: 2000, renewMs: 500, pollMs: 300, sessionSaveMs: 200 }
+`,
+  );
+  const env = clusterEnv({
+    dir,
+    storeUrl: redis.url,
+    config,
+    llm,
+    vision,
+    slack,
+    signingSecret: SIGNING_SECRET,
+    discord,
+  });
+  const roles: Role[] = ['gateway', 'gateway', 'worker'];
+  for (const [i, role] of roles.entries()) procs.push(new BotProcess(role, `${role}-${i}`, env));
+  await Promise.all(procs.map((p) => p.port()));
+  await discord.waitFor(() => discord.gatewaySessions().connected === 1, 30_000);
+});
+
+after(async () => {
+  await Promise.all(procs.map((p) => p.kill9()));
+  await slack?.close();
+  await discord?.close();
+  await llm?.close();
+  await vision?.close();
+  await redis?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function answeredTags(): string[] {
+  return discord
+    .threads()
+    .flatMap((th) => discord.messages(th.id).map((m) => m.content))
+    .flatMap((t) => [...t.matchAll(/END-(q[\w-]+)\b/g)].map((m) => m[1] ?? ''));
+}
+
+test('past the resume window the standby identifies anew and logs what may have been missed', {
+  timeout: 120_000,
+}, async () => {
+  const guild = discord.guilds[0];
+  assert.ok(guild);
+  const channelId = guild.channels[0]?.id ?? '';
+  const user = discord.users[1]?.id ?? '';
+  const ask = (tag: string) =>
+    discord.userMessage({
+      guildId: guild.id,
+      channelId,
+      userId: user,
+      content: `${tag} what is it?`,
+      mentionsBot: true,
+    });
+  const gateways = procs.filter((p) => p.role === 'gateway');
+  const active = gateways.find((g) => g.lines.some((l) => l.msg === 'discord connected'));
+  const standby = gateways.find((g) => g !== active);
+  assert.ok(active && standby);
+  await ask('q-before');
+  await discord.waitFor(() => answeredTags().includes('q-before') || undefined, 30_000);
+
+  await active.kill9();
+  await discord.waitFor(() => discord.gatewaySessions().connected === 0 || undefined, 30_000);
+  // Nobody resumed it in time: Discord ends the session, and what it held is gone.
+  assert.equal(discord.expireGatewaySessions(), 1, 'the dead gateway session ended');
+  const gapAt = Date.now();
+  await ask('q-gap');
+
+  const warned = await standby.waitLog(
+    (l) => l.msg?.includes('past its resume window') === true,
+    60_000,
+  );
+  assert.equal(warned.level, 40, 'logged as a warning');
+  const from = Date.parse(String(warned.missed_from));
+  const until = Date.parse(String(warned.missed_until));
+  assert.ok(from <= gapAt && gapAt <= until, 'the span named covers the message sent in the gap');
+  assert.ok(discord.gatewaySessions().invalidated >= 1, 'the emulator refused the RESUME');
+  assert.equal(
+    standby.lines.some((l) => l.msg === 'previous gateway session resumed and replayed'),
+    false,
+  );
+
+  // The standby's own session carries on.
+  await standby.waitLog((l) => l.msg === 'discord connected', 30_000);
+  await ask('q-after');
+  await discord.waitFor(() => answeredTags().includes('q-after') || undefined, 30_000);
+  const count = (tag: string) => answeredTags().filter((t) => t === tag).length;
+  assert.equal(count('q-before'), 1);
+  assert.equal(count('q-after'), 1);
+  // Sent while no session held it: missed (unless the standby's own session had begun by then).
+  assert.ok(count('q-gap') <= 1);
+});
