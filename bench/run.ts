@@ -25,6 +25,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   embeddings: async () => (await import('./embeddings-bench.ts')).benchEmbeddings(),
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
+  handover: async () => (await import('./handover-bench.ts')).benchHandover(),
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
   erase: async () => (await import('./erase-bench.ts')).benchErase(),
 };
