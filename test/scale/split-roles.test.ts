@@ -74,10 +74,13 @@ scale:
   for (let i = 0; i < 2; i++) spawnRole('ingress', i, env);
   for (let i = 0; i < 3; i++) spawnRole('worker', i, env);
   for (let i = 0; i < 2; i++) spawnRole('gateway', i, env);
-  const ports = await Promise.all(procs.filter((p) => p.role === 'ingress').map((p) => p.port()));
+  // Seven processes start at once: on a busy machine that takes a while.
+  const ports = await Promise.all(
+    procs.filter((p) => p.role === 'ingress').map((p) => p.port(120_000)),
+  );
   slack.setEventsUrls(ports.map((port) => `http://127.0.0.1:${port}/slack/events`));
-  await Promise.all(procs.map((p) => p.port()));
-  await discord.waitFor(() => discord.gatewaySessions().connected === 1, 30_000);
+  await Promise.all(procs.map((p) => p.port(120_000)));
+  await discord.waitFor(() => discord.gatewaySessions().connected === 1, 60_000);
 });
 
 after(async () => {

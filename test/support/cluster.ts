@@ -87,8 +87,8 @@ export class BotProcess {
   }
 
   /** The HTTP port it listens on, once it does. */
-  async port(): Promise<number> {
-    const l = await this.waitLog((x) => x.msg === 'http server listening');
+  async port(timeoutMs = 30_000): Promise<number> {
+    const l = await this.waitLog((x) => x.msg === 'http server listening', timeoutMs);
     return Number(l.port);
   }
 
