@@ -126,9 +126,10 @@ export class DiscordAdapter {
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
     this.client.on(Events.MessageCreate, (m) => {
-      this.onMessage(m).catch((err: unknown) =>
+      const handled = this.onMessage(m).catch((err: unknown) =>
         d.log.error({ err, platform: 'discord' }, 'message handler failed'),
       );
+      this.handover?.track(handled);
     });
     this.client.on(Events.MessageUpdate, (_old, m) => {
       this.onChange(m, m.content).catch((err: unknown) =>

@@ -34,6 +34,7 @@ export class GatewayHandover {
   private pending: GatewayPacket[] | undefined = [];
   private client: Client | undefined;
   private forwarded = 0;
+  private readonly inflight = new Set<Promise<void>>();
 
   constructor(d: HandoverDeps) {
     this.d = d;
@@ -84,13 +85,23 @@ export class GatewayHandover {
     void this.finish(previous, replay, client);
   }
 
-  /** Graceful hand-over: the session saved as it is now, then left open for the next holder. */
+  /** A message being queued: a hand-over waits for it (its delivery key is claimed already). */
+  track(handled: Promise<void>): void {
+    this.inflight.add(handled);
+    void handled.finally(() => this.inflight.delete(handled));
+  }
+
+  /**
+   * Graceful hand-over: the session saved as it is now, then left open for the next holder, and
+   * the messages still being queued here are queued before the process goes on to stop.
+   */
   async handOver(): Promise<void> {
     this.stopSaving();
     await this.save();
     // A close code other than 1000/1001 keeps the session resumable (it is not a logout).
     const ws = (this.client?.ws as unknown as { _ws?: { destroy(o: object): Promise<void> } })?._ws;
     await ws?.destroy({ code: 4200, reason: 'handing over to the next gateway' });
+    await Promise.allSettled([...this.inflight]);
   }
 
   /** Saving stops (the lease is another's, or the process ends). */

@@ -2,7 +2,8 @@
 // on a private Redis, against the Discord and model emulators. The active gateway is killed, its
 // session ends (as Discord ends one left alone too long), and the standby's RESUME gets
 // INVALID_SESSION: it goes on with its own new session, and says in the log which span of time
-// may have been missed. (Resuming inside the window is in split-roles.test.ts.)
+// may have been missed. Then a graceful hand-over (SIGTERM): the session is left resumable and the
+// next gateway resumes it. (A kill -9 inside the window is in split-roles.test.ts.)
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ let vision: OpenAIEmulator;
 let slack: SlackEmulator;
 let discord: DiscordEmulator;
 let dir: string;
+let procEnv: Record<string, string>;
 const procs: BotProcess[] = [];
 
 before(async () => {
@@ -51,9 +53,10 @@ scale:
     signingSecret: SIGNING_SECRET,
     discord,
   });
+  procEnv = env;
   const roles: Role[] = ['gateway', 'gateway', 'worker'];
   for (const [i, role] of roles.entries()) procs.push(new BotProcess(role, `${role}-${i}`, env));
-  await Promise.all(procs.map((p) => p.port()));
+  await Promise.all(procs.map((p) => p.port(60_000)));
   await discord.waitFor(() => discord.gatewaySessions().connected === 1, 30_000);
 });
 
@@ -126,4 +129,33 @@ test('past the resume window the standby identifies anew and logs what may have 
   assert.equal(count('q-after'), 1);
   // Sent while no session held it: missed (unless the standby's own session had begun by then).
   assert.ok(count('q-gap') <= 1);
+});
+
+test('a gateway stopped with SIGTERM hands its session over: the next one resumes it', {
+  timeout: 120_000,
+}, async () => {
+  const guild = discord.guilds[0];
+  assert.ok(guild);
+  const channelId = guild.channels[0]?.id ?? '';
+  const user = discord.users[1]?.id ?? '';
+  const active = procs.find((p) => p.role === 'gateway' && p.alive);
+  assert.ok(active, 'the gateway that took over in the test before');
+  const next = new BotProcess('gateway', 'gateway-next', procEnv);
+  procs.push(next);
+  await next.port(60_000);
+  const stopped = active.stop();
+  const tags = Array.from({ length: 10 }, (_, i) => `q-handover-${i}`);
+  for (const tag of tags)
+    await discord.userMessage({
+      guildId: guild.id,
+      channelId,
+      userId: user,
+      content: `${tag} what is it?`,
+      mentionsBot: true,
+    });
+  assert.equal(await stopped, 0, 'the old gateway stopped cleanly');
+  await next.waitLog((l) => l.msg === 'previous gateway session resumed and replayed', 60_000);
+  await discord.waitFor(() => tags.every((t) => answeredTags().includes(t)) || undefined, 60_000);
+  for (const tag of tags)
+    assert.equal(answeredTags().filter((t) => t === tag).length, 1, `${tag} answered once`);
 });
