@@ -35,7 +35,12 @@ test('opening the thread of a message twice gives the one thread named ahead', a
     sessionId: channelId,
   };
   const o = { rest, autoArchiveMinutes: 1440 };
-  const ahead = topLevelParts({ ...o, replyChain: async () => [] }, ref, msg, 'what is it?');
+  const ahead = topLevelParts(
+    { ...o, replyChain: async () => [] },
+    ref,
+    { id: msg.id, reference: null },
+    'what is it?',
+  );
   const first = await openThreadFrom(o, ref, msg.id, 'what is it?');
   const again = await openThreadFrom(o, ref, msg.id, 'what is it?');
   assert.equal(first.ref.sessionId, ahead.threadAhead?.ref.sessionId, 'the thread named ahead');
