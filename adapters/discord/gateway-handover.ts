@@ -156,7 +156,15 @@ export class GatewayHandover {
     const packet = { op: 0, t: p.t, s: p.s, d: p.d };
     client.emit(Events.Raw, packet, 0);
     const ws = client.ws as unknown as PacketSink;
-    ws.handlePacket?.(packet, client.ws.shards.get(0));
+    if (typeof ws.handlePacket !== 'function') {
+      // A discord.js upgrade renamed what this relies on: say so loudly rather than drop quietly.
+      if (this.forwarded === 1)
+        this.d.log.error(
+          'cannot hand replayed events to discord.js (no handlePacket); they are lost',
+        );
+      return;
+    }
+    ws.handlePacket(packet, client.ws.shards.get(0));
   }
 
   private startSaving(): void {
