@@ -35,6 +35,7 @@ import { DiscordInteractions, isFlowInteraction } from './discord-interactions.t
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
 import { topLevelParts } from './discord-thread-open.ts';
+import { answerUnknown, isKnownCommand } from './discord-unknown.ts';
 import { GatewayHandover } from './gateway-handover.ts';
 
 export interface DiscordAdapterDeps {
@@ -310,9 +311,13 @@ export class DiscordAdapter {
         await this.commands.askAbout(interaction);
       else if (interaction.commandName === SHARE_FILE_COMMAND)
         await this.interactions.shareFile(interaction);
+      else await answerUnknown(interaction, this.d.log);
       return;
     }
-    if (!interaction.isChatInputCommand()) return;
+    if (!interaction.isChatInputCommand() || !isKnownCommand(interaction.commandName)) {
+      await answerUnknown(interaction, this.d.log);
+      return;
+    }
     if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction)) {
       await this.commands.refuseServerOnly(interaction);
       return;

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Records } from '../../src/model/records.ts';
 import { slackErrorCode } from './slack-errors.ts';
-import { projectIdOf } from './slack-events.ts';
+import { type SlackSourceFields, slackProjectOf } from './slack-source.ts';
 
 /** Slack shows at most four suggested prompts (assistant.threads.setSuggestedPrompts). */
 export const MAX_PROMPTS = 4;
@@ -48,7 +48,7 @@ interface AssistantThreadEvent {
   };
 }
 
-interface Envelope {
+interface Envelope extends SlackSourceFields {
   team_id?: string;
   enterprise_id?: string;
 }
@@ -143,7 +143,7 @@ export class SlackAgentView {
       this.d.log.warn({ event: ev }, 'slack app_context_changed without its person; ignored');
       return;
     }
-    const projectId = projectIdOf(env.team_id, env.enterprise_id);
+    const projectId = slackProjectOf(env) ?? env.team_id;
     const viewing = viewedChannelOf(ev);
     // Looking at no channel any more (a canvas, a list): nothing to read beside the DM.
     await this.d.records.set(
@@ -205,7 +205,7 @@ export class SlackAgentView {
       this.d.log.warn({ event: ev }, 'slack agent-thread event without its thread; ignored');
       return undefined;
     }
-    const projectId = projectIdOf(team, env.enterprise_id);
+    const projectId = slackProjectOf({ ...env, event: { team } }) ?? team;
     const key = this.key(projectId, a.channel_id, a.thread_ts);
     const before = await this.d.records.get<AgentThread>(key);
     const viewing = a.context?.channel_id;

@@ -4,8 +4,8 @@ import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FlowName } from '../../src/model/interaction.ts';
-import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
 import type { SlackInteractions } from './slack-interactions.ts';
+import { slackSource } from './slack-source.ts';
 
 /** The words that begin a flow. */
 const FLOWS: Record<string, FlowName | undefined> = {
@@ -25,25 +25,23 @@ export interface CommandDeps {
   flows: SlackInteractions;
 }
 
+/** The app's slash command (manifest.yaml). */
+export const SLACK_COMMAND = '/threadmind';
+
 export function registerSlackCommand(d: CommandDeps): void {
-  d.app.command('/threadmind', (args) => onCommand(d, args));
+  d.app.command(SLACK_COMMAND, (args) => onCommand(d, args));
 }
 
 async function onCommand(
   d: CommandDeps,
-  { command, ack, respond, body, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs,
+  { command, ack, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs,
 ): Promise<void> {
   // Slack wants the acknowledgement within 3 s, and a modal within 3 s of the trigger.
   await ack();
-  const projectId = slackProjectId(
-    body as SlackEnvelope,
-    {
-      team: command.team_id,
-    } as SlackMessageEvent,
-  );
+  const source = slackSource(command);
   const ephemeral = (text: string, limit?: number) =>
     respond({ response_type: 'ephemeral', text: d.render(text, limit) });
-  if (!projectId) return;
+  if (!source) return;
   const words = command.text.trim().toLowerCase();
   try {
     const [verb, sub, format] = words.split(/\s+/);
@@ -59,8 +57,8 @@ async function onCommand(
     await d.flows.command(flow, {
       client,
       user: command.user_id,
-      team: command.team_id,
-      projectId,
+      team: source.teamId,
+      projectId: source.projectId,
       channel: command.channel_id,
       triggerId: command.trigger_id,
       respond,

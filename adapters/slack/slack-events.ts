@@ -2,6 +2,7 @@
 // belong to.
 import type { Addressed } from '../../src/model/incoming.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import { type SlackSourceFields, slackProjectOf } from './slack-source.ts';
 
 export interface SlackMessageEvent {
   type: 'message' | 'app_mention';
@@ -16,7 +17,7 @@ export interface SlackMessageEvent {
   team?: string;
 }
 
-export interface SlackEnvelope {
+export interface SlackEnvelope extends SlackSourceFields {
   event_id?: string;
   team_id?: string;
   enterprise_id?: string;
@@ -41,26 +42,6 @@ export interface Classified {
   mentionsOthers: boolean;
 }
 
-/** The workspace as a project: `E123.T456` inside an Enterprise Grid org, `T456` otherwise. */
-export function projectIdOf(teamId: string, enterpriseId?: string | null): string {
-  return enterpriseId ? `${enterpriseId}.${teamId}` : teamId;
-}
-
-/** An event's workspace (the envelope's team, else the event's). */
-export function slackProjectId(env: SlackEnvelope, ev: SlackMessageEvent): string | undefined {
-  const team = env.team_id ?? ev.team;
-  return team ? projectIdOf(team, env.enterprise_id) : undefined;
-}
-
-/** An interactivity payload's workspace (shortcuts, buttons, modals carry team and enterprise objects). */
-export function payloadProjectId(b: {
-  team?: { id?: string } | null;
-  enterprise?: { id?: string } | null;
-}): string | undefined {
-  const team = b.team?.id;
-  return team ? projectIdOf(team, b.enterprise?.id) : undefined;
-}
-
 export function mentionsUser(text: string, userId: string): boolean {
   return new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
 }
@@ -83,7 +64,7 @@ export function classifySlackEvent(
 ): Classified | null {
   if (ev.bot_id || !ev.user || ev.user === botUserId) return null;
   if (!ANSWERABLE_SUBTYPES.has(ev.subtype)) return null;
-  const projectId = slackProjectId(env, ev);
+  const projectId = slackProjectOf({ ...env, event: ev });
   if (!projectId) return null;
   const text = ev.text ?? '';
   const isDirect = ev.channel_type === 'im';
@@ -135,7 +116,7 @@ export function classifySlackChange(
   ev: SlackChangeEvent,
   botUserId: string,
 ): { ref: ThreadRef; messageId: string; text?: string } | null {
-  const projectId = slackProjectId(env, ev as unknown as SlackMessageEvent);
+  const projectId = slackProjectOf({ ...env, event: ev });
   if (!projectId) return null;
   const before = ev.previous_message;
   // A thread parent deleted while it has replies stays as a tombstone, announced as a change.

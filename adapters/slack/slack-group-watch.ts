@@ -5,9 +5,10 @@ import type { Config } from '../../src/config/schema.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import { slackErrorCode } from './slack-errors.ts';
-import { type SlackEnvelope, type SlackMessageEvent, slackProjectId } from './slack-events.ts';
+import type { SlackEnvelope } from './slack-events.ts';
 import { SlackGroupSync, type SubteamEvent } from './slack-groups.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
+import { slackProjectOf } from './slack-source.ts';
 
 export class SlackGroupWatch {
   private readonly d: { config: Config; log: Logger };
@@ -36,7 +37,7 @@ export class SlackGroupWatch {
       });
       for (const type of ['subteam_created', 'subteam_updated', 'subteam_members_changed']) {
         d.app.event(type, async ({ event, body }) => {
-          const projectId = slackProjectId(body as SlackEnvelope, event as SlackMessageEvent);
+          const projectId = slackProjectOf(body as SlackEnvelope);
           if (!projectId) return;
           await this.groupSync
             ?.onSubteamEvent(projectId, event as unknown as SubteamEvent)

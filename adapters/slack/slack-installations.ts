@@ -12,7 +12,7 @@ import type {
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
-import { projectIdOf } from './slack-events.ts';
+import { projectIdOf } from './slack-source.ts';
 
 /** What the port needs to act in one workspace. */
 export interface SlackCredentials {
@@ -26,7 +26,7 @@ export interface SlackCredentialSource {
   forProject(projectId: string): Promise<SlackCredentials | undefined>;
 }
 
-/** `E123.T456` (inside a Grid org) or `T456`, as slackProjectId builds it. */
+/** `E123.T456` (inside a Grid org) or `T456`, as slackSource builds it. */
 export function splitProject(projectId: string): { enterpriseId?: string; teamId: string } {
   const dot = projectId.indexOf('.');
   return dot > 0

@@ -11,14 +11,13 @@ import type { SlackAgentView } from './slack-agent-view.ts';
 import {
   classifySlackChange,
   classifySlackEvent,
-  projectIdOf,
   type SlackChangeEvent,
   type SlackEnvelope,
   type SlackMessageEvent,
-  slackProjectId,
 } from './slack-events.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { type SlackPort, slackContext } from './slack-port.ts';
+import { type SlackSourceFields, slackProjectOf, slackSource } from './slack-source.ts';
 
 /** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
 export const ASK_SHORTCUT = 'threadmind_ask_about';
@@ -32,11 +31,9 @@ interface BotContext {
   botId?: string;
 }
 
-interface AskShortcutBody {
+interface AskShortcutBody extends SlackSourceFields {
   action_ts: string;
-  team?: { id?: string } | null;
-  enterprise?: { id?: string } | null;
-  user: { id: string };
+  user: { id: string; team_id?: string };
   channel: { id: string };
   message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
 }
@@ -115,7 +112,7 @@ export class SlackIntake {
       core.skipped('slack', event.ts);
       return;
     }
-    const projectId = slackProjectId(envelope, event);
+    const projectId = slackProjectOf({ ...envelope, event });
     if (projectId) this.d.watchGroups(projectId);
     const fromPerson = !event.bot_id && event.user !== botUserId;
     if (fromPerson && event.user && projectId) this.d.port.noteUser(event.user, projectId);
@@ -200,9 +197,8 @@ export class SlackIntake {
    * thread (a top-level message gets one under it); the thread read brings the message and files.
    */
   private async onAskShortcut(b: AskShortcutBody): Promise<void> {
-    const team = b.team?.id;
-    if (!team || !b.message?.ts) return;
-    const projectId = projectIdOf(team, b.enterprise?.id);
+    const { teamId: team, projectId } = slackSource(b) ?? {};
+    if (!team || !projectId || !b.message?.ts) return;
     const channel = b.channel.id;
     const ref: ThreadRef = {
       platform: 'slack',

@@ -32,11 +32,11 @@ import {
   parseModalRefs,
   valuesOf,
 } from './slack-cards.ts';
-import { payloadProjectId } from './slack-events.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
 import { mayChangeSettings } from './slack-rights.ts';
+import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
 /** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
 export const SHARE_SHORTCUT = 'threadmind_share_file';
@@ -54,17 +54,19 @@ export interface SlackInteractionsDeps {
   noteUser(userId: string, projectId: string): void;
 }
 
-interface Payload {
-  user: { id: string };
-  team?: { id?: string } | null;
-  enterprise?: { id?: string } | null;
+interface Payload extends SlackSourceFields {
+  user: { id: string; team_id?: string };
   channel?: { id?: string };
   container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
   trigger_id?: string;
   actions?: { value?: string }[];
   action_ts?: string;
   message?: { ts: string; thread_ts?: string; files?: SlackFileRef[] };
-  view?: { private_metadata: string; state: { values: Record<string, Record<string, never>> } };
+  view?: {
+    app_installed_team_id?: string;
+    private_metadata: string;
+    state: { values: Record<string, Record<string, never>> };
+  };
 }
 
 /** Where the person is and how to answer them there. */
@@ -188,9 +190,8 @@ export class SlackInteractions implements InteractionSurface {
   }
 
   private async onButton(b: Payload, client: WebClient, respond: RespondFn): Promise<void> {
-    const projectId = payloadProjectId(b);
+    const { projectId, teamId: team } = slackSource(b) ?? {};
     const ref = b.actions?.[0]?.value;
-    const team = b.team?.id;
     if (!projectId || !ref || !team) return;
     const channel = b.channel?.id ?? b.container?.channel_id;
     const ts = b.container?.thread_ts ?? b.container?.message_ts;
@@ -216,7 +217,7 @@ export class SlackInteractions implements InteractionSurface {
     client: WebClient,
     ack: (r?: { response_action: 'errors'; errors: FieldErrors }) => Promise<void>,
   ): Promise<void> {
-    const projectId = payloadProjectId(b);
+    const projectId = slackSource(b)?.projectId;
     const refs = parseModalRefs(b.view?.private_metadata ?? '');
     if (!projectId || !refs || !b.view) {
       await ack();
@@ -248,7 +249,7 @@ export class SlackInteractions implements InteractionSurface {
   }
 
   private async onClose(b: Payload, client: WebClient): Promise<void> {
-    const projectId = payloadProjectId(b);
+    const projectId = slackSource(b)?.projectId;
     const refs = parseModalRefs(b.view?.private_metadata ?? '');
     if (!projectId || !refs) return;
     const reply = await this.d.core.interact({
@@ -271,8 +272,7 @@ export class SlackInteractions implements InteractionSurface {
     respond: RespondFn,
     token: string | undefined,
   ): Promise<void> {
-    const projectId = payloadProjectId(b);
-    const team = b.team?.id;
+    const { projectId, teamId: team } = slackSource(b) ?? {};
     const channel = b.channel?.id;
     if (!projectId || !team || !token || !channel || !b.message?.ts) return;
     this.d.noteUser(b.user.id, projectId);

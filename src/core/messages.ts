@@ -147,6 +147,8 @@ export const messages = {
   },
   cannotPostHere:
     'I cannot post in this channel. Check that I have the Send Messages permission here.',
+  /** A button, modal or shortcut this version has no flow for (an old message's, say). */
+  interactionInactive: 'This button is no longer active.',
   unknownCommand(command: string): string {
     return `I do not know the command ${command}.`;
   },

@@ -1,0 +1,90 @@
+// Interactions no flow answers: a button on a message from an older version (the votes once were
+// `threadmind_feedback` buttons), a modal, shortcut, command or menu the app's configuration names
+// and this code does not. Bolt acknowledges only what a listener acknowledges, so Slack would wait
+// 3 s, get a 404 and show the person an error. These listeners take what the flows' do not:
+// acknowledged at once, the person told privately where Slack gives a response_url, logged.
+import type { AllMiddlewareArgs, App, Middleware, RespondFn } from '@slack/bolt';
+import { messages } from '../../src/core/messages.ts';
+import type { Logger } from '../../src/log/logger.ts';
+
+/** What the flows answer; anything else is unknown here. */
+export interface KnownInteractions {
+  /** action_ids of buttons and menus a flow answers. */
+  actions: RegExp;
+  /** callback_ids of modals and shortcuts a flow answers. */
+  callbacks: readonly string[];
+  commands: readonly string[];
+}
+
+interface AnyPayload {
+  type?: string;
+  callback_id?: string;
+  command?: string;
+  actions?: { action_id?: string }[];
+  view?: { callback_id?: string };
+  response_url?: string;
+}
+
+/** Whether a flow's listener takes this payload (and so acknowledges it). */
+export function isKnown(known: KnownInteractions, b: AnyPayload): boolean {
+  if (b.command !== undefined) return known.commands.includes(b.command);
+  if (b.type === 'block_actions') return known.actions.test(b.actions?.[0]?.action_id ?? '');
+  // Options requests, old attachment buttons and dialogs: no flow uses them.
+  if (!CALLBACK_TYPES.has(b.type ?? '')) return false;
+  return known.callbacks.includes(b.view?.callback_id ?? b.callback_id ?? '');
+}
+
+/** The payloads a flow is found for by callback_id: modals and shortcuts. */
+const CALLBACK_TYPES = new Set(['view_submission', 'view_closed', 'shortcut', 'message_action']);
+
+/**
+ * Registers the catch-all listeners; call after every flow's own. Bolt runs every listener a
+ * payload matches, so these skip what `known` names instead of relying on their order.
+ */
+export function answerUnknownInteractions(
+  app: App,
+  known: KnownInteractions,
+  log: Logger,
+  /** Bot text rendered like every other post. */
+  render: (markdown: string) => string,
+): void {
+  const unknownOnly: Middleware<AllMiddlewareArgs & { body: unknown }> = async ({ body, next }) => {
+    if (!isKnown(known, body as AnyPayload)) await next();
+  };
+  const answer = async (
+    b: AnyPayload,
+    ack: () => Promise<void>,
+    respond: RespondFn | undefined,
+    text: string | undefined,
+  ): Promise<void> => {
+    await ack();
+    const what = b.command ?? b.actions?.[0]?.action_id ?? b.view?.callback_id ?? b.callback_id;
+    log.debug({ type: b.type ?? 'slash_command', id: what }, 'slack interaction not known here');
+    if (!respond || !text) return;
+    await respond({ response_type: 'ephemeral', text: render(text) }).catch((err: unknown) =>
+      log.debug({ err }, 'slack: could not say an interaction is no longer active'),
+    );
+  };
+  const inactive = messages.interactionInactive;
+  app.action({}, unknownOnly as never, async ({ body, ack, respond }) =>
+    answer(body as AnyPayload, () => ack(), respond, inactive),
+  );
+  app.shortcut({}, unknownOnly as never, async ({ body, ack, respond }) =>
+    answer(body as AnyPayload, () => ack(), respond, inactive),
+  );
+  // A modal's submission closes it; one with response_urls is told where it came from.
+  app.view({}, unknownOnly as never, async ({ body, ack, respond }) =>
+    answer(
+      body as AnyPayload,
+      () => ack(),
+      body.type === 'view_closed' ? undefined : respond,
+      inactive,
+    ),
+  );
+  app.options({}, unknownOnly as never, async ({ body, ack }) =>
+    answer(body as AnyPayload, () => ack({ options: [] }), undefined, undefined),
+  );
+  app.command(/.*/, unknownOnly as never, async ({ body, ack, respond, command }) =>
+    answer(body as AnyPayload, () => ack(), respond, messages.unknownCommand(command.command)),
+  );
+}
