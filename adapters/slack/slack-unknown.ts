@@ -87,4 +87,31 @@ export function answerUnknownInteractions(
   app.command(/.*/, unknownOnly as never, async ({ body, ack, respond, command }) =>
     answer(body as AnyPayload, () => ack(), respond, messages.unknownCommand(command.command)),
   );
+  // A workflow's custom step waits for its app's acknowledgement; this app defines none.
+  app.event('function_executed', async (args) => {
+    await (args as { ack?: () => Promise<void> }).ack?.();
+    log.debug('slack function_executed acknowledged: this app defines no custom steps');
+  });
+  // Bolt drops what it cannot type (a dialog's cancellation, a legacy workflow step's edit)
+  // without acknowledging it.
+  const process = app.processEvent.bind(app);
+  app.processEvent = async (event) => {
+    if (boltTypes(event.body as AnyPayload & Record<string, unknown>)) return process(event);
+    await event.ack();
+    log.debug({ type: event.body.type }, 'slack payload of a kind Bolt does not route');
+  };
+}
+
+/** Whether Bolt routes this payload to listeners (the shapes its own dispatcher recognises). */
+function boltTypes(b: AnyPayload & Record<string, unknown>): boolean {
+  return (
+    b.event !== undefined ||
+    b.command !== undefined ||
+    b.name !== undefined ||
+    b.actions !== undefined ||
+    ['block_suggestion', 'dialog_submission', 'shortcut', 'message_action'].includes(
+      b.type ?? '',
+    ) ||
+    CALLBACK_TYPES.has(b.type ?? '')
+  );
 }

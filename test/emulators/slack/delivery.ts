@@ -61,6 +61,14 @@ export class Deliverer {
     return this.#send(envelope, attempt);
   }
 
+  /** An envelope exactly as given (a recorded one), once. */
+  deliverEnvelope(
+    envelope: Record<string, unknown>,
+    timeoutMs = ACK_TIMEOUT_MS,
+  ): Promise<DeliveryResult> {
+    return this.#send(envelope, { timeoutMs });
+  }
+
   /**
    * Slack's policy: redeliver the same envelope (same event_id) up to three times while the app
    * fails to answer 2xx in time. Slack spaces retries out (now, 1 min, 5 min); here they follow

@@ -29,6 +29,7 @@ import { Interactivity } from './interactivity.ts';
 import { MessageStore, toPublic } from './message-store.ts';
 import type { ApiContext } from './methods/context.ts';
 import { OAuthWorkspaces } from './oauth.ts';
+import { replayPayload } from './replay.ts';
 import { SocketModeServer } from './socket-mode.ts';
 import type { ApiCall, SlackEmulator, SlackEmulatorOptions } from './types.ts';
 import { deleteUserMessage, editUserMessage, type UserEditDeps } from './user-edits.ts';
@@ -363,6 +364,7 @@ export async function startSlackEmulator(opts: SlackEmulatorOptions): Promise<Sl
     submitView: (v) => submitView(interactionDeps, v),
     closeView: (c) => closeView(interactionDeps, c),
     pressButton: (p) => pressButton(interactionDeps, p),
+    replay: (kind, body, timeoutMs) => replayPayload(interactionDeps, kind, body, timeoutMs),
     messageShortcut: (m) => messageShortcut(interactionDeps, m),
     ephemeralMessages: () => ctx.interactivity.ephemerals.map((e) => structuredClone(e)),
     newTriggerId: (userId) => ctx.interactivity.newTrigger(userId),

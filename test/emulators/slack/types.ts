@@ -574,6 +574,15 @@ export interface SlackEmulator {
   slashCommand(c: SlashCommandInput): Promise<SlashCommandResult>;
   /** Posts the app made to response_urls, in order. */
   responses(): ResponseUrlPost[];
+  /**
+   * A recorded payload sent as Slack sends it (an event envelope, an interactivity payload or a
+   * slash command's fields), with a fresh trigger id and response URLs that lead here.
+   */
+  replay(
+    kind: 'event' | 'interactive' | 'command',
+    body: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<DeliveryResult>;
   /** Every modal views.open/push created, in order. */
   openedViews(): OpenedView[];
   /** A person submits an open modal; resolves with the app's ack. */
