@@ -58,7 +58,7 @@ type Input = {
 };
 
 /** A modal's inputs as the person leaves them (their initial values), with `change` typed in. */
-function filledIn(view: Record<string, unknown>, change: Record<string, string>) {
+export function filledIn(view: Record<string, unknown>, change: Record<string, string>) {
   const values: Record<string, Record<string, string | string[] | null>> = {};
   for (const b of (view.blocks as Input[] | undefined) ?? []) {
     const e = b.element;
