@@ -12,6 +12,7 @@ import { Renderer } from './entities.ts';
 import { Gateway, Intents } from './gateway.ts';
 import { HttpApi } from './http-api.ts';
 import { BOT_ROLE_PERMS, EVERYONE_PERMS } from './permissions.ts';
+import { replayInteraction } from './replay.ts';
 import { appRoutes } from './routes-app.ts';
 import { channelRoutes } from './routes-channels.ts';
 import { interactionRoutes } from './routes-interactions.ts';
@@ -262,6 +263,7 @@ export async function startDiscordEmulator(
     slashCommand: async (c) => slashCommand(ctx, c),
     messageCommand: async (c) => messageCommand(ctx, c),
     componentInteraction: async (c) => componentInteraction(ctx, c),
+    replayInteraction: async (r) => replayInteraction(ctx, r),
     modalSubmit: async (m) => modalSubmit(ctx, m),
     editUserMessage: async (channelId, messageId, content) =>
       render.recorded(editUserMessage(ctx, channelId, messageId, content)),

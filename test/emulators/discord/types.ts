@@ -286,6 +286,14 @@ export interface DiscordEmulator {
   /** A message context-menu command used on a message (APPLICATION_COMMAND, data.type 3). */
   messageCommand(c: MessageCommandInput): Promise<InteractionHandle>;
   componentInteraction(c: ComponentInput): Promise<InteractionHandle>;
+  /** A recorded interaction's type and data, in this emulator's envelope (see replay.ts). */
+  replayInteraction(r: {
+    type: number;
+    data: Record<string, unknown>;
+    channelId: string;
+    userId: string;
+    messageId?: string;
+  }): Promise<InteractionHandle>;
   /** A person submits the modal an interaction's callback showed: a MODAL_SUBMIT (type 5). */
   modalSubmit(m: ModalSubmitInput): Promise<InteractionHandle>;
   /**

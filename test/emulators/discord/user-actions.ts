@@ -35,7 +35,7 @@ const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
 const HAS_SNAPSHOT = 1 << 14;
 
 /** The channel a user acts in: a guild channel or thread, else the user's DM with the bot. */
-function resolveChannel(
+export function resolveChannel(
   ctx: EmuCtx,
   channelId: string,
   userId: string,
@@ -239,7 +239,11 @@ interface Installation {
  * The installation a person uses here: the server's where the bot is present (or the bot's own
  * DM), else their own user install. A server install cannot be used where the bot is not.
  */
-function installationFor(ctx: EmuCtx, channel: ChannelRec, wanted?: InstallType): Installation {
+export function installationFor(
+  ctx: EmuCtx,
+  channel: ChannelRec,
+  wanted?: InstallType,
+): Installation {
   const context = channel.type === 3 ? 2 : channel.type === 1 ? 1 : 0;
   const present = ctx.world.botCanAccess(channel);
   const install = wanted ?? (present ? 'guild' : 'user');
@@ -421,7 +425,7 @@ interface NewInteraction {
 // `app_permissions`); used for a server that did not add the bot as well.
 const USER_INSTALL_PERMS = Perm.AttachFiles | Perm.EmbedLinks | Perm.MentionEveryone;
 
-function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
+export function createInteraction(ctx: EmuCtx, n: NewInteraction): InteractionHandle {
   const id = snowflake();
   const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('hex')}`).toString(
     'base64url',
