@@ -1,5 +1,5 @@
 // Interactions and messages as Discord's own libraries' tests hold them (test/fixtures/discord-payloads,
-// sources in test/fixtures/slack-payloads/ATTRIBUTION.md), sent through the Discord emulator's
+// sources in its ATTRIBUTION.md), sent through the Discord emulator's
 // gateway: every interaction is answered before Discord's 3 s run out; one no command or flow
 // knows (an old vote button, a dropped command) gets a private word; a mention and /ask are
 // answered, a plain message is not; and the process stays up.
