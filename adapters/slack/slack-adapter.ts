@@ -14,8 +14,7 @@ import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { SlackAgentView } from './slack-agent-view.ts';
 import { createSlackApp, type FixedCredentials } from './slack-app.ts';
 import { listenAppEvents } from './slack-app-events.ts';
-import { INTERACTION_ID } from './slack-cards.ts';
-import { registerSlackCommand, SLACK_COMMAND } from './slack-command.ts';
+import { registerSlackCommand } from './slack-command.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import { SlackFiles } from './slack-files.ts';
 import { SlackGroupWatch } from './slack-group-watch.ts';
@@ -24,8 +23,8 @@ import {
   type RenewalClaims,
   type SlackInstallations,
 } from './slack-installations.ts';
-import { ASK_SHORTCUT, SlackIntake } from './slack-intake.ts';
-import { SHARE_SHORTCUT, SlackInteractions } from './slack-interactions.ts';
+import { SlackIntake } from './slack-intake.ts';
+import { SlackInteractions } from './slack-interactions.ts';
 import { MRKDWN_LIMIT, SlackPort } from './slack-port.ts';
 import { projectIdOf } from './slack-source.ts';
 import { answerUnknownInteractions } from './slack-unknown.ts';
@@ -131,13 +130,7 @@ export class SlackAdapter {
     intake.listenShortcut(this.app);
     listenAppEvents({ app: this.app, core: d.core, log: d.log, installations: this.installations });
     // Last: whatever no listener above takes is still acknowledged.
-    const callbacks = [INTERACTION_ID, SHARE_SHORTCUT, ASK_SHORTCUT];
-    const known = {
-      actions: new RegExp(`^${INTERACTION_ID}:`),
-      callbacks,
-      commands: [SLACK_COMMAND],
-    };
-    answerUnknownInteractions(this.app, known, d.log, (md) => this.render(md));
+    answerUnknownInteractions(this.app, d.log, (md) => this.render(md));
   }
 
   /** GET /slack/install and /slack/oauth_redirect (OAuth mode): Bolt's installer. */

@@ -6,15 +6,28 @@
 import type { AllMiddlewareArgs, App, Middleware, RespondFn } from '@slack/bolt';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import { INTERACTION_ID } from './slack-cards.ts';
+import { SLACK_COMMAND } from './slack-command.ts';
+import { ASK_SHORTCUT } from './slack-intake.ts';
+import { SHARE_SHORTCUT } from './slack-interactions.ts';
 
-/** What the flows answer; anything else is unknown here. */
+/** What the flows answer; anything else is unknown here. A new entry point is added here too. */
 export interface KnownInteractions {
   /** action_ids of buttons and menus a flow answers. */
   actions: RegExp;
-  /** callback_ids of modals and shortcuts a flow answers. */
-  callbacks: readonly string[];
+  /** callback_ids of the modals a flow answers (submitted and closed). */
+  views: readonly string[];
+  /** callback_ids of the global and message shortcuts a flow answers. */
+  shortcuts: readonly string[];
   commands: readonly string[];
 }
+
+export const KNOWN: KnownInteractions = {
+  actions: new RegExp(`^${INTERACTION_ID}:`),
+  views: [INTERACTION_ID],
+  shortcuts: [SHARE_SHORTCUT, ASK_SHORTCUT],
+  commands: [SLACK_COMMAND],
+};
 
 interface AnyPayload {
   type?: string;
@@ -29,27 +42,26 @@ interface AnyPayload {
 export function isKnown(known: KnownInteractions, b: AnyPayload): boolean {
   if (b.command !== undefined) return known.commands.includes(b.command);
   if (b.type === 'block_actions') return known.actions.test(b.actions?.[0]?.action_id ?? '');
+  if (b.type === 'view_submission' || b.type === 'view_closed')
+    return known.views.includes(b.view?.callback_id ?? '');
+  if (b.type === 'shortcut' || b.type === 'message_action')
+    return known.shortcuts.includes(b.callback_id ?? '');
   // Options requests, old attachment buttons and dialogs: no flow uses them.
-  if (!CALLBACK_TYPES.has(b.type ?? '')) return false;
-  return known.callbacks.includes(b.view?.callback_id ?? b.callback_id ?? '');
+  return false;
 }
-
-/** The payloads a flow is found for by callback_id: modals and shortcuts. */
-const CALLBACK_TYPES = new Set(['view_submission', 'view_closed', 'shortcut', 'message_action']);
 
 /**
  * Registers the catch-all listeners; call after every flow's own. Bolt runs every listener a
- * payload matches, so these skip what `known` names instead of relying on their order.
+ * payload matches, so these skip what `KNOWN` names instead of relying on their order.
  */
 export function answerUnknownInteractions(
   app: App,
-  known: KnownInteractions,
   log: Logger,
   /** Bot text rendered like every other post. */
   render: (markdown: string) => string,
 ): void {
   const unknownOnly: Middleware<AllMiddlewareArgs & { body: unknown }> = async ({ body, next }) => {
-    if (!isKnown(known, body as AnyPayload)) await next();
+    if (!isKnown(KNOWN, body as AnyPayload)) await next();
   };
   const answer = async (
     b: AnyPayload,
@@ -102,6 +114,15 @@ export function answerUnknownInteractions(
   };
 }
 
+const BOLT_TYPES = new Set([
+  'block_suggestion',
+  'dialog_submission',
+  'shortcut',
+  'message_action',
+  'view_submission',
+  'view_closed',
+]);
+
 /** Whether Bolt routes this payload to listeners (the shapes its own dispatcher recognises). */
 function boltTypes(b: AnyPayload & Record<string, unknown>): boolean {
   return (
@@ -109,9 +130,6 @@ function boltTypes(b: AnyPayload & Record<string, unknown>): boolean {
     b.command !== undefined ||
     b.name !== undefined ||
     b.actions !== undefined ||
-    ['block_suggestion', 'dialog_submission', 'shortcut', 'message_action'].includes(
-      b.type ?? '',
-    ) ||
-    CALLBACK_TYPES.has(b.type ?? '')
+    BOLT_TYPES.has(b.type ?? '')
   );
 }
