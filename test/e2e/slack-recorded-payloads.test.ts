@@ -2,7 +2,8 @@
 // sources in its ATTRIBUTION.md), replayed signed through the bot's real HTTP endpoint: each is
 // acknowledged 2xx, and acknowledged while the model has not answered yet (the model is held until
 // the acknowledgement is in); mentions and replies in the bot's threads are answered; bot messages,
-// edits, other people's chatter and lifecycle events are not; a button, modal, shortcut or command
+// edits, other people's chatter and lifecycle events are not, and shared files are read all the
+// same; a button, modal, shortcut or command
 // no flow knows is told privately that it is no longer active; and the process stays up.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -75,6 +76,7 @@ describe('recorded Slack payloads through the HTTP endpoint', () => {
       }
       held = Promise.withResolvers<void>();
       const seen = h.slack.responses().length;
+      const downloaded = h.slack.fileDownloads().filter((f) => f.outcome === 'bytes').length;
       const r = await h.slack.replay(e.kind, body);
       acknowledged(r, e.file);
       if (body.type === 'url_verification')
@@ -93,6 +95,13 @@ describe('recorded Slack payloads through the HTTP endpoint', () => {
         held.resolve();
         await h.handled(event.ts);
         assert.deepEqual(botReplies(h.slack, channel, thread), [], 'nothing posted in reply');
+        // A shared file is read into its thread or channel all the same, with the bot's token.
+        const shared = Array.isArray(event.files) ? event.files.length : 0;
+        const fetched = () => h.slack.fileDownloads().filter((f) => f.outcome === 'bytes');
+        if (shared > 0) {
+          await h.slack.waitFor(() => (fetched().length >= downloaded + shared ? true : undefined));
+          assert.ok(fetched().every((f) => f.authorized));
+        }
       } else if (e.expect === 'inactive') {
         assert.equal(await toldPrivately(seen), 'This button is no longer active.');
       } else if (e.expect === 'unknown-command') {
