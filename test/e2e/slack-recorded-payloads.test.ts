@@ -3,8 +3,8 @@
 // acknowledged 2xx, and acknowledged while the model has not answered yet (the model is held until
 // the acknowledgement is in); mentions and replies in the bot's threads are answered; bot messages,
 // edits, other people's chatter and lifecycle events are not, and shared files are read all the
-// same; a button, modal, shortcut or command
-// no flow knows is told privately that it is no longer active; and the process stays up.
+// same; a button, modal, shortcut or command no flow knows is told privately that it is no longer
+// active; and the process stays up.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
