@@ -5,6 +5,7 @@
 import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
 import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
 import { WebChatClient } from '../test/support/web-client.ts';
+import { FLOOR_MARK } from './bare-bolt.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -21,7 +22,8 @@ const record = slack.calls.push.bind(slack.calls);
 slack.calls.push = (...items: ApiCall[]): number => {
   const at = now();
   for (const c of items) {
-    if (c.method !== 'chat.stopStream' || !c.ok) continue;
+    const floor = c.method === 'chat.postMessage' && String(c.args.text).startsWith(FLOOR_MARK);
+    if ((c.method !== 'chat.stopStream' && !floor) || !c.ok) continue;
     const done = closing.get(String(c.args.channel));
     closing.delete(String(c.args.channel));
     done?.(at);
@@ -169,12 +171,46 @@ async function closedLoop(spec: LoopSpec, start: StartTurn = slackTurn): Promise
   return { samples, turns: started, window: { from, to }, emulatorBusy };
 }
 
+export interface BurstResult {
+  /** Every event's signed request → HTTP 200, in ms (a mention is two events). */
+  acks: number[];
+  /** Events not answered 200. */
+  refused: number;
+  /** Mentions whose answer closed within the deadline. */
+  answered: number;
+}
+
+/** `n` mentions, each in a fresh channel, sent at once; then waits for every answer. */
+async function burst(n: number): Promise<BurstResult> {
+  const sent = await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const channel = `C${seq++}`;
+      const closed = new Promise<number>((resolve) => closing.set(channel, resolve));
+      const { deliveries } = await slack.postUserMessage({
+        channel,
+        user: `U${i}`,
+        text: question(channel),
+      });
+      return { deliveries, closed };
+    }),
+  );
+  const deadline = new Promise<'late'>((r) => setTimeout(() => r('late'), 120_000).unref());
+  const ends = await Promise.all(sent.map((s) => Promise.race([s.closed, deadline])));
+  const deliveries = sent.flatMap((s) => s.deliveries);
+  return {
+    acks: deliveries.filter((d) => d.status === 200).map((d) => d.elapsedMs),
+    refused: deliveries.filter((d) => d.status !== 200).length,
+    answered: ends.filter((e) => e !== 'late').length,
+  };
+}
+
 type Request =
   | { id: number; op: 'setEventsUrl'; url: string }
   | { id: number; op: 'setReply'; content: string; chunkDelayMs: number }
   | ({ id: number; op: 'loop' } & LoopSpec)
   | ({ id: number; op: 'webLoop'; base: string } & LoopSpec)
   | { id: number; op: 'fire'; n: number }
+  | { id: number; op: 'burst'; n: number }
   | { id: number; op: 'acks'; n: number }
   | { id: number; op: 'callCounts'; since: number }
   | { id: number; op: 'modelTime'; since: number }
@@ -203,6 +239,8 @@ async function handle(req: Request): Promise<unknown> {
         ),
       );
       return null;
+    case 'burst':
+      return burst(req.n);
     case 'acks': {
       const times: number[] = [];
       for (let i = 0; i < req.n; i++) {

@@ -26,6 +26,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
   handover: async () => (await import('./handover-bench.ts')).benchHandover(),
+  burst: async () => (await import('./burst-bench.ts')).benchBurst(),
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
   erase: async () => (await import('./erase-bench.ts')).benchErase(),
 };

@@ -37,15 +37,21 @@ export class SlackFiles {
     this.o = o;
   }
 
-  /** `token`: the bot token of the workspace the files were shared in. */
-  async refs(files: SlackFileRef[] | undefined, token: string): Promise<FileRef[]> {
-    return Promise.all(readableFiles(files).map((f) => this.ref(f, token)));
+  /**
+   * `token`: the bot token of the workspace the files were shared in. `lookUp: false` (a process
+   * that only queues): a file without its download address keeps none, and the worker that
+   * downloads it looks it up then (`fromQueued`), so no Web API call waits before the ack.
+   */
+  async refs(files: SlackFileRef[] | undefined, token: string, lookUp = true): Promise<FileRef[]> {
+    return Promise.all(readableFiles(files).map((f) => this.ref(f, token, lookUp)));
   }
 
-  private async ref(given: SlackFileRef, token: string): Promise<FileRef> {
+  private async ref(given: SlackFileRef, token: string, lookUp: boolean): Promise<FileRef> {
     // app_mention payloads may carry file ids without download addresses.
     const file =
-      given.url_private_download || given.url_private ? given : await this.lookUp(given.id, token);
+      given.url_private_download || given.url_private || !lookUp
+        ? given
+        : await this.lookUp(given.id, token);
     const ref = remoteFile(
       { ...this.o.source, bearerToken: token },
       {
@@ -63,8 +69,12 @@ export class SlackFiles {
   fromQueued(f: QueuedFile, token: () => Promise<string>): FileRef {
     return {
       ...f,
-      download: async () =>
-        remoteFile({ ...this.o.source, bearerToken: await token() }, f, f.url).download(),
+      download: async () => {
+        const bearerToken = await token();
+        const known = await (f.url ? undefined : this.lookUp(f.id, bearerToken));
+        const url = f.url ?? known?.url_private_download ?? known?.url_private;
+        return remoteFile({ ...this.o.source, bearerToken }, f, url).download();
+      },
     };
   }
 

@@ -7,6 +7,7 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import { QuietGate } from '../../src/util/quiet-gate.ts';
 import type { SlackAgentView } from './slack-agent-view.ts';
 import {
   classifySlackChange,
@@ -23,6 +24,11 @@ import { type SlackSourceFields, slackProjectOf, slackSource } from './slack-sou
 export const ASK_SHORTCUT = 'threadmind_ask_about';
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
+
+/** A burst has passed when no event came for this long (a lone event waits this long)… */
+const BURST_QUIET_MS = 2;
+/** …or this long after its first event: a steady stream is worked on at this pace at least. */
+const BURST_HOLD_MS = 250;
 
 /** What Bolt's authorize put in a listener's context: this workspace's bot. */
 interface BotContext {
@@ -51,6 +57,8 @@ export interface SlackIntakeDeps {
 
 export class SlackIntake {
   private readonly d: SlackIntakeDeps;
+  /** Role all: turns' work holds back while a burst's events are still being acknowledged. */
+  private readonly afterBurst = new QuietGate(BURST_QUIET_MS, BURST_HOLD_MS);
 
   constructor(d: SlackIntakeDeps) {
     this.d = d;
@@ -102,6 +110,8 @@ export class SlackIntake {
     const botUserId = context.botUserId;
     const token = context.botToken;
     if (!botUserId || !token) return;
+    // Role all: Bolt has acknowledged already; the work waits until a burst has been acknowledged.
+    if (this.d.config.scale.role === 'all') await this.afterBurst.wait();
     const traceId = randomUUID();
     const { core } = this.d;
     if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
@@ -116,8 +126,10 @@ export class SlackIntake {
     if (projectId) this.d.watchGroups(projectId);
     const fromPerson = !event.bot_id && event.user !== botUserId;
     if (fromPerson && event.user && projectId) this.d.port.noteUser(event.user, projectId);
+    // A process that only queues looks nothing up: the worker does, when it downloads.
+    const lookUp = this.d.config.scale.role === 'all';
     const files =
-      event.files?.length && fromPerson ? await this.d.files.refs(event.files, token) : [];
+      event.files?.length && fromPerson ? await this.d.files.refs(event.files, token, lookUp) : [];
     if (files.length > 0 && projectId) {
       // A file belongs to the thread it was posted in, or to the channel at its top level.
       const ref: ThreadRef = {

@@ -36,6 +36,7 @@ import { signingKeys } from './interactions/signing-keys.ts';
 import { applyMessageChange } from './message-changes.ts';
 import { MessageRouter } from './message-router.ts';
 import { messages } from './messages.ts';
+import { ingestQueued, queueFiles } from './queued-files.ts';
 import { ThreadOutput } from './thread-output.ts';
 import { TypedCommands } from './typed-commands.ts';
 
@@ -122,6 +123,12 @@ export class Conversation {
     this.queued = {
       run: async (m) => {
         this.platform(m.ref.platform);
+        if (m.ingestFiles) {
+          const log = this.logFor(m).child({ message_id: m.messageId });
+          await ingestQueued(m, m.ingestFiles, this.files, this.output(m.to, log), log);
+          this.events.emit('files', { platform: m.ref.platform, messageId: m.messageId });
+          return { status: 'ignored' };
+        }
         this.router.noteLive(m);
         const channel = await this.o.settings.effective(m.ref);
         return this.emit(m.ref.platform, m.messageId, await this.router.route(m, channel));
@@ -182,8 +189,13 @@ export class Conversation {
     const done = (h: Handled) => this.emit(m.ref.platform, m.messageId, h);
     this.platform(m.ref.platform);
     this.router.noteLive(m);
-    const channel = await this.o.settings.effective(m.ref);
-    if (m.addressed === 'ambient' && !(await this.answersUnaddressed(m, channel))) {
+    // Handed off, an addressed message needs no settings here (the worker reads them): one store
+    // read fewer before a burst is acknowledged.
+    const channel =
+      this.o.handoff && m.addressed !== 'ambient'
+        ? undefined
+        : await this.o.settings.effective(m.ref);
+    if (m.addressed === 'ambient' && !(channel && (await this.answersUnaddressed(m, channel)))) {
       return done({ status: 'ignored' });
     }
     if (!(await this.o.state.claimOnce(m.dedupe))) {
@@ -193,7 +205,9 @@ export class Conversation {
     }
     try {
       const { handoff } = this.o;
-      return done(handoff ? await this.handOff(m, handoff) : await this.router.route(m, channel));
+      if (handoff) return done(await this.handOff(m, handoff));
+      if (!channel) throw new Error('channel settings were not read');
+      return done(await this.router.route(m, channel));
     } catch (err) {
       // Opening the thread, reading it or a store call failed: say so where the person asked.
       const log = this.logFor(m).child({ message_id: m.messageId });
@@ -243,7 +257,16 @@ export class Conversation {
    */
   receiveFiles(f: InboundFiles): void {
     const ingestor = this.o.ingestor;
-    if (!ingestor || f.files.length === 0 || SHARE_REQUEST.test(f.text)) return;
+    if (f.files.length === 0 || SHARE_REQUEST.test(f.text)) return;
+    // Split roles: the files travel with a job of their own; the worker that takes it reads them.
+    if (this.o.handoff) {
+      const log = this.logFor(f).child({ message_id: f.messageId });
+      this.arrivals
+        .run(sessionKey(f.ref), () => queueFiles(f, this.o.state, this.o.handoff))
+        .catch((err: unknown) => log.error({ err }, 'could not queue the files'));
+      return;
+    }
+    if (!ingestor) return;
     const owner = f.where === 'session' ? sessionOwner(f.ref) : channelOwner(f.ref);
     const log = this.logFor(f).child({ message_id: f.messageId });
     this.files.ingestAll(owner, f.files, f.to, f.messageId, log, this.output(f.to, log)).then(

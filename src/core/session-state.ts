@@ -45,11 +45,12 @@ export class SessionState {
    * All keys are claimed: a retried event and the same message under another event both count.
    */
   async claimOnce(keys: readonly string[]): Promise<boolean> {
-    let fresh = true;
-    for (const key of keys) {
-      if (!(await this.o.store.claim(`seen:${key}`, 'seen', this.o.dedupeTtlMs))) fresh = false;
-    }
-    return fresh;
+    // Every key is claimed (a repeat under any of them still claims the others), all at once: the
+    // store's client sends the claims of a burst's deliveries together (one round trip).
+    const claimed = await Promise.all(
+      keys.map((key) => this.o.store.claim(`seen:${key}`, 'seen', this.o.dedupeTtlMs)),
+    );
+    return claimed.every(Boolean);
   }
 
   lock(ref: ThreadRef, waitMs: number): Promise<HeldLock> {

@@ -107,6 +107,11 @@ export interface InboundMessage extends IncomingMessage {
    * run by another process (Discord: the replied-to message's channel and id).
    */
   platformIds?: Readonly<Record<string, string>>;
+  /**
+   * Split roles: this queued message only brings `files` to be read, into the session (`session`)
+   * or the channel (`channel`); the worker that takes it downloads and reads them.
+   */
+  ingestFiles?: 'session' | 'channel';
 }
 
 /** What `viewedChannel` read: the channel's id and its messages, oldest first (none when refused). */

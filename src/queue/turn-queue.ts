@@ -14,6 +14,7 @@ import type { InboundMessage, OpenedThread } from '../model/incoming.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
 import { sessionKey } from '../model/thread-ref.ts';
 import { settlesWithin } from '../util/deadline.ts';
+import { GroupCommit } from '../util/group-commit.ts';
 import { globPrefix } from '../util/redis-glob.ts';
 import { PostRecords, postedKey, RecordingPort } from './recording-port.ts';
 import { fromQueued, isQueuedMessage, type QueuedMessage, toQueued } from './wire.ts';
@@ -70,11 +71,24 @@ function recordsPrefix(name: string): string {
 const ERASABLE: JobType[] = ['wait', 'delayed', 'prioritized', 'failed', 'completed'];
 const ERASE_PAGE = 500;
 
+/** Most messages one round trip numbers and adds (a burst is taken in slices of this). */
+const MAX_BATCH = 250;
+
+interface Queued {
+  m: InboundMessage;
+  opened: OpenedThread | undefined;
+}
+
 /** The producer side: ingress and gateway. */
 export class TurnQueue {
   readonly queue: Queue<TurnJobData>;
   private readonly redis: Redis;
   private readonly o: QueueSettings;
+
+  private readonly batch = new GroupCommit<Queued, string>(
+    (items) => this.enqueueMany(items),
+    MAX_BATCH,
+  );
 
   constructor(redis: Redis, o: QueueSettings) {
     this.redis = redis;
@@ -82,27 +96,44 @@ export class TurnQueue {
     this.queue = new Queue<TurnJobData>(o.name, { connection: redis, prefix: PREFIX });
   }
 
-  /** Queues a new, addressed message (Conversation's handoff); resolves with the job id. */
-  async enqueue(m: InboundMessage, opened: OpenedThread | undefined): Promise<string> {
-    const session = sessionKey((opened ?? m).ref);
-    const key = orderKey(this.o.name, session);
-    const res = await this.redis.multi().hincrby(key, 'seq', 1).expire(key, ORDER_TTL_S).exec();
-    const seq = Number(res?.[0]?.[1]);
-    if (!Number.isInteger(seq)) throw new Error(`could not number a message of ${session}`);
-    const jobId = jobIdOf(session, seq);
-    await this.queue.add(
-      'turn',
-      { session, seq, msg: toQueued(m, opened), queuedAt: Date.now() },
-      {
-        jobId,
-        attempts: this.o.attempts,
-        backoff: { type: 'exponential', delay: this.o.backoffMs },
-        removeOnComplete: { age: 3600, count: 10_000 },
-        // Failed jobs stay a week: the failed set is where an operator looks.
-        removeOnFail: { age: 7 * 86_400 },
-      },
-    );
-    return jobId;
+  /**
+   * Queues a new, addressed message (Conversation's handoff); resolves with the job id once the
+   * job is in Redis. Messages queued together (a burst) share one numbering round trip and one
+   * `addBulk` (group commit, `GroupCommit`); numbers follow the order of the calls.
+   */
+  enqueue(m: InboundMessage, opened: OpenedThread | undefined): Promise<string> {
+    return this.batch.add({ m, opened });
+  }
+
+  /** Numbers the messages in order (one MULTI), then adds their jobs (one `addBulk`). */
+  private async enqueueMany(items: readonly Queued[]): Promise<string[]> {
+    const sessions = items.map(({ m, opened }) => sessionKey((opened ?? m).ref));
+    const multi = this.redis.multi();
+    for (const session of sessions) {
+      const key = orderKey(this.o.name, session);
+      multi.hincrby(key, 'seq', 1).expire(key, ORDER_TTL_S);
+    }
+    const res = await multi.exec();
+    const queuedAt = Date.now();
+    const jobs = items.map(({ m, opened }, i) => {
+      const session = sessions[i] as string;
+      const seq = Number(res?.[2 * i]?.[1]);
+      if (!Number.isInteger(seq)) throw new Error(`could not number a message of ${session}`);
+      return {
+        name: 'turn',
+        data: { session, seq, msg: toQueued(m, opened), queuedAt },
+        opts: {
+          jobId: jobIdOf(session, seq),
+          attempts: this.o.attempts,
+          backoff: { type: 'exponential', delay: this.o.backoffMs },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          // Failed jobs stay a week: the failed set is where an operator looks.
+          removeOnFail: { age: 7 * 86_400 },
+        },
+      };
+    });
+    await this.queue.addBulk(jobs);
+    return jobs.map((j) => j.opts.jobId);
   }
 
   /**
