@@ -2,7 +2,9 @@
 model.safetensors) to a GGUF file that llama.cpp, and so node-llama-cpp, loads as an embedder.
 Needs the PyPI packages gguf, safetensors and numpy.
 
-Usage: python3 convert-bert-gguf.py MODEL_DIR OUT.gguf NAME
+Usage: python3 convert-bert-gguf.py MODEL_DIR OUT.gguf NAME [POOLING]
+POOLING is how a text's vector is made from its tokens': mean (default, sentence-transformers'
+MiniLM) or cls (the [CLS] token's, as BGE models are trained).
 """
 import json
 import os
@@ -13,6 +15,9 @@ import numpy as np
 from safetensors.numpy import load_file
 
 model_dir, target, name = sys.argv[1], sys.argv[2], sys.argv[3]
+pooling = sys.argv[4] if len(sys.argv) > 4 else "mean"
+if pooling not in ("mean", "cls"):
+    sys.exit(f"convert-bert-gguf: pooling {pooling!r} is neither mean nor cls")
 with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
     cfg = json.load(f)
 if cfg.get("model_type") != "bert":
@@ -42,7 +47,7 @@ w.add_block_count(cfg["num_hidden_layers"])
 w.add_head_count(cfg["num_attention_heads"])
 w.add_layer_norm_eps(cfg["layer_norm_eps"])
 w.add_causal_attention(False)
-w.add_pooling_type(gguf.PoolingType.MEAN)
+w.add_pooling_type(gguf.PoolingType.MEAN if pooling == "mean" else gguf.PoolingType.CLS)
 w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
 w.add_tokenizer_model("bert")
 w.add_tokenizer_pre("default")

@@ -13,6 +13,10 @@ export interface BotCommandOptions {
   json: boolean;
   /** attachments.search.minCosine for this run; unset: the configured default. */
   minCosine?: number;
+  /** A cross-encoder GGUF served by the embedded ranking server (LLM_RERANK_BASE_URL=embedded). */
+  rerankPath?: string;
+  /** llm.rerank.minScore for this run; unset: the configured default. */
+  minRerankScore?: number;
 }
 
 export async function botCommand(o: BotCommandOptions): Promise<void> {
@@ -22,11 +26,32 @@ export async function botCommand(o: BotCommandOptions): Promise<void> {
   log(
     `embeddings: the embedded server (LLM_EMBED_BASE_URL=embedded) on ${o.modelPath}, ${o.threads} thread(s); chat model: scripted${o.minCosine === undefined ? '' : `; minCosine ${o.minCosine}`}`,
   );
+  log(
+    o.rerankPath
+      ? `reranker: the embedded ranking server (LLM_RERANK_BASE_URL=embedded) on ${o.rerankPath}${o.minRerankScore === undefined ? '' : `; minScore ${o.minRerankScore}`}`
+      : 'reranker: none',
+  );
+  const rerankEnv = o.rerankPath
+    ? { LLM_RERANK_BASE_URL: 'embedded', LLM_RERANK_MODEL: o.rerankPath }
+    : {};
   const h = await startHarness({
-    env: { LLM_EMBED_BASE_URL: 'embedded', LLM_EMBED_MODEL: o.modelPath },
+    env: { LLM_EMBED_BASE_URL: 'embedded', LLM_EMBED_MODEL: o.modelPath, ...rerankEnv },
     overrides: {
-      llm: { embed: { threads: o.threads } },
-      ...(o.minCosine === undefined ? {} : { attachments: { search: { minCosine: o.minCosine } } }),
+      llm: {
+        embed: { threads: o.threads },
+        rerank: {
+          threads: o.threads,
+          ...(o.minRerankScore === undefined ? {} : { minScore: o.minRerankScore }),
+        },
+      },
+      // Quality is measured, not speed: on a loaded machine a query embedding may miss the 2 s
+      // deadline, and that search would fall back to words.
+      attachments: {
+        search: {
+          queryTimeoutMs: 600_000,
+          ...(o.minCosine === undefined ? {} : { minCosine: o.minCosine }),
+        },
+      },
     },
   });
   const runs: BotSetRun[] = [];
@@ -47,7 +72,13 @@ export async function botCommand(o: BotCommandOptions): Promise<void> {
   }
   const seconds = (performance.now() - started) / 1000;
   if (o.json) {
-    const meta = { model: o.modelPath, threads: o.threads, minCosine: o.minCosine ?? null };
+    const meta = {
+      model: o.modelPath,
+      rerankModel: o.rerankPath ?? null,
+      threads: o.threads,
+      minCosine: o.minCosine ?? null,
+      minRerankScore: o.minRerankScore ?? null,
+    };
     console.log(botJson(runs, { ...meta, scripted: true, seconds }));
     return;
   }

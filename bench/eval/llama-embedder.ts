@@ -2,7 +2,10 @@
 // binary, a fixed number of threads) behind the project's Embedder interface. A text longer than
 // the model's context is cut to it, as an embedding endpoint would truncate it.
 import path from 'node:path';
-import type { Embedder, EmbedOptions } from '../../src/llm/embeddings/embedder.ts';
+import type { Embedder, EmbedOptions, EmbedPurpose } from '../../src/llm/embeddings/embedder.ts';
+
+/** Text put before a query or a document, as `llm.embed.prefixes` gives it for the model's file. */
+export type EmbedPrefixes = { [P in EmbedPurpose]?: string | undefined };
 
 export interface LlamaEmbedder extends Embedder {
   readonly dims: number;
@@ -19,7 +22,16 @@ function unit(vector: readonly number[]): Float32Array {
   return v;
 }
 
-export async function loadLlamaEmbedder(modelPath: string, threads = 2): Promise<LlamaEmbedder> {
+/** The file's name without .gguf: the key of its prefixes, as in embedded mode. */
+export function modelName(modelPath: string): string {
+  return path.basename(modelPath).replace(/\.gguf$/i, '');
+}
+
+export async function loadLlamaEmbedder(
+  modelPath: string,
+  threads = 2,
+  prefixes: EmbedPrefixes = {},
+): Promise<LlamaEmbedder> {
   const lib = await import('node-llama-cpp');
   const llama = await lib.getLlama({
     gpu: false,
@@ -48,14 +60,14 @@ export async function loadLlamaEmbedder(modelPath: string, threads = 2): Promise
     };
     const dims = (await embedOne('dimension probe')).length;
     return {
-      id: `llama:${path.basename(modelPath).replace(/\.gguf$/i, '')}:${dims}`,
+      id: `llama:${modelName(modelPath)}:${dims}${prefixes.document ? `|${prefixes.document}` : ''}`,
       dims,
       contextSize,
       async embed(texts: readonly string[], opts: EmbedOptions): Promise<Float32Array[]> {
         const out: Float32Array[] = [];
         for (const t of texts) {
           opts.signal?.throwIfAborted();
-          out.push(await embedOne(t));
+          out.push(await embedOne((prefixes[opts.purpose] ?? '') + t));
         }
         return out;
       },

@@ -5,6 +5,7 @@ import type { AttachmentIndex } from '../../src/attachments/index/attachment-ind
 import type { ExtractLimits } from '../../src/attachments/types.ts';
 import { createStore } from '../../src/compose/create-store.ts';
 import type { Embedder } from '../../src/llm/embeddings/embedder.ts';
+import type { Reranker } from '../../src/llm/rerank/reranker.ts';
 import type { Owner } from '../../src/model/thread-ref.ts';
 import { type IngestedDocument, ingestSet } from './ingest-set.ts';
 import { checkLabels, type LabelProblem } from './label-checks.ts';
@@ -25,6 +26,10 @@ export interface EvalOptions {
   /** Passages per search: what `search_attachment` asks for (`attachments.search.maxHits`). */
   limit: number;
   embedder?: Embedder;
+  /** The cross-encoder of the `reranked` mode; without it that mode is not measured. */
+  reranker?: Reranker;
+  /** Its floor for this run (default: the index's). */
+  minRerankScore?: number;
   modes?: readonly SearchMode[];
 }
 
@@ -66,6 +71,7 @@ async function runMode(
     owner: Owner;
     texts: ReadonlyMap<string, string>;
     embedder: TimedEmbedder | undefined;
+    reranker: Reranker | undefined;
     limit: number;
   },
 ): Promise<ModeRun> {
@@ -74,6 +80,9 @@ async function runMode(
   }
   if (mode !== 'lexical' && !ctx.embedder) {
     return { mode, available: false, reason: 'no embedding model was given' };
+  }
+  if (mode === 'reranked' && !ctx.reranker) {
+    return { mode, available: false, reason: 'no reranker model was given (--rerank-model)' };
   }
   const ask = (q: string) => search(ctx.index, [ctx.owner], q, ctx.limit, mode);
   await ask(set.questions[0]?.question ?? 'warm-up'); // the first search loads the owner's index
@@ -99,14 +108,21 @@ export async function evaluateSet(set: EvalSet, o: EvalOptions): Promise<SetRun>
   const store = await createStore('sqlite://:memory:');
   try {
     const embedder = o.embedder ? new TimedEmbedder(o.embedder) : undefined;
-    const index = createIndex(store, embedder);
+    const index = createIndex(store, embedder, o.reranker, o.minRerankScore);
     const owner: Owner = { kind: 'session', key: `eval:${set.name}` };
     const ingested = await ingestSet(set, index, store, owner, o.extract);
     const problems = checkLabels(set, ingested.texts);
     if (problems.length > 0) throw new LabelError(set.name, problems);
     const modes: ModeRun[] = [];
     for (const mode of o.modes ?? SEARCH_MODES) {
-      const ctx = { index, owner, texts: ingested.texts, embedder, limit: o.limit };
+      const ctx = {
+        index,
+        owner,
+        texts: ingested.texts,
+        embedder,
+        reranker: o.reranker,
+        limit: o.limit,
+      };
       modes.push(await runMode(set, mode, ctx));
     }
     return {

@@ -5,6 +5,10 @@
 //   --min-cosine <x>    bot only: attachments.search.minCosine for this run (to try a floor)
 //   --set dev|heldout   one set only (default: both)
 //   --json              the figures as JSON instead of tables
+//   --rerank-model <gguf>  a cross-encoder GGUF (rank pooling) for the `reranked` mode and, in the
+//                       bot evaluation, as LLM_RERANK_MODEL (default: $TEST_RERANK_MODEL; none:
+//                       that mode is reported as not available)
+//   --min-rerank-score <x>  the reranker's floor for this run (to try one; default: the index's)
 //   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
 //                       vector search, loaded with node-llama-cpp on --threads threads (default 1:
 //                       llama.cpp's threads spin while they wait, so on a busy 2-core machine two
@@ -15,7 +19,8 @@ import { closeExtractWorkers } from '../../src/attachments/extract/index.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { botCommand } from './bot-command.ts';
 import { loadEvalSet, SET_NAMES } from './labels.ts';
-import { type LlamaEmbedder, loadLlamaEmbedder } from './llama-embedder.ts';
+import { type LlamaEmbedder, loadLlamaEmbedder, modelName } from './llama-embedder.ts';
+import { type LlamaReranker, loadLlamaReranker } from './llama-reranker.ts';
 import { formatSetRun, LEGEND, toJson } from './report.ts';
 import { evaluateSet, type SetRun } from './retrieval-eval.ts';
 import { needsEmbedder, SEARCH_MODES, SUPPORTED_MODES } from './search-adapter.ts';
@@ -28,6 +33,8 @@ const { values, positionals } = parseArgs({
     model: { type: 'string' },
     threads: { type: 'string', default: '1' },
     'min-cosine': { type: 'string' },
+    'rerank-model': { type: 'string' },
+    'min-rerank-score': { type: 'string' },
   },
 });
 
@@ -45,17 +52,25 @@ async function retrieval(): Promise<void> {
   const threads = Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1)
     throw new Error('--threads takes a whole number ≥ 1');
+  const minRerankScore = rerankFloor();
   const log = values.json ? () => {} : (line: string) => console.log(line);
   log(`threadmind retrieval evaluation (node ${process.version}, ${new Date().toISOString()})`);
   let embedder: LlamaEmbedder | undefined;
   if (modelPath) {
     const loadStart = performance.now();
-    embedder = await loadLlamaEmbedder(modelPath, threads);
+    const prefixes = config.llm.embed.prefixes[modelName(modelPath)] ?? {};
+    embedder = await loadLlamaEmbedder(modelPath, threads, prefixes);
     const loadMs = performance.now() - loadStart;
     log(
       `embedder: ${embedder.id} (${embedder.dims} dims, ${threads} thread(s), loaded in ${Math.round(loadMs)} ms)`,
     );
   } else log('embedder: none (lexical search needs none)');
+  const rerankPath = values['rerank-model'] ?? process.env.TEST_RERANK_MODEL;
+  let reranker: LlamaReranker | undefined;
+  if (rerankPath) {
+    reranker = await loadLlamaReranker(rerankPath, threads);
+    log(`reranker: ${reranker.id} (${threads} thread(s))`);
+  } else log('reranker: none (give --rerank-model or TEST_RERANK_MODEL for the reranked mode)');
   log(`modes the index supports: ${SUPPORTED_MODES.join(', ')}`);
   const runs: SetRun[] = [];
   try {
@@ -65,6 +80,8 @@ async function retrieval(): Promise<void> {
         extract: config.attachments.extract,
         limit: config.attachments.search.maxHits,
         ...(embedder ? { embedder } : {}),
+        ...(reranker ? { reranker } : {}),
+        ...(minRerankScore === undefined ? {} : { minRerankScore }),
       });
       runs.push(run);
       log('');
@@ -72,6 +89,7 @@ async function retrieval(): Promise<void> {
     }
   } finally {
     await embedder?.dispose();
+    await reranker?.dispose();
     await closeExtractWorkers();
   }
   const seconds = (performance.now() - started) / 1000;
@@ -90,6 +108,14 @@ async function retrieval(): Promise<void> {
   log(`done in ${seconds.toFixed(1)} s`);
 }
 
+function rerankFloor(): number | undefined {
+  const raw = values['min-rerank-score'];
+  if (raw === undefined) return undefined;
+  const x = Number(raw);
+  if (!(x >= 0 && x <= 1)) throw new Error('--min-rerank-score takes a number from 0 to 1');
+  return x;
+}
+
 async function bot(): Promise<void> {
   const modelPath = values.model ?? process.env.TEST_EMBED_MODEL;
   if (!modelPath) {
@@ -103,9 +129,13 @@ async function bot(): Promise<void> {
   const minCosine = values['min-cosine'] === undefined ? undefined : Number(values['min-cosine']);
   if (minCosine !== undefined && !(minCosine >= -1 && minCosine <= 1))
     throw new Error('--min-cosine takes a number from -1 to 1');
+  const rerankPath = values['rerank-model'] ?? process.env.TEST_RERANK_MODEL;
+  const minRerankScore = rerankFloor();
   await botCommand({
     sets: values.set ?? [...SET_NAMES],
     modelPath,
+    ...(rerankPath ? { rerankPath } : {}),
+    ...(minRerankScore === undefined ? {} : { minRerankScore }),
     threads,
     json: values.json,
     ...(minCosine === undefined ? {} : { minCosine }),

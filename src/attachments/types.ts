@@ -181,10 +181,12 @@ export interface SearchHit {
   /** Character offsets of the passage in the file's extracted text. */
   start: number;
   end: number;
-  /** Rank score: reciprocal-rank fusion in hybrid mode, else BM25 or the cosine. */
+  /** Rank score: the reranker's when it ranked, else reciprocal-rank fusion in hybrid mode, else BM25 or the cosine. */
   score: number;
   /** Its place in the word ranking (1-based), BM25 score and weighted share of query words found. */
   lexical?: { rank: number; score: number; coverage: number };
   /** Its place in the vector ranking (1-based) and cosine with the query. */
   vector?: { rank: number; cosine: number };
+  /** Its place after reranking (1-based), the reranker's score (0–1), and its place before. */
+  rerank?: { rank: number; score: number; before: number };
 }

@@ -29,6 +29,7 @@ import {
   startGatewayLease,
   startPlatforms,
 } from './create-platforms.ts';
+import { createReranker, startRankingModel } from './create-reranker.ts';
 import { createRoles, type Roles } from './create-roles.ts';
 import { createStore } from './create-store.ts';
 import { createTextModel } from './create-text-model.ts';
@@ -93,7 +94,10 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   const text = await createTextModel(config, log);
   const embedding = await startEmbeddingModel(config, log, { textEmbedded: !!text.embedded });
   const embedder = createEmbedder(config, log, { embedded: embedding });
+  const ranking = await startRankingModel(config, log, { textEmbedded: !!text.embedded });
+  const reranker = createReranker(config, log, { embedded: ranking });
   const closeModels = async () => {
+    await ranking?.close();
     await embedding?.close();
     await text.embedded?.close();
   };
@@ -105,7 +109,15 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     throw err;
   }
   const metrics = createMetrics();
-  const turns = createTurns(config, { store, text, embedder, metrics, log, tools: opts.tools });
+  const turns = createTurns(config, {
+    store,
+    text,
+    embedder,
+    reranker,
+    metrics,
+    log,
+    tools: opts.tools,
+  });
   const roles = createRoles(config, turns.eraser, metrics, log);
   const core = createConversation(config, { store, metrics, log, turns, roles });
   const groups = turns.knowledge?.groups;

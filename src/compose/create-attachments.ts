@@ -5,6 +5,7 @@ import { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Reranker } from '../llm/rerank/reranker.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { Owner } from '../model/thread-ref.ts';
@@ -20,12 +21,18 @@ export function createAttachments(
   withVision = true,
   /** Search by meaning as well as by words; undefined: no embeddings endpoint, words only. */
   embedder?: Embedder,
+  /** Rescores the first stage's candidates and decides "not in the files"; undefined: none. */
+  reranker?: Reranker,
 ) {
   const index = new AttachmentIndex(store, {
     cacheBytes: config.attachments.search.indexCacheBytes,
     maxChars: config.attachments.search.maxChars,
     minCosine: config.attachments.search.minCosine,
+    queryTimeoutMs: config.attachments.search.queryTimeoutMs,
+    rerankCandidates: config.llm.rerank.candidates,
+    minRerankScore: config.llm.rerank.minScore,
     embedder,
+    reranker,
     log,
   });
   const ingestor = new Ingestor({

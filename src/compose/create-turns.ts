@@ -9,6 +9,7 @@ import { lockLostError, SessionState } from '../core/session-state.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
 import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Reranker } from '../llm/rerank/reranker.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
@@ -25,6 +26,8 @@ export interface TurnsDeps {
   text: TextModel;
   /** Embeddings for hybrid search; undefined: words only. */
   embedder: HttpEmbedder | undefined;
+  /** The second stage of file search; undefined: the fused order. */
+  reranker?: Reranker | undefined;
   metrics: Metrics;
   log: Logger;
   /** Extra tools (tests register probes here). */
@@ -48,7 +51,15 @@ export function createTurns(config: Config, d: TurnsDeps) {
   });
   // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
   const withVision = !text.embedded || config.visionConfigured;
-  const attachments = createAttachments(config, store, log, metrics, withVision, d.embedder);
+  const attachments = createAttachments(
+    config,
+    store,
+    log,
+    metrics,
+    withVision,
+    d.embedder,
+    d.reranker,
+  );
   const tools = d.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
   const knowledge = createKnowledge(config, llm, log, d.embedder);

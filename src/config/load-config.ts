@@ -17,6 +17,7 @@ import {
   setPath,
 } from './layers.ts';
 import { readNeo4j } from './neo4j-config.ts';
+import { RERANK_ENV_PATHS } from './rerank-settings.ts';
 import { checkRole } from './scale-config.ts';
 import type { Config, ProxyEnv, Secrets } from './schema.ts';
 import { EMBEDDED, settingsSchema } from './schema.ts';
@@ -63,6 +64,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   WEB_HOST: { path: ['web', 'host'], type: 'string' },
   THREADMIND_ROLE: { path: ['scale', 'role'], type: 'string' },
   ...EMBED_ENV_PATHS,
+  ...RERANK_ENV_PATHS,
 };
 
 /** Environment variables that hold secrets: their values are redacted from anything printed. */

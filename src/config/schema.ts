@@ -3,6 +3,7 @@ import { channelSettingsSchema, settingsPatchSchema } from '../core/channel-sett
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 import { discordSettingsSchema } from './discord-config.ts';
 import { embedSettingsSchema } from './embed-settings.ts';
+import { rerankSettingsSchema } from './rerank-settings.ts';
 import { scaleSettingsSchema } from './scale-config.ts';
 import type { ProxyEnv, Secrets } from './secrets.ts';
 import { slackSettingsSchema } from './slack-config.ts';
@@ -78,6 +79,7 @@ export const settingsSchema = z
           })
           .strict(),
         embed: embedSettingsSchema,
+        rerank: rerankSettingsSchema,
       })
       .strict(),
     agent: z
@@ -124,6 +126,7 @@ export const settingsSchema = z
             maxHits: z.number().int().min(1).max(50),
             maxChars: z.number().int().min(500),
             minCosine: z.number().min(-1).max(1),
+            queryTimeoutMs: positiveInt,
             indexCacheBytes: z.number().int().min(0),
           })
           .strict(),

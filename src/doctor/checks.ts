@@ -10,6 +10,7 @@ import { egressCheckGroup } from './egress-check.ts';
 import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
+import { rerankCheckGroup } from './rerank-check.ts';
 import { type StoreAccess, storeCheckGroup } from './store-check.ts';
 
 export function configResult(config: Config): CheckResult {
@@ -72,6 +73,7 @@ export function doctorGroups(
     ...discordCheckGroups(config),
     ...llmCheckGroups(config, textEndpoint),
     embedCheckGroup(config),
+    rerankCheckGroup(config),
     storeCheckGroup(config, store),
     ...neo4jCheckGroups(config),
     egressCheckGroup(config),

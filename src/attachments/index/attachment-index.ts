@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Embedder } from '../../llm/embeddings/embedder.ts';
 import { EmbeddingFallbackLog } from '../../llm/embeddings/embedding-fallback.ts';
+import { RerankFallbackLog } from '../../llm/rerank/rerank-fallback.ts';
+import type { Reranker } from '../../llm/rerank/reranker.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
@@ -19,6 +21,7 @@ import { OwnerLocks } from './owner-lock.ts';
 import { wholeText } from './passage.ts';
 import { Reembedder } from './reembed.ts';
 import { RELEVANCE_DEFAULTS, type RelevanceFloor } from './relevance.ts';
+import type { RerankStage } from './rerank-stage.ts';
 import { buildSegment } from './segment.ts';
 import { encodeVectors } from './vectors.ts';
 
@@ -36,6 +39,8 @@ export interface AttachmentIndexOptions {
   lockWaitMs?: number;
   /** Makes chunk and query vectors; without one, search is by words only. */
   embedder?: Embedder | undefined;
+  /** Rescores the first stage's candidates; its score decides what counts as an answer. */
+  reranker?: Reranker | undefined;
   log?: Logger;
   /** Characters of passage text one search returns at most (the model's evidence budget). */
   maxChars?: number;
@@ -53,6 +58,10 @@ export interface AttachmentIndexOptions {
   embedTimeoutMs?: number;
   /** After a failed re-embedding, how long before a search tries that file again. */
   reembedRetryMs?: number;
+  /** First-stage candidates the reranker rescores per search. */
+  rerankCandidates?: number;
+  /** Reranker score (0–1) a passage needs to count as an answer (depends on the model). */
+  minRerankScore?: number;
 }
 
 export const ATTACHMENT_INDEX_DEFAULTS = {
@@ -69,7 +78,9 @@ export const ATTACHMENT_INDEX_DEFAULTS = {
   embedConcurrency: 2,
   embedTimeoutMs: 60_000,
   reembedRetryMs: 60_000,
-} as const satisfies Required<Omit<AttachmentIndexOptions, 'embedder' | 'log'>>;
+  rerankCandidates: 24,
+  minRerankScore: RELEVANCE_DEFAULTS.minRerankScore,
+} as const satisfies Required<Omit<AttachmentIndexOptions, 'embedder' | 'reranker' | 'log'>>;
 
 /** What the caller knows about a file; the index fills in owner, chunk count and time. */
 export type NewAttachment = Omit<AttachmentRecord, 'owner' | 'chunks' | 'addedAt' | 'vectors'>;
@@ -81,14 +92,15 @@ function uniqueOwners(owners: readonly Owner[]): Owner[] {
 
 export class AttachmentIndex {
   private readonly store: Store;
-  private readonly o: Required<Omit<AttachmentIndexOptions, 'embedder' | 'log'>>;
+  private readonly o: Required<Omit<AttachmentIndexOptions, 'embedder' | 'reranker' | 'log'>>;
   private readonly indexes: OwnerIndexes;
   private readonly locks: OwnerLocks;
   private readonly embeddings: IndexEmbeddings | undefined;
   private readonly reembedder: Reembedder | undefined;
+  private readonly rerankStage: RerankStage | undefined;
 
   constructor(store: Store, opts: AttachmentIndexOptions = {}) {
-    const { embedder, log, ...rest } = opts;
+    const { embedder, reranker, log, ...rest } = opts;
     this.o = { ...ATTACHMENT_INDEX_DEFAULTS, ...rest };
     this.store = store;
     this.indexes = new OwnerIndexes(store, this.o.cacheBytes);
@@ -111,6 +123,14 @@ export class AttachmentIndex {
           retryMs: this.o.reembedRetryMs,
           now: this.o.now,
         })
+      : undefined;
+    this.rerankStage = reranker
+      ? {
+          reranker,
+          candidates: this.o.rerankCandidates,
+          minScore: this.o.minRerankScore,
+          fallback: new RerankFallbackLog(log ?? silentLogger()),
+        }
       : undefined;
   }
 
@@ -174,8 +194,10 @@ export class AttachmentIndex {
    * The passages of exactly these owners' files that answer `query`, best first, at most `limit`,
    * their text within the character budget; [] when nothing clears the relevance floor (the files
    * do not cover it). `mode` defaults to hybrid with an embedder, else lexical; when the query
-   * cannot be embedded, hybrid is lexical and vector returns []. `relevanceFloor: false` keeps
-   * weak hits (for measuring ranking alone). Hits carry the exact text the model receives.
+   * cannot be embedded, hybrid is lexical and vector returns []. With a reranker (unless `rerank:
+   * false`) the first stage's best candidates are rescored and its score is the floor; when it
+   * fails, the first stage's order and floors stand. `relevanceFloor: false` keeps weak hits (for
+   * measuring ranking alone). Hits carry the exact text the model receives.
    */
   async search(
     owners: readonly Owner[],
@@ -209,6 +231,7 @@ export class AttachmentIndex {
       queryVector,
       onVectors: (current, model) => this.reembedder?.touch(current, model),
       onWrongDimension: (err) => this.embeddings?.fellBack(err),
+      rerank: opts.rerank === false ? undefined : this.rerankStage,
     });
   }
 

@@ -12,6 +12,8 @@ export interface Fused extends Scored {
   vector?: { rank: number; cosine: number };
   /** The cosine of a chunk the vector ranking did not hold, for the relevance floor only. */
   cosine?: number;
+  /** The reranker's view: its rank and score (0–1), and the chunk's rank before it. */
+  rerank?: { rank: number; score: number; before: number };
 }
 
 function order(a: Fused, b: Fused): number {

@@ -1,12 +1,14 @@
 // One search over the segments in reach: words (BM25, per language) and, when the query could be
 // embedded, vectors — each ranking cut at its relevance floor, fused by reciprocal rank, and
-// turned into passages within the character budget.
+// turned into passages within the character budget. With a reranker, the fused candidates (no
+// floor) are rescored by it and its score is the floor; when it fails, the fused order stands.
 import type { SearchHit } from '../types.ts';
 import { idfs, type Ranked, rank } from './bm25.ts';
 import { badResponse } from './embed-texts.ts';
 import { type Fused, fuse, lexicalOnly, vectorOnly } from './fusion.ts';
 import { analyseQuery } from './query-terms.ts';
 import type { RelevanceFloor } from './relevance.ts';
+import { type RerankStage, rerankFused } from './rerank-stage.ts';
 import { type PassageBudget, toHits } from './search-hit.ts';
 import type { Segment } from './segment.ts';
 import { comparable, vectorRank } from './vector-rank.ts';
@@ -26,6 +28,8 @@ export interface SearchOptions {
   maxChars?: number;
   /** False gives every hit as a passage, even of a small file (to score chunks one by one). */
   wholeDocuments?: boolean;
+  /** False keeps the first-stage order even when the index has a reranker. Default true. */
+  rerank?: boolean;
 }
 
 export interface QueryVector {
@@ -46,6 +50,8 @@ export interface SearchRun {
   /** Called with the segments and the query vector's model, so stale vectors get replaced. */
   onVectors: (segments: readonly Segment[], model: string) => void;
   onWrongDimension: (err: Error) => void;
+  /** The second stage; undefined: the fused order is final. */
+  rerank?: RerankStage | undefined;
 }
 
 /** Candidates each ranking contributes to fusion: deep enough that fusion can reorder. */
@@ -95,24 +101,46 @@ export async function runSearch(r: SearchRun): Promise<SearchHit[]> {
   const k = candidates(r.limit);
   const lexical = r.mode === 'vector' ? [] : rank(r.segments, query, weights, k);
   const qv = await r.queryVector; // undefined when there is none, or it failed
-  let fused: Fused[];
-  if (qv) {
-    r.onVectors(r.segments, qv.model);
-    const wrong = r.segments.find(
-      (s) => s.vectors?.model === qv.model && !comparable(s, qv.model, qv.vector.length),
-    );
-    if (wrong?.vectors) {
-      r.onWrongDimension(
-        badResponse(
-          `the query has ${qv.vector.length} dimensions, ${wrong.record.filename} has ${wrong.vectors.dims}`,
-        ),
-      );
-    }
-    const vector = vectorRank(r.segments, qv.model, qv.vector, k, r.floor?.minCosine);
-    fused = r.mode === 'vector' ? vectorOnly(vector) : fuse(voters(lexical, r.floor), vector);
-    if (r.mode === 'hybrid') fillCosines(fused, r.segments, qv);
-  } else fused = r.mode === 'vector' ? [] : lexicalOnly(lexical);
+  if (qv) checkVectors(r, qv);
+  if (r.rerank) {
+    // The reranker sees the candidates before any floor: its own score is the floor.
+    const stage = { ...r.rerank, minScore: r.floor ? r.rerank.minScore : undefined };
+    const reranked = await rerankFused(stage, r.segments, r.query, firstStage(r, lexical, qv, k));
+    if (reranked) return toHits(r.segments, reranked, weights, r.limit, r.budget);
+  }
+  const fused = firstStage(r, lexical, qv, k, r.floor);
   const floor = r.floor;
   const kept = floor ? fused.filter((f) => clears(f, floor)) : fused;
   return toHits(r.segments, kept, weights, r.limit, r.budget);
+}
+
+/** Stale vectors are replaced, and a query of another dimension than a file's is reported. */
+function checkVectors(r: SearchRun, qv: QueryVector): void {
+  r.onVectors(r.segments, qv.model);
+  const wrong = r.segments.find(
+    (s) => s.vectors?.model === qv.model && !comparable(s, qv.model, qv.vector.length),
+  );
+  if (wrong?.vectors) {
+    r.onWrongDimension(
+      badResponse(
+        `the query has ${qv.vector.length} dimensions, ${wrong.record.filename} has ${wrong.vectors.dims}`,
+      ),
+    );
+  }
+}
+
+/** The mode's ranking: words, vectors or both fused; each cut at its floor when one is given. */
+function firstStage(
+  r: SearchRun,
+  lexical: readonly Ranked[],
+  qv: QueryVector | undefined,
+  k: number,
+  floor?: RelevanceFloor,
+): Fused[] {
+  if (!qv) return r.mode === 'vector' ? [] : lexicalOnly(lexical);
+  const vector = vectorRank(r.segments, qv.model, qv.vector, k, floor?.minCosine);
+  if (r.mode === 'vector') return vectorOnly(vector);
+  const fused = fuse(voters(lexical, floor), vector);
+  if (r.mode === 'hybrid' && floor) fillCosines(fused, r.segments, qv);
+  return fused;
 }

@@ -29,4 +29,6 @@ export interface RelevanceFloor {
 export const RELEVANCE_DEFAULTS = {
   minCoverage: 0.5,
   minCosine: 0.2,
-} as const satisfies RelevanceFloor;
+  /** With a reranker, the only floor: its score (0–1) a passage needs (rerank-stage.ts). */
+  minRerankScore: 0.1,
+} as const satisfies RelevanceFloor & { minRerankScore: number };

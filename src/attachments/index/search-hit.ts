@@ -43,6 +43,7 @@ function hitOf(seg: Segment, chunk: Chunk, f: Fused, p: Passage, whole: boolean)
   if (chunk.heading !== undefined) hit.heading = chunk.heading;
   if (f.lexical) hit.lexical = f.lexical;
   if (f.vector) hit.vector = f.vector;
+  if (f.rerank) hit.rerank = f.rerank;
   return hit;
 }
 

@@ -1,5 +1,5 @@
-// Starting and stopping the embedded models (chat, and embeddings): resolve the file, load it,
-// serve it on loopback.
+// Starting and stopping the embedded models (chat, embeddings, ranking): resolve the file, load
+// it, serve it on loopback.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { ModelDownloadEndpoints } from 'node-llama-cpp';
@@ -7,6 +7,7 @@ import type { Logger } from '../../log/logger.ts';
 import { EmbeddingEngine } from './embedding-engine.ts';
 import { EmbeddedEngine } from './engine.ts';
 import { DEFAULT_EMBED_MODEL, findLocalModel, resolveLocalModel } from './model-file.ts';
+import { RankingEngine } from './ranking-engine.ts';
 import { startEmbeddedServer } from './server.ts';
 
 export { EmbeddingEngine } from './embedding-engine.ts';
@@ -18,6 +19,7 @@ export {
   findLocalModel,
   type LocalModelFile,
 } from './model-file.ts';
+export { RankingEngine } from './ranking-engine.ts';
 
 export interface EmbeddedModelOptions {
   /** LLM_LOCAL_MODEL: a .gguf path or an hf: URI; empty: the default model. */
@@ -142,6 +144,65 @@ export async function startEmbeddedEmbeddings(
       base_url: server.baseUrl,
     },
     'embedded embedding model serving',
+  );
+  return {
+    baseUrl: server.baseUrl,
+    engine,
+    async close() {
+      await server.close();
+      await engine.close();
+    },
+  };
+}
+
+export interface EmbeddedRankingOptions {
+  /** LLM_RERANK_MODEL: a .gguf path or an hf: URI of a ranking model (rank pooling). */
+  model: string;
+  dataDir: string;
+  /** 0: one per core. */
+  threads: number;
+  contextSize: number;
+  log: Logger;
+  progress?: NodeJS.WritableStream & { isTTY?: boolean };
+  endpoints?: ModelDownloadEndpoints;
+}
+
+export interface EmbeddedRanking {
+  /** The OpenAI-compatible base URL on loopback (serves /v1/rerank). */
+  baseUrl: string;
+  engine: RankingEngine;
+  close(): Promise<void>;
+}
+
+/** The ranking model on its own loopback server (any free port), beside the other models. */
+export async function startEmbeddedRanking(o: EmbeddedRankingOptions): Promise<EmbeddedRanking> {
+  if (o.model.trim() === '')
+    throw new Error('LLM_RERANK_BASE_URL=embedded needs LLM_RERANK_MODEL (a reranker .gguf)');
+  const modelPath = await resolveLocalModel({
+    spec: o.model,
+    variable: 'LLM_RERANK_MODEL',
+    modelsDir: path.join(o.dataDir, 'models'),
+    progress: o.progress ?? process.stderr,
+    ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+  });
+  const threads = threadsFor(o.threads);
+  const engine = await RankingEngine.load({ modelPath, contextSize: o.contextSize, threads });
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({ ranking: engine, port: 0, log: o.log });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  o.log.info(
+    {
+      model: engine.id,
+      file: modelPath,
+      max_model_len: engine.contextSize,
+      threads,
+      base_url: server.baseUrl,
+    },
+    'embedded ranking model serving',
   );
   return {
     baseUrl: server.baseUrl,

@@ -1,6 +1,6 @@
 // The embedded models' OpenAI-compatible HTTP server, on loopback only: GET /v1/models,
 // POST /v1/chat/completions (plain and SSE, chat-route.ts) and POST /tokenize for a chat model,
-// POST /v1/embeddings for an embedding model, and GET /health, with vLLM's shapes, statuses and
+// POST /v1/embeddings for an embedding model, POST /v1/rerank for a ranking model, and GET /health, with vLLM's shapes, statuses and
 // context-length errors, so the bot (and curl) use it exactly as they use vLLM.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,8 @@ import type { EmbeddingEngine } from './embedding-engine.ts';
 import { embeddingsResponse } from './embeddings-route.ts';
 import type { EmbeddedEngine } from './engine.ts';
 import { readJson, sendJson } from './http-json.ts';
+import type { RankingEngine } from './ranking-engine.ts';
+import { rerankResponse } from './rerank-route.ts';
 import { describeIssues, errorBody, modelList, tokenizeRequestSchema, WireError } from './wire.ts';
 
 export interface EmbeddedServerOptions {
@@ -18,6 +20,8 @@ export interface EmbeddedServerOptions {
   engine?: EmbeddedEngine | undefined;
   /** The embedding model; without it /v1/embeddings answers 404. */
   embeddings?: EmbeddingEngine | undefined;
+  /** The ranking model (a cross-encoder); without it /v1/rerank answers 404. */
+  ranking?: RankingEngine | undefined;
   /** 0: any free port. */
   port: number;
   log: Logger;
@@ -57,16 +61,35 @@ async function embed(
   res: ServerResponse,
 ) {
   const body = await readJson(req);
+  const gone = clientGone(res);
+  const answer = await embeddingsResponse(engine, body, gone.signal);
+  gone.done();
+  if (answer.truncated > 0)
+    log.debug({ texts: answer.truncated, model: engine.id }, 'embedded: texts cut to fit');
+  sendJson(res, 200, answer.body);
+}
+
+/** An AbortSignal that fires when the client goes away before the answer is sent. */
+function clientGone(res: ServerResponse): { signal: AbortSignal; done: () => void } {
   const aborter = new AbortController();
   let finished = false;
   res.on('close', () => {
     if (!finished) aborter.abort(new Error('the client closed the connection'));
   });
-  const answer = await embeddingsResponse(engine, body, aborter.signal);
-  finished = true;
-  if (answer.truncated > 0)
-    log.debug({ texts: answer.truncated, model: engine.id }, 'embedded: texts cut to fit');
-  sendJson(res, 200, answer.body);
+  return {
+    signal: aborter.signal,
+    done: () => {
+      finished = true;
+    },
+  };
+}
+
+async function rerank(engine: RankingEngine, req: IncomingMessage, res: ServerResponse) {
+  const body = await readJson(req);
+  const gone = clientGone(res);
+  const answer = await rerankResponse(engine, body, gone.signal);
+  gone.done();
+  sendJson(res, 200, answer);
 }
 
 export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedServer> {
@@ -74,10 +97,11 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
   const created = Math.floor(Date.now() / 1000);
 
   const models = () => {
-    const { engine, embeddings } = o;
+    const { engine, embeddings, ranking } = o;
     const lists = [
       ...(engine ? [modelList(engine.id, engine.contextSize, created)] : []),
       ...(embeddings ? [modelList(embeddings.id, embeddings.contextSize, created)] : []),
+      ...(ranking ? [modelList(ranking.id, ranking.contextSize, created)] : []),
     ];
     return { object: 'list', data: lists.flatMap((l) => l.data) };
   };
@@ -85,7 +109,7 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://loopback');
     const route = `${req.method} ${url.pathname.replace(/\/+$/, '') || '/'}`;
-    const { engine, embeddings } = o;
+    const { engine, embeddings, ranking } = o;
     try {
       switch (route) {
         case 'GET /v1/models':
@@ -102,6 +126,11 @@ export function startEmbeddedServer(o: EmbeddedServerOptions): Promise<EmbeddedS
         case 'POST /v1/embeddings':
           if (!embeddings) break;
           await embed(embeddings, log, req, res);
+          return;
+        case 'POST /v1/rerank':
+        case 'POST /rerank':
+          if (!ranking) break;
+          await rerank(ranking, req, res);
           return;
         case 'GET /health':
           res.writeHead(200).end();

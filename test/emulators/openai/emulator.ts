@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { type ChatContext, handleChat, resolveModel } from './chat.ts';
 import { handleEmbeddings } from './embeddings.ts';
 import { readBody, sendJson, sendNotFound } from './http.ts';
+import { handleRerank } from './rerank.ts';
 import { contentText, countTokens, tokenizeChat, tokenizeText } from './tokenizer.ts';
 import type {
   EmbeddingModelSpec,
@@ -15,6 +16,8 @@ import type {
   OpenAIEmulator,
   RecordedRequest,
   RequestBody,
+  RerankModelSpec,
+  RerankReply,
   Responder,
   ScriptedReply,
   StreamShape,
@@ -25,11 +28,14 @@ export const DEFAULT_MODELS: readonly ModelSpec[] = [{ id: 'qwen3-8b', max_model
 
 const CHAT_PATH = '/v1/chat/completions';
 const EMBEDDINGS_PATH = '/v1/embeddings';
+const RERANK_PATHS = new Set(['/v1/rerank', '/rerank']);
 const ROUTES: Record<string, string> = {
   '/health': 'GET',
   '/v1/models': 'GET',
   [CHAT_PATH]: 'POST',
   [EMBEDDINGS_PATH]: 'POST',
+  '/v1/rerank': 'POST',
+  '/rerank': 'POST',
   '/tokenize': 'POST',
 };
 
@@ -63,6 +69,8 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
   let embeddingModels: EmbeddingModelSpec[] = [...(opts.embeddingModels ?? [])];
   let embeddingReply: EmbeddingReply = {};
   const embeddingQueue: EmbeddingReply[] = [];
+  let rerankModels: RerankModelSpec[] = [...(opts.rerankModels ?? [])];
+  const rerankQueue: RerankReply[] = [];
   let tokenizeOn = opts.tokenize ?? true;
   let down = false;
   let streamShape: StreamShape = { ...opts.stream };
@@ -112,7 +120,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
 
     const raw = method === 'POST' ? await readBody(req) : '';
     const parsed = parseJson(raw);
-    if ((path === CHAT_PATH || path === EMBEDDINGS_PATH) && parsed.ok) {
+    if ((path === CHAT_PATH || path === EMBEDDINGS_PATH || RERANK_PATHS.has(path)) && parsed.ok) {
       const rec: RecordedRequest = {
         path,
         body: parsed.value,
@@ -132,7 +140,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
       return sendJson(res, 401, errorBody(message, 'AuthenticationError', 401));
     }
     if (path === '/v1/models')
-      return sendJson(res, 200, modelList([...models, ...embeddingModels]));
+      return sendJson(res, 200, modelList([...models, ...embeddingModels, ...rerankModels]));
     if (!isJsonContentType(req)) {
       return sendJson(res, 415, {
         detail: "Unsupported Media Type: Only 'application/json' is allowed",
@@ -145,6 +153,17 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
         {
           embeddingModels: () => embeddingModels,
           takeEmbeddingReply: () => embeddingQueue.shift() ?? embeddingReply,
+          closing: closing.signal,
+        },
+        res,
+        parsed.value,
+      );
+    }
+    if (RERANK_PATHS.has(path)) {
+      return handleRerank(
+        {
+          rerankModels: () => rerankModels,
+          takeRerankReply: () => rerankQueue.shift() ?? {},
           closing: closing.signal,
         },
         res,
@@ -229,6 +248,12 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     },
     setEmbeddingReply: (reply) => {
       embeddingReply = { ...reply };
+    },
+    setRerankModels: (next) => {
+      rerankModels = [...next];
+    },
+    enqueueRerank: (...replies) => {
+      rerankQueue.push(...replies);
     },
     setTokenizeEnabled: (on) => {
       tokenizeOn = on;

@@ -3,6 +3,7 @@
 
 export { emulatorEmbedding } from './embeddings.ts';
 export { DEFAULT_MODELS, echoResponder, startOpenAIEmulator } from './emulator.ts';
+export { emulatorRelevance } from './rerank.ts';
 export { countTokens } from './tokenizer.ts';
 export type {
   EmbeddingFault,
@@ -13,6 +14,9 @@ export type {
   ModelSpec,
   OpenAIEmulator,
   RecordedRequest,
+  RerankFault,
+  RerankModelSpec,
+  RerankReply,
   Responder,
   ScriptedReply,
   ScriptedToolCall,

@@ -38,6 +38,21 @@ export type EmbeddingFault =
   | 'wrong_dimension'
   | 'wrong_count';
 
+/** A cross-encoder served on /v1/rerank (vLLM serving e.g. BAAI/bge-reranker-v2-m3). */
+export interface RerankModelSpec {
+  id: string;
+  max_model_len: number;
+}
+
+/** How one /v1/rerank request goes wrong: an HTTP error, a reset, no answer, not JSON, a score short. */
+export type RerankFault = 'http500' | 'reset' | 'hang' | 'not_json' | 'wrong_count';
+
+export interface RerankReply {
+  fault?: RerankFault;
+  /** Wait before answering: a slow server. */
+  delayMs?: number;
+}
+
 export interface EmbeddingReply {
   fault?: EmbeddingFault;
   /** Wait before answering: a slow server. */
@@ -111,6 +126,10 @@ export interface OpenAIEmulator {
   enqueueEmbeddings(...replies: EmbeddingReply[]): void;
   /** Used for embeddings requests when their queue is empty (default: a prompt, correct answer). */
   setEmbeddingReply(reply: EmbeddingReply): void;
+  /** The models /v1/rerank serves (also listed by /v1/models) from now on. */
+  setRerankModels(models: RerankModelSpec[]): void;
+  /** FIFO of rerank replies (faults, delays), one consumed per valid request. */
+  enqueueRerank(...replies: RerankReply[]): void;
   /** Off: POST /tokenize answers 404 like a server without the endpoint. */
   setTokenizeEnabled(on: boolean): void;
   /** Down: every connection is reset as soon as it is accepted. */
@@ -128,6 +147,8 @@ export interface EmulatorOptions {
   models?: ModelSpec[];
   /** Models served on /v1/embeddings. Default none (the route answers 404 for any model). */
   embeddingModels?: EmbeddingModelSpec[];
+  /** Models served on /v1/rerank. Default none (the route answers 404 for any model). */
+  rerankModels?: RerankModelSpec[];
   /** When set, every route but /health requires `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Whether POST /tokenize exists. Default true. */
