@@ -23,6 +23,7 @@ const HEALTHY = [
   'llm_vision.models',
   'llm_vision.image',
   'llm_embed',
+  'llm_rerank',
   'store',
   'egress',
 ];

@@ -1,5 +1,5 @@
-// A set-up the doctor can examine: Slack, Discord and three vLLM emulators (text, vision,
-// embeddings), each healthy unless the
+// A set-up the doctor can examine: Slack, Discord and four vLLM emulators (text, vision,
+// embeddings, rerank), each healthy unless the
 // test asks for a fault, and ways to run the doctor in this process or as `npm run doctor` does.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +43,8 @@ export interface FaultOptions {
   vision?: EmulatorOptions;
   /** The embeddings server's options; false: no embeddings endpoint configured. */
   embed?: EmulatorOptions | false;
+  /** The rerank server's options; false: no rerank endpoint configured. */
+  rerank?: EmulatorOptions | false;
   /** Secrets the emulators accept (to show they are never printed). */
   slackBotToken?: string;
   slackAppToken?: string;
@@ -55,6 +57,7 @@ export interface DoctorSetup {
   text: OpenAIEmulator;
   vision: OpenAIEmulator;
   embed: OpenAIEmulator | undefined;
+  rerank: OpenAIEmulator | undefined;
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -89,6 +92,15 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
           ...key,
           ...o.embed,
         });
+  const rerank =
+    o.rerank === false
+      ? undefined
+      : await startOpenAIEmulator({
+          models: [],
+          rerankModels: [{ id: 'BAAI/bge-reranker-v2-m3', max_model_len: 8192 }],
+          ...key,
+          ...o.rerank,
+        });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-doctor-'));
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -102,6 +114,7 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
     LLM_TEXT_BASE_URL: text.baseURL,
     LLM_VISION_BASE_URL: vision.baseURL,
     ...(embed ? { LLM_EMBED_BASE_URL: embed.baseURL } : {}),
+    ...(rerank ? { LLM_RERANK_BASE_URL: rerank.baseURL } : {}),
     ...(o.llmApiKey ? { LLM_API_KEY: o.llmApiKey } : {}),
   };
   return {
@@ -110,6 +123,7 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
     text,
     vision,
     embed,
+    rerank,
     env,
     async close() {
       await Promise.all([
@@ -118,6 +132,7 @@ export async function startSetup(o: FaultOptions = {}): Promise<DoctorSetup> {
         text.close(),
         vision.close(),
         embed?.close(),
+        rerank?.close(),
       ]);
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -21,7 +21,14 @@ export interface RankedScores {
   tokens: number;
 }
 
-export class RankingEngine {
+/** What the rerank route needs of a ranking model. */
+export interface RankingModel {
+  readonly id: string;
+  readonly contextSize: number;
+  rank(query: string, documents: readonly string[], signal?: AbortSignal): Promise<RankedScores>;
+}
+
+export class RankingEngine implements RankingModel {
   readonly id: string;
   readonly contextSize: number;
   readonly threads: number;

@@ -3,7 +3,7 @@
 // `document`, `usage` in tokens; vLLM's 400/404s.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { RankingEngine } from './ranking-engine.ts';
+import type { RankingModel } from './ranking-engine.ts';
 import { describeIssues, modelNotFound, WireError } from './wire.ts';
 
 /** Documents in one request: a bound on the work one request can queue. */
@@ -19,7 +19,7 @@ const rerankRequestSchema = z.object({
 
 /** Answers one request's body; throws a WireError for what vLLM refuses. */
 export async function rerankResponse(
-  engine: RankingEngine,
+  engine: RankingModel,
   raw: unknown,
   signal: AbortSignal,
 ): Promise<unknown> {

@@ -11,7 +11,7 @@ import type { EmbeddingEngine } from './embedding-engine.ts';
 import { embeddingsResponse } from './embeddings-route.ts';
 import type { EmbeddedEngine } from './engine.ts';
 import { readJson, sendJson } from './http-json.ts';
-import type { RankingEngine } from './ranking-engine.ts';
+import type { RankingModel } from './ranking-engine.ts';
 import { rerankResponse } from './rerank-route.ts';
 import { describeIssues, errorBody, modelList, tokenizeRequestSchema, WireError } from './wire.ts';
 
@@ -21,7 +21,7 @@ export interface EmbeddedServerOptions {
   /** The embedding model; without it /v1/embeddings answers 404. */
   embeddings?: EmbeddingEngine | undefined;
   /** The ranking model (a cross-encoder); without it /v1/rerank answers 404. */
-  ranking?: RankingEngine | undefined;
+  ranking?: RankingModel | undefined;
   /** 0: any free port. */
   port: number;
   log: Logger;
@@ -84,7 +84,7 @@ function clientGone(res: ServerResponse): { signal: AbortSignal; done: () => voi
   };
 }
 
-async function rerank(engine: RankingEngine, req: IncomingMessage, res: ServerResponse) {
+async function rerank(engine: RankingModel, req: IncomingMessage, res: ServerResponse) {
   const body = await readJson(req);
   const gone = clientGone(res);
   const answer = await rerankResponse(engine, body, gone.signal);
