@@ -127,35 +127,38 @@ test('one Deployment per role, probes on /readyz and /healthz, config and secret
   assert.match(JSON.stringify(byKind('Ingress')[0]?.spec), /\/slack\/events/);
 });
 
-test('the embeddings server the ConfigMap names exists: a Service on that port selecting vLLM with --runner=pooling', () => {
-  const docs = load().map((d) => d.doc);
-  const config = docs.find(
-    (d) => d.kind === 'ConfigMap' && d.metadata.name === 'threadmind-config',
-  );
-  const url = new URL(
-    (config?.data as Record<string, string> | undefined)?.LLM_EMBED_BASE_URL ?? '',
-  );
-  assert.equal(url.pathname, '/v1');
-  const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === url.hostname);
-  assert.ok(service, `a Service named ${url.hostname}`);
-  const ports = service.spec?.ports as { port: number; targetPort: string }[];
-  const port = ports.find((p) => p.port === Number(url.port));
-  assert.ok(port, `the Service listens on ${url.port}`);
-  const server = (docs.filter((d) => d.kind === 'Deployment') as Workload[]).find((d) =>
-    matches(service.spec?.selector as Record<string, string>, d.spec.template.metadata.labels),
-  );
-  assert.ok(server, 'the Service selects a Deployment');
-  const c = server.spec.template.spec.containers[0] as Container & {
-    args?: string[];
-    ports?: { name: string; containerPort: number }[];
-  };
-  assert.ok(c.args?.includes('--runner=pooling'), 'vLLM serves a pooling (embedding) model');
-  const named = c.ports?.find((p) => p.name === port.targetPort);
-  assert.ok(named && c.args?.includes(`--port=${named.containerPort}`), 'ports line up');
-  assert.equal(c.readinessProbe?.httpGet?.path, '/health');
-});
+for (const variable of ['LLM_EMBED_BASE_URL', 'LLM_RERANK_BASE_URL']) {
+  test(`the model server ${variable} names exists: a Service on that port selecting vLLM with --runner=pooling`, () => {
+    const docs = load().map((d) => d.doc);
+    const config = docs.find(
+      (d) => d.kind === 'ConfigMap' && d.metadata.name === 'threadmind-config',
+    );
+    const url = new URL((config?.data as Record<string, string> | undefined)?.[variable] ?? '');
+    assert.equal(url.pathname, '/v1');
+    const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === url.hostname);
+    assert.ok(service, `a Service named ${url.hostname}`);
+    const ports = service.spec?.ports as { port: number; targetPort: string }[];
+    const port = ports.find((p) => p.port === Number(url.port));
+    assert.ok(port, `the Service listens on ${url.port}`);
+    const server = (docs.filter((d) => d.kind === 'Deployment') as Workload[]).find((d) =>
+      matches(service.spec?.selector as Record<string, string>, d.spec.template.metadata.labels),
+    );
+    assert.ok(server, 'the Service selects a Deployment');
+    const c = server.spec.template.spec.containers[0] as Container & {
+      args?: string[];
+      ports?: { name: string; containerPort: number }[];
+    };
+    assert.ok(
+      c.args?.includes('--runner=pooling'),
+      'vLLM serves a pooling (embedding or scoring) model',
+    );
+    const named = c.ports?.find((p) => p.name === port.targetPort);
+    assert.ok(named && c.args?.includes(`--port=${named.containerPort}`), 'ports line up');
+    assert.equal(c.readinessProbe?.httpGet?.path, '/health');
+  });
+}
 
-test('compose.yaml: the roles with their replicas on one Redis, three vLLM servers splitting one GPU', () => {
+test('compose.yaml: the roles with their replicas on one Redis, four vLLM servers splitting one GPU', () => {
   const file = path.resolve(DIR, '../../compose.yaml');
   // Compose applies YAML merge keys (<<: *env).
   const compose = parseAllDocuments(readFileSync(file, 'utf8'), { merge: true })[0]?.toJS() as {
@@ -181,13 +184,16 @@ test('compose.yaml: the roles with their replicas on one Redis, three vLLM serve
         ?.split('=')[1],
     );
   assert.ok(
-    share('vllm-text') + share('vllm-vision') + share('vllm-embed') <= 0.9,
+    share('vllm-text') + share('vllm-vision') + share('vllm-embed') + share('vllm-rerank') <= 0.9,
     'the GPU memory split leaves room',
   );
   assert.ok(compose.services['vllm-embed']?.command?.includes('--runner=pooling'));
   const embedUrl = new URL(compose.services.worker?.environment?.LLM_EMBED_BASE_URL ?? '');
   assert.equal(embedUrl.hostname, 'vllm-embed');
   assert.ok(compose.services['vllm-embed']?.command?.includes(`--port=${embedUrl.port}`));
+  const rerankUrl = new URL(compose.services.worker?.environment?.LLM_RERANK_BASE_URL ?? '');
+  assert.equal(rerankUrl.hostname, 'vllm-rerank');
+  assert.ok(compose.services['vllm-rerank']?.command?.includes(`--port=${rerankUrl.port}`));
   const text = compose.services['vllm-text']?.command ?? [];
   assert.ok(text.includes('--enable-auto-tool-choice'));
   assert.ok(text.some((a) => a.startsWith('--tool-call-parser=')));
