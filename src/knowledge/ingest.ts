@@ -165,26 +165,8 @@ async function finalId(embedder: Embedder): Promise<string | undefined> {
   }
 }
 
-export async function ingestDirectory(options: IngestOptions): Promise<IngestReport> {
-  const o: Resolved = { ...INGEST_DEFAULTS, ...options };
-  const now = () => new Date((o.clock ?? Date.now)()).toISOString();
-  const root = path.resolve(o.root);
-  if (!o.check) {
-    await ensureSchema(o.driver, {
-      database: o.database,
-      ...(o.embeddingDimensions && !o.embedder
-        ? { embeddingDimensions: o.embeddingDimensions }
-        : {}),
-    });
-  }
-  const changes: IngestChanges = {
-    added: [],
-    updated: [],
-    unchanged: 0,
-    removed: [],
-    principals: [],
-  };
-  const report: IngestReport = {
+function emptyReport(): IngestReport {
+  return {
     documents: 0,
     chunks: 0,
     claims: 0,
@@ -195,84 +177,96 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
     orphanClaims: 0,
     prunedDocuments: 0,
   };
-  const seen: string[] = [];
-  // A check compares stored vectors with the embedder's final id (known once it has answered).
-  const model = o.check && o.embedder ? await finalId(o.embedder) : undefined;
-  for (const file of await walk(root, [])) {
-    const rel = path.relative(root, file);
-    try {
-      const warnings: MetaWarning[] = [];
-      const { plan, metaFile } = await planFile(file, { ...o, root }, warnings);
-      for (const w of warnings) {
-        report.warnings.push({ file: path.relative(root, metaFile), ...w });
-        o.onWarning?.(path.relative(root, metaFile), w.line, w.message);
-      }
-      seen.push(plan.source_uri);
-      report.documents++;
-      report.chunks += plan.chunks.length;
-      report.claims += plan.claims.length;
-      if (o.check) {
-        const change = await diffDocument(o.driver, o.database, plan, model);
-        if (change.kind === 'added') changes.added.push(plan.source_uri);
-        else if (change.kind === 'updated')
-          changes.updated.push({ source_uri: plan.source_uri, fields: change.fields });
-        else changes.unchanged++;
-        o.onFile?.(
-          rel,
-          change.kind === 'updated'
-            ? `would be updated (${change.fields.join(', ')})`
-            : change.kind === 'added'
-              ? 'would be added'
-              : 'unchanged',
-        );
-        continue;
-      }
-      const written = await writeDocument(o.driver, o.database, plan, now());
-      report.removedChunks += written.removedChunks;
-      o.onFile?.(rel, `${plan.chunks.length} chunks, ${plan.claims.length} claims`);
-    } catch (err) {
-      if (!(err instanceof MetaError || err instanceof AttachmentError)) throw err;
-      const reason = err instanceof AttachmentError ? err.userMessage : err.message;
-      report.skipped.push({ file: rel, reason });
-      o.onFile?.(rel, `skipped: ${reason}`);
+}
+
+/** One run's state as its files are read. */
+interface Walk {
+  o: Resolved;
+  root: string;
+  report: IngestReport;
+  changes: IngestChanges;
+  /** Source URIs of the documents read (the rest are gone). */
+  seen: string[];
+  /** A check compares stored vectors with the embedder's final id (known once it has answered). */
+  model: string | undefined;
+  now: () => string;
+}
+
+function describeChange(change: Awaited<ReturnType<typeof diffDocument>>): string {
+  if (change.kind === 'updated') return `would be updated (${change.fields.join(', ')})`;
+  return change.kind === 'added' ? 'would be added' : 'unchanged';
+}
+
+/** Plans one file and writes it (or, in a check, records what would change); a bad one is skipped. */
+async function ingestFile(file: string, w: Walk): Promise<void> {
+  const { o, root, report, changes } = w;
+  const rel = path.relative(root, file);
+  try {
+    const warnings: MetaWarning[] = [];
+    const { plan, metaFile } = await planFile(file, { ...o, root }, warnings);
+    for (const warning of warnings) {
+      report.warnings.push({ file: path.relative(root, metaFile), ...warning });
+      o.onWarning?.(path.relative(root, metaFile), warning.line, warning.message);
     }
-  }
-  const principalsFile = path.join(root, 'principals.yaml');
-  const principals = await readFile(principalsFile, 'utf8').catch(() => undefined);
-  if (principals !== undefined) {
-    const lines = principals.split('\n');
-    for (const id of Object.keys(parsePrincipals(principals)).filter(isLegacyPrincipalId)) {
-      const line =
-        1 +
-        Math.max(
-          0,
-          lines.findIndex((l) => l.trimStart().startsWith(id)),
-        );
-      const message = `"${id}": ${LEGACY_PRINCIPAL_WARNING}`;
-      report.warnings.push({ file: 'principals.yaml', line, message });
-      o.onWarning?.('principals.yaml', line, message);
-    }
+    w.seen.push(plan.source_uri);
+    report.documents++;
+    report.chunks += plan.chunks.length;
+    report.claims += plan.claims.length;
     if (o.check) {
-      changes.principals = await changedPrincipals(
-        o.driver,
-        o.database,
-        parsePrincipals(principals),
-      );
-      report.principals = Object.keys(parsePrincipals(principals)).length;
-    } else {
-      report.principals = await syncPrincipals(o.driver, o.database, principals);
+      const change = await diffDocument(o.driver, o.database, plan, w.model);
+      if (change.kind === 'added') changes.added.push(plan.source_uri);
+      else if (change.kind === 'updated')
+        changes.updated.push({ source_uri: plan.source_uri, fields: change.fields });
+      else changes.unchanged++;
+      o.onFile?.(rel, describeChange(change));
+      return;
     }
+    const written = await writeDocument(o.driver, o.database, plan, w.now());
+    report.removedChunks += written.removedChunks;
+    o.onFile?.(rel, `${plan.chunks.length} chunks, ${plan.claims.length} claims`);
+  } catch (err) {
+    if (!(err instanceof MetaError || err instanceof AttachmentError)) throw err;
+    const reason = err instanceof AttachmentError ? err.userMessage : err.message;
+    report.skipped.push({ file: rel, reason });
+    o.onFile?.(rel, `skipped: ${reason}`);
+  }
+}
+
+/** `principals.yaml` at the root: memberships synced (or, in a check, compared); legacy ids warned. */
+async function ingestPrincipals(w: Walk): Promise<void> {
+  const { o, report } = w;
+  const principals = await readFile(path.join(w.root, 'principals.yaml'), 'utf8').catch(
+    () => undefined,
+  );
+  if (principals === undefined) return;
+  const lines = principals.split('\n');
+  const parsed = parsePrincipals(principals);
+  for (const id of Object.keys(parsed).filter(isLegacyPrincipalId)) {
+    const line =
+      1 +
+      Math.max(
+        0,
+        lines.findIndex((l) => l.trimStart().startsWith(id)),
+      );
+    const message = `"${id}": ${LEGACY_PRINCIPAL_WARNING}`;
+    report.warnings.push({ file: 'principals.yaml', line, message });
+    o.onWarning?.('principals.yaml', line, message);
   }
   if (o.check) {
-    changes.removed = await missingDocuments(o.driver, o.database, o.uriPrefix, seen);
-    if (o.prune) report.prunedDocuments = changes.removed.length;
-    report.changes = changes;
-    return report;
+    w.changes.principals = await changedPrincipals(o.driver, o.database, parsed);
+    report.principals = Object.keys(parsed).length;
+  } else {
+    report.principals = await syncPrincipals(o.driver, o.database, principals);
   }
+}
+
+/** After a writing run: orphans swept, gone documents pruned if asked, chunks embedded. */
+async function finishWrites(w: Walk): Promise<void> {
+  const { o, report } = w;
   const swept = await sweep(
     o.driver,
     o.database,
-    o.prune ? { uriPrefix: o.uriPrefix, seen } : undefined,
+    o.prune ? { uriPrefix: o.uriPrefix, seen: w.seen } : undefined,
   );
   report.orphanClaims = swept.orphanClaims;
   report.prunedDocuments = swept.prunedDocuments;
@@ -284,8 +278,39 @@ export async function ingestDirectory(options: IngestOptions): Promise<IngestRep
         embedder: o.embedder,
         ...(o.embeddingDimensions ? { dimensions: o.embeddingDimensions } : {}),
       },
-      seen,
+      w.seen,
     );
   }
-  return report;
+}
+
+export async function ingestDirectory(options: IngestOptions): Promise<IngestReport> {
+  const o: Resolved = { ...INGEST_DEFAULTS, ...options };
+  const root = path.resolve(o.root);
+  if (!o.check) {
+    await ensureSchema(o.driver, {
+      database: o.database,
+      ...(o.embeddingDimensions && !o.embedder
+        ? { embeddingDimensions: o.embeddingDimensions }
+        : {}),
+    });
+  }
+  const w: Walk = {
+    o,
+    root,
+    report: emptyReport(),
+    changes: { added: [], updated: [], unchanged: 0, removed: [], principals: [] },
+    seen: [],
+    model: o.check && o.embedder ? await finalId(o.embedder) : undefined,
+    now: () => new Date((o.clock ?? Date.now)()).toISOString(),
+  };
+  for (const file of await walk(root, [])) await ingestFile(file, w);
+  await ingestPrincipals(w);
+  if (o.check) {
+    w.changes.removed = await missingDocuments(o.driver, o.database, o.uriPrefix, w.seen);
+    if (o.prune) w.report.prunedDocuments = w.changes.removed.length;
+    w.report.changes = w.changes;
+    return w.report;
+  }
+  await finishWrites(w);
+  return w.report;
 }

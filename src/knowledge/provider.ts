@@ -23,17 +23,11 @@ import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
 import { embedQuery, type QueryVector } from './query-vector.ts';
 import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
+import { type Deny, type Phase, RetrieveRun } from './retrieve-run.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
 import { fitToBudget } from './token-budget.ts';
-import type {
-  DeniedReason,
-  FailureKind,
-  KnowledgeItem,
-  KnowledgeRequest,
-  KnowledgeResult,
-  RetrievalMode,
-} from './types.ts';
+import type { KnowledgeRequest, KnowledgeResult, RetrievalMode } from './types.ts';
 import type { VectorSyntax } from './vector-queries.ts';
 import { VectorSearch } from './vector-search.ts';
 
@@ -65,9 +59,6 @@ interface Found {
   passageOnly?: boolean;
 }
 
-type Phase = (name: string) => ReadOptions;
-type Deny = (reason: DeniedReason, n: number) => void;
-
 function invalidRequest(r: KnowledgeRequest): string | undefined {
   if (typeof r.query !== 'string' || r.query.trim() === '') return 'query is empty';
   if (typeof r.principal_id !== 'string' || r.principal_id === '') return 'principal_id is empty';
@@ -93,95 +84,77 @@ export class KnowledgeProvider {
   }
 
   async retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> {
-    const { settings, log } = this.#deps;
-    const started = performance.now();
-    const deadline = started + req.timeout_ms;
-    const remaining = () => Math.floor(deadline - performance.now());
-    const denied = new Map<DeniedReason, number>();
-    const deny: Deny = (reason, n) => {
-      if (n > 0) denied.set(reason, (denied.get(reason) ?? 0) + n);
-    };
-    let ran: RetrievalMode = req.retrieval_mode ?? settings.defaultMode;
-    const result = (items: KnowledgeItem[], used: number, failure?: KnowledgeResult['failure']) => {
-      const out: KnowledgeResult = {
-        answerable: failure === undefined && items.length > 0,
-        retrieval_mode: ran,
-        items: failure === undefined ? items : [],
-        limits: {
-          used_tokens: failure === undefined ? used : 0,
-          max_tokens: req.max_tokens,
-          elapsed_ms: Math.round(performance.now() - started),
-          timeout_ms: req.timeout_ms,
-        },
-        denied: [...denied].map(([reason, count]) => ({ reason, count })),
-      };
-      if (failure) out.failure = failure;
-      log.debug(
-        { trace_id: req.trace_id, mode: ran, items: out.items.length, denied: out.denied, failure },
-        'knowledge retrieve',
-      );
-      return out;
-    };
-    const fail = (kind: FailureKind, message: string) => result([], 0, { kind, message });
-
+    const run = new RetrieveRun(req, this.#deps.settings, this.#deps.log);
     const invalid = invalidRequest(req);
-    if (invalid) return fail('bad_query', `invalid request: ${invalid}`);
-    const traceId = req.trace_id;
-    // Each step gets the per-step ceiling or what is left of the request, and knows which it got.
-    const phase: Phase = (name) => {
-      const left = remaining();
-      const capped = settings.phaseTimeoutMs < left;
-      return {
-        timeoutMs: capped ? settings.phaseTimeoutMs : left,
-        limit: capped ? 'phase' : 'request',
-        phase: name,
-        traceId,
-      };
-    };
-    const embedder = this.#deps.embedder;
-    if ((ran === 'vector' || ran === 'hybrid') && !embedder) ran = 'fulltext';
-    // The question is embedded while the principal's groups are read; never rejects.
+    if (invalid) return run.fail('bad_query', `invalid request: ${invalid}`);
     const done = new AbortController();
-    const queryVector =
-      embedder && (ran === 'vector' || ran === 'hybrid')
-        ? embedQuery(embedder, req.query, {
-            timeoutMs: Math.min(settings.vectorSearch.embedTimeoutMs, req.timeout_ms),
-            dimensions: settings.embeddingDimensions,
-            signal: done.signal,
-          })
-        : undefined;
+    const queryVector = this.#queryVector(req, run, done.signal);
     try {
-      const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
-      const access = await this.#access(req, phase, deny);
-      if (access.partitions.length === 0) return result([], 0);
-      const candidates = await this.#candidates(ran, req, access, phase, deny, queryVector);
-      ran = candidates.ran;
-      const items = candidates.found.flatMap((f) =>
-        itemsFromHit(f.hit, f.scores, at, f.passageOnly ? { passageOnly: true } : {}),
-      );
-      const chunkIds = [...new Set(items.map((i) => i.chunk_id))];
-      const facts =
-        chunkIds.length === 0
-          ? []
-          : await this.#runner.read((q) => aclFactsOf(q, chunkIds), phase('final-check'));
-      const checked = finalCheck(items, facts, access);
-      deny('final_check_failed', checked.failed);
-      const budget = fitToBudget(checked.passed, req.max_tokens);
-      for (const d of budget.denied) deny(d.reason, d.count);
-      if (remaining() < 0)
-        throw new KnowledgeQueryError(
-          'timeout',
-          `the request ran past its deadline of ${req.timeout_ms} ms`,
-        );
-      return result(budget.items, budget.usedTokens);
+      return await this.#retrieveChecked(req, run, queryVector);
     } catch (err) {
-      if (err instanceof RangeError) return fail('bad_query', err.message);
+      if (err instanceof RangeError) return run.fail('bad_query', err.message);
       const failure = classify(err, 'retrieve');
-      log.warn({ trace_id: traceId, err, kind: failure.kind }, 'knowledge retrieve failed');
-      return fail(failure.kind, failure.message);
+      this.#deps.log.warn(
+        { trace_id: req.trace_id, err, kind: failure.kind },
+        'knowledge retrieve failed',
+      );
+      return run.fail(failure.kind, failure.message);
     } finally {
       done.abort();
     }
+  }
+
+  /**
+   * The question's vector, started now so it is embedded while the principal's groups are read
+   * (never rejects); undefined when the mode needs none. Without an embedder, vector and hybrid
+   * search by words.
+   */
+  #queryVector(
+    req: KnowledgeRequest,
+    run: RetrieveRun,
+    signal: AbortSignal,
+  ): Promise<QueryVector> | undefined {
+    const { embedder, settings } = this.#deps;
+    const semantic = run.ran === 'vector' || run.ran === 'hybrid';
+    if (semantic && !embedder) run.ran = 'fulltext';
+    if (!embedder || !semantic) return undefined;
+    return embedQuery(embedder, req.query, {
+      timeoutMs: Math.min(settings.vectorSearch.embedTimeoutMs, req.timeout_ms),
+      dimensions: settings.embeddingDimensions,
+      signal,
+    });
+  }
+
+  /** Access, candidates, the final ACL re-check and the budget, within the request's deadline. */
+  async #retrieveChecked(
+    req: KnowledgeRequest,
+    run: RetrieveRun,
+    queryVector: Promise<QueryVector> | undefined,
+  ): Promise<KnowledgeResult> {
+    const { phase, deny } = run;
+    const at = freshnessInstant(req.freshness_required_at, (this.#deps.clock ?? Date.now)());
+    const access = await this.#access(req, phase, deny);
+    if (access.partitions.length === 0) return run.result([], 0);
+    const candidates = await this.#candidates(run.ran, req, access, phase, deny, queryVector);
+    run.ran = candidates.ran;
+    const items = candidates.found.flatMap((f) =>
+      itemsFromHit(f.hit, f.scores, at, f.passageOnly ? { passageOnly: true } : {}),
+    );
+    const chunkIds = [...new Set(items.map((i) => i.chunk_id))];
+    const facts =
+      chunkIds.length === 0
+        ? []
+        : await this.#runner.read((q) => aclFactsOf(q, chunkIds), phase('final-check'));
+    const checked = finalCheck(items, facts, access);
+    deny('final_check_failed', checked.failed);
+    const budget = fitToBudget(checked.passed, req.max_tokens);
+    for (const d of budget.denied) deny(d.reason, d.count);
+    if (run.remaining() < 0)
+      throw new KnowledgeQueryError(
+        'timeout',
+        `the request ran past its deadline of ${req.timeout_ms} ms`,
+      );
+    return run.result(budget.items, budget.usedTokens);
   }
 
   /** The caller's groups and partitions (graph, platform and config), with what they exclude. */
