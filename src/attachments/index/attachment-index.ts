@@ -78,7 +78,7 @@ export const ATTACHMENT_INDEX_DEFAULTS = {
   embedConcurrency: 2,
   embedTimeoutMs: 60_000,
   reembedRetryMs: 60_000,
-  rerankCandidates: 24,
+  rerankCandidates: 32,
   minRerankScore: RELEVANCE_DEFAULTS.minRerankScore,
 } as const satisfies Required<Omit<AttachmentIndexOptions, 'embedder' | 'reranker' | 'log'>>;
 

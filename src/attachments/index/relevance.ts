@@ -29,6 +29,9 @@ export interface RelevanceFloor {
 export const RELEVANCE_DEFAULTS = {
   minCoverage: 0.5,
   minCosine: 0.2,
-  /** With a reranker, the only floor: its score (0–1) a passage needs (rerank-stage.ts). */
+  /**
+   * With a reranker, the only floor: its score (0–1) a passage needs (rerank-stage.ts). Not fitted:
+   * no cross-encoder was available to the evaluation; a low start for sigmoid scores.
+   */
   minRerankScore: 0.1,
 } as const satisfies RelevanceFloor & { minRerankScore: number };
