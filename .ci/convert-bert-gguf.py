@@ -4,7 +4,9 @@ Needs the PyPI packages gguf, safetensors and numpy.
 
 Usage: python3 convert-bert-gguf.py MODEL_DIR OUT.gguf NAME [POOLING]
 POOLING is how a text's vector is made from its tokens': mean (default, sentence-transformers'
-MiniLM) or cls (the [CLS] token's, as BGE models are trained).
+MiniLM) or cls (the [CLS] token's, as BGE models are trained); rank makes a cross-encoder
+(BertForSequenceClassification with one label): its pooler becomes llama.cpp's `cls` tensors and
+its classifier `cls.output`, so the model scores a (query, passage) pair.
 """
 import json
 import os
@@ -16,8 +18,9 @@ from safetensors.numpy import load_file
 
 model_dir, target, name = sys.argv[1], sys.argv[2], sys.argv[3]
 pooling = sys.argv[4] if len(sys.argv) > 4 else "mean"
-if pooling not in ("mean", "cls"):
-    sys.exit(f"convert-bert-gguf: pooling {pooling!r} is neither mean nor cls")
+POOLINGS = {"mean": gguf.PoolingType.MEAN, "cls": gguf.PoolingType.CLS, "rank": gguf.PoolingType.RANK}
+if pooling not in POOLINGS:
+    sys.exit(f"convert-bert-gguf: pooling {pooling!r} is not one of {', '.join(POOLINGS)}")
 with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
     cfg = json.load(f)
 if cfg.get("model_type") != "bert":
@@ -47,7 +50,7 @@ w.add_block_count(cfg["num_hidden_layers"])
 w.add_head_count(cfg["num_attention_heads"])
 w.add_layer_norm_eps(cfg["layer_norm_eps"])
 w.add_causal_attention(False)
-w.add_pooling_type(gguf.PoolingType.MEAN if pooling == "mean" else gguf.PoolingType.CLS)
+w.add_pooling_type(POOLINGS[pooling])
 w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
 w.add_tokenizer_model("bert")
 w.add_tokenizer_pre("default")
@@ -67,8 +70,15 @@ w.add_add_eos_token(True)
 names = gguf.get_tensor_name_map(arch, cfg["num_hidden_layers"])
 for key, data in load_file(os.path.join(model_dir, "model.safetensors")).items():
     key = key.removeprefix("bert.")
-    if key.endswith("position_ids") or key.startswith("pooler."):
-        continue  # a buffer, and the next-sentence head; sentence embeddings use neither
+    if key.endswith("position_ids"):
+        continue  # a buffer
+    if pooling == "rank" and (key.startswith("pooler.dense.") or key.startswith("classifier.")):
+        # The sequence-classification head: pooler (dense + tanh) then the one-label classifier.
+        head = "cls" if key.startswith("pooler.") else "cls.output"
+        w.add_tensor(f"{head}.{key.rsplit('.', 1)[1]}", data.astype(np.float32))
+        continue
+    if key.startswith("pooler.") or key.startswith("classifier."):
+        continue  # the next-sentence head; sentence embeddings do not use it
     out = names.get_name(key, try_suffixes=(".weight", ".bias"))
     if out is None:
         sys.exit(f"convert-bert-gguf: no GGUF name for tensor {key}")
