@@ -13,6 +13,7 @@ import { KnowledgeProvider } from '../knowledge/provider.ts';
 import type { CypherGenerator } from '../knowledge/text2cypher.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
 import type { ModelEndpoint } from '../llm/model-endpoint.ts';
+import type { Reranker } from '../llm/rerank/reranker.ts';
 import type { Logger } from '../log/logger.ts';
 
 function cypherGenerator(llm: ModelEndpoint): CypherGenerator {
@@ -38,6 +39,8 @@ export function createKnowledge(
   log: Logger,
   /** Search by meaning as well as by words; undefined: no embeddings endpoint, words only. */
   embedder?: Embedder,
+  /** Reorders the permitted items by a cross-encoder's score; undefined: none. */
+  reranker?: Reranker,
 ) {
   const conn = config.neo4j;
   if (!conn) return undefined;
@@ -58,6 +61,7 @@ export function createKnowledge(
     platformGroups: (principalId) => groups.groupsOf(principalId),
     ...(settings.text2cypher.enabled ? { generateCypher: cypherGenerator(llm) } : {}),
     ...(embedder ? { embedder } : {}),
+    ...(reranker ? { reranker } : {}),
   });
   const evidenceAccess: EvidenceAccess = {
     unreadable: (ref, userIds, evidence) =>

@@ -62,7 +62,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
   );
   const tools = d.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
-  const knowledge = createKnowledge(config, llm, log, d.embedder);
+  const knowledge = createKnowledge(config, llm, log, d.embedder, d.reranker);
   if (!knowledge && config.neo4jWriter) {
     log.warn(
       'NEO4J_URI is set with only the writer account; the bot needs NEO4J_USER/NEO4J_PASSWORD (a reader) to use the knowledge graph',

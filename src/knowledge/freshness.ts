@@ -54,10 +54,13 @@ export function preferCurrent(a: KnowledgeItem, b: KnowledgeItem): number {
 }
 
 /**
- * The score an item is ranked by: hybrid's fused rank score (its fulltext and vector scores are on
+ * The score an item is ranked by: the reranker's when it scored the items (it read question and
+ * passage together), else hybrid's fused rank score (its fulltext and vector scores are on
  * unrelated scales), else its best score of one kind.
  */
 export function bestScore(item: KnowledgeItem): number {
+  const rerank = item.retrieval_scores.rerank;
+  if (rerank !== undefined) return rerank;
   const fused = item.retrieval_scores.fused;
   if (fused !== undefined) return fused;
   let best = 0;

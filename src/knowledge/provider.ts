@@ -6,6 +6,8 @@
 import type { Driver } from 'neo4j-driver';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { EmbeddingFallbackLog } from '../llm/embeddings/embedding-fallback.ts';
+import { RerankFallbackLog } from '../llm/rerank/rerank-fallback.ts';
+import type { Reranker } from '../llm/rerank/reranker.ts';
 import type { Logger } from '../log/logger.ts';
 import { type Access, aclParams, resolveAccess } from './acl.ts';
 import { AudienceCheck } from './audience-check.ts';
@@ -23,6 +25,7 @@ import { finalCheck, itemsFromHit } from './items.ts';
 import { luceneQuery } from './lucene-query.ts';
 import { embedQuery, type QueryVector } from './query-vector.ts';
 import { classify, KnowledgeQueryError, type ReadOptions, ReadRunner } from './read-runner.ts';
+import { type KnowledgeRerank, rerankItems } from './rerank-items.ts';
 import { type Deny, type Phase, RetrieveRun } from './retrieve-run.ts';
 import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
@@ -48,6 +51,8 @@ export interface KnowledgeProviderDeps {
   vectorSyntax?: VectorSyntax;
   /** Where falling back to words is reported (default: `log`, at most once a minute per reason). */
   fallbackLog?: EmbeddingFallbackLog;
+  /** Scores the checked items with a cross-encoder, whose score then orders them (not text2cypher's). */
+  reranker?: Reranker;
 }
 
 /** Expanded hits score a fraction of what led to them: context, not primary evidence. */
@@ -74,6 +79,7 @@ export class KnowledgeProvider {
   readonly #audience: AudienceCheck;
   readonly #vectors: VectorSearch;
   readonly #fallback: EmbeddingFallbackLog;
+  readonly #rerank: KnowledgeRerank | undefined;
 
   constructor(deps: KnowledgeProviderDeps) {
     this.#deps = deps;
@@ -81,6 +87,9 @@ export class KnowledgeProvider {
     this.#audience = new AudienceCheck(this.#runner, deps.settings, deps.platformGroups);
     this.#vectors = new VectorSearch(deps.settings.vectorSearch.maxNeighbours, deps.vectorSyntax);
     this.#fallback = deps.fallbackLog ?? new EmbeddingFallbackLog(deps.log);
+    this.#rerank = deps.reranker
+      ? { reranker: deps.reranker, fallback: new RerankFallbackLog(deps.log) }
+      : undefined;
   }
 
   async retrieve(req: KnowledgeRequest): Promise<KnowledgeResult> {
@@ -147,7 +156,11 @@ export class KnowledgeProvider {
         : await this.#runner.read((q) => aclFactsOf(q, chunkIds), phase('final-check'));
     const checked = finalCheck(items, facts, access);
     deny('final_check_failed', checked.failed);
-    const budget = fitToBudget(checked.passed, req.max_tokens);
+    const ordered =
+      this.#rerank && run.ran !== 'text2cypher'
+        ? await rerankItems(checked.passed, req.query, this.#rerank, run.remaining())
+        : checked.passed;
+    const budget = fitToBudget(ordered, req.max_tokens);
     for (const d of budget.denied) deny(d.reason, d.count);
     if (run.remaining() < 0)
       throw new KnowledgeQueryError(

@@ -47,6 +47,7 @@ export interface KnowledgeItem {
   /**
    * Scores by retriever: `fulltext` (Lucene), `vector` (cosine similarity of the question's and the
    * chunk's embeddings, -1…1), `fused` (hybrid's reciprocal-rank fusion, which orders the items),
+   * `rerank` (a cross-encoder's 0–1, which then orders them),
    * `graph`, `text2cypher`.
    */
   retrieval_scores: Record<string, number>;
