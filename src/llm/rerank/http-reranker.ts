@@ -73,7 +73,7 @@ export class HttpReranker implements Reranker {
         if (!res.ok) {
           await res.body?.cancel();
           if (res.status === 404 && !this.o.model) this.modelId = undefined; // learn again
-          throw Object.assign(new Error(`POST ${this.url} answered HTTP ${res.status}`), {
+          throw Object.assign(new Error(`answered HTTP ${res.status}`), {
             status: res.status,
           });
         }
