@@ -10,7 +10,15 @@ test('with nothing set there is no embeddings endpoint, and the request settings
   const c = loadConfig({ env: {} });
   assert.deepEqual(embedEndpointOf(c.llm.embed), { kind: 'none' });
   assert.ok(c.llm.embed.batchSize > 0 && c.llm.embed.concurrency > 0 && c.llm.embed.timeoutMs > 0);
-  assert.deepEqual(c.llm.embed.prefixes, {});
+  // Only models trained with prefixes have them by default (BGE's English v1.5 query
+  // instruction, E5's query/passage); bge-m3 and the default embedded model get none.
+  assert.equal(c.llm.embed.prefixes['BAAI/bge-m3'], undefined);
+  assert.match(c.llm.embed.prefixes['BAAI/bge-small-en-v1.5']?.query ?? '', /^Represent this/);
+  assert.equal(c.llm.embed.prefixes['BAAI/bge-small-en-v1.5']?.document, undefined);
+  assert.deepEqual(c.llm.embed.prefixes['intfloat/e5-small-v2'], {
+    query: 'query: ',
+    document: 'passage: ',
+  });
 });
 
 test('LLM_EMBED_BASE_URL names a server or "embedded"; LLM_EMBED_MODEL the model either way', () => {
