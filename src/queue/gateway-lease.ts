@@ -1,8 +1,10 @@
 // One Discord gateway connection per bot token: the gateway processes race for a lease in the
-// store; the holder connects and renews it, the others poll. A holder that dies stops renewing, so
-// its lease lapses after `leaseMs` and a standby takes over at the next poll.
+// store (a `Lease`, src/store/lease.ts); the holder connects and the lease renews itself, the
+// others poll. A holder that dies stops renewing, so its lease lapses after `leaseMs` and a standby
+// takes over at the next poll.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
+import { type HeldLease, Leases } from '../store/lease.ts';
 import type { Store } from '../store/store.ts';
 
 export interface LeaseOptions {
@@ -25,72 +27,64 @@ export interface LeaseHandlers {
 }
 
 export class GatewayLease {
-  private readonly store: Store;
+  private readonly leases: Leases;
   private readonly o: LeaseOptions;
   private readonly log: Logger;
   readonly holder = randomUUID();
   private timer: NodeJS.Timeout | undefined;
-  private holding = false;
+  private held: HeldLease | undefined;
   private stopped = false;
   private busy: Promise<void> = Promise.resolve();
 
   constructor(store: Store, o: LeaseOptions, log: Logger) {
-    this.store = store;
     this.o = o;
     this.log = log;
+    this.leases = new Leases(store, {
+      ttlMs: o.leaseMs,
+      renewMs: o.renewMs,
+      onRenewError: (err) => log.warn({ err }, 'could not renew the gateway lease'),
+    });
   }
 
   get active(): boolean {
-    return this.holding;
+    return this.held !== undefined;
   }
 
   /** Starts competing for the lease; handlers run one at a time, in order. */
   start(h: LeaseHandlers): void {
-    let renewedAt = 0;
     const tick = async () => {
-      if (this.stopped) return;
-      if (!this.holding) {
-        const got = await this.store
-          .claim(this.o.key, this.holder, this.o.leaseMs)
-          .catch((err: unknown) => {
-            this.log.warn({ err }, 'could not reach the store for the gateway lease');
-            return false;
-          });
-        if (!got) return;
-        this.holding = true;
-        renewedAt = Date.now();
-        this.log.info('gateway lease taken; connecting to Discord');
-        await h.acquired();
-        return;
-      }
-      const ok = await this.store
-        .renew(this.o.key, this.holder, this.o.leaseMs)
-        .catch((err: unknown) => {
-          this.log.warn({ err }, 'could not renew the gateway lease');
-          // Unknown: keep the connection until the lease would have lapsed anyway.
-          return Date.now() - renewedAt < this.o.leaseMs ? undefined : false;
-        });
-      if (ok) renewedAt = Date.now();
-      if (ok !== false) return;
-      this.holding = false;
-      this.stopped = true;
-      this.log.error('gateway lease lost; disconnecting from Discord');
-      await h.lost();
+      if (this.stopped || this.held) return;
+      const held = await this.leases.tryAcquire(this.o.key, this.holder).catch((err: unknown) => {
+        this.log.warn({ err }, 'could not reach the store for the gateway lease');
+        return undefined;
+      });
+      if (!held) return;
+      this.held = held;
+      held.signal.addEventListener('abort', () => {
+        this.busy = this.busy.then(() => this.lose(h));
+      });
+      this.log.info({ token: held.token }, 'gateway lease taken; connecting to Discord');
+      await h.acquired();
     };
     const schedule = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(
-        () => {
-          this.busy = tick()
-            .catch((err: unknown) => this.log.error({ err }, 'gateway lease step failed'))
-            .finally(schedule);
-        },
-        this.holding ? this.o.renewMs : this.o.pollMs,
-      );
+      if (this.stopped || this.held) return;
+      this.timer = setTimeout(() => {
+        this.busy = tick()
+          .catch((err: unknown) => this.log.error({ err }, 'gateway lease step failed'))
+          .finally(schedule);
+      }, this.o.pollMs);
     };
     this.busy = tick()
       .catch((err: unknown) => this.log.error({ err }, 'gateway lease step failed'))
       .finally(schedule);
+  }
+
+  private async lose(h: LeaseHandlers): Promise<void> {
+    if (!this.held) return;
+    this.held = undefined;
+    this.stopped = true;
+    this.log.error('gateway lease lost; disconnecting from Discord');
+    await h.lost().catch((err: unknown) => this.log.error({ err }, 'gateway lease step failed'));
   }
 
   /** Stops competing and frees the lease at once, so a standby need not wait for it to lapse. */
@@ -98,9 +92,8 @@ export class GatewayLease {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.busy;
-    if (this.holding) {
-      this.holding = false;
-      await this.store.release(this.o.key, this.holder).catch(() => undefined);
-    }
+    const held = this.held;
+    this.held = undefined;
+    await held?.release().catch(() => undefined);
   }
 }

@@ -2,6 +2,8 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { globPrefix } from '../util/redis-glob.ts';
+import type { LeaseBackend } from './lease-backend.ts';
+import { RedisLeases } from './redis-leases.ts';
 import type { Store } from './store.ts';
 
 // Compare-and-act scripts: only the holder may renew or release its claim.
@@ -23,6 +25,7 @@ interface Scanner {
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   readonly kv: Keyv;
+  readonly leases: LeaseBackend;
   private readonly adapter: KeyvRedis<unknown>;
 
   constructor(url: string) {
@@ -34,6 +37,14 @@ export class RedisStore implements Store {
     });
     // The adapter prefixes keys itself; keyv must not add a second prefix.
     this.kv = new Keyv({ store: this.adapter, useKeyPrefix: false });
+    this.leases = new RedisLeases({
+      client: () => this.client(),
+      kvKey: (key) => this.adapter.createKeyPrefix(key, this.adapter.namespace),
+      serialize: async (value) =>
+        String(await this.kv.serializeData({ value, expires: undefined })),
+      claimKey: (key) => this.claimKey(key),
+      unlinkStarting: (start) => this.unlinkStarting(start, new Set()),
+    });
   }
 
   private claimKey(key: string): string {

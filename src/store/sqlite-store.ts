@@ -4,6 +4,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
+import type { LeaseBackend } from './lease-backend.ts';
+import { SqliteLeases } from './sqlite-leases.ts';
 import type { Store } from './store.ts';
 
 type Clock = () => number;
@@ -85,6 +87,7 @@ class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly kv: Keyv;
+  readonly leases: LeaseBackend;
   private readonly db: DatabaseSync;
   private readonly now: Clock;
   private readonly claimStmt: StatementSync;
@@ -116,6 +119,14 @@ export class SqliteStore implements Store {
     this.releaseStmt = this.db.prepare('DELETE FROM claims WHERE key = ? AND holder = ?');
     this.holderStmt = this.db.prepare('SELECT holder FROM claims WHERE key = ? AND expires_at > ?');
     this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.db, now), namespace: NAMESPACE });
+    this.leases = new SqliteLeases({
+      db: this.db,
+      now,
+      kvKey: (key) => `${NAMESPACE}:${key}`,
+      serialize: async (value) =>
+        String(await this.kv.serializeData({ value, expires: undefined })),
+      likePrefix,
+    });
   }
 
   async deletePrefix(prefix: string, keep: readonly string[] = []): Promise<number> {

@@ -1,4 +1,5 @@
 import type Keyv from 'keyv';
+import type { LeaseBackend } from './lease-backend.ts';
 
 /**
  * The bot's state. `kv` is plain keyv (history, session metadata); claims are the one operation keyv
@@ -8,6 +9,8 @@ import type Keyv from 'keyv';
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
   readonly kv: Keyv;
+  /** Leases with fencing tokens (use them through `Leases`, lease.ts). */
+  readonly leases: LeaseBackend;
   /** Sets `key` to `holder` for `ttlMs` unless someone holds it; true when this call got it. */
   claim(key: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Extends a claim this holder still has; false when it was lost. */

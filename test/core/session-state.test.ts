@@ -68,16 +68,15 @@ describe('session state', () => {
     const ref = { ...REF, sessionId: 'lock.1' };
     const held = await s.lock(ref, 1000);
     // Another replica takes the claim (as after an expiry); the next renewal finds it gone.
-    await store.release(
-      `lock:${sessionKey(ref)}`,
-      (await store.holder(`lock:${sessionKey(ref)}`)) ?? '',
-    );
-    assert.equal(await store.claim(`lock:${sessionKey(ref)}`, 'other-replica', 3000), true);
+    const key = `lock:${sessionKey(ref)}`;
+    const was = await store.leases.holder(key);
+    await store.leases.release(key, was?.holder ?? '', was?.token ?? 0);
+    assert.ok(await store.leases.acquire(key, 'other-replica', 3000));
     await once(held.signal, 'abort');
     assert.ok(ThreadmindError.isInstance(held.signal.reason));
     assert.equal((held.signal.reason as ThreadmindError).code, 'lock_lost');
     await held.release();
-    assert.equal(await store.holder(`lock:${sessionKey(ref)}`), 'other-replica', 'not released');
+    assert.equal((await store.leases.holder(key))?.holder, 'other-replica', 'not released');
   });
 });
 

@@ -241,9 +241,8 @@ describe('turn pipeline: admission', () => {
 
   test('a thread another replica holds is waited for up to the turn timeout, then the person is told', async () => {
     const p = pipeline({ scripts: [['Never.']] });
-    assert.equal(
-      await p.store.claim(`lock:${sessionKey(REF)}`, 'other-replica', 10 * TURN_MS),
-      true,
+    assert.ok(
+      await p.store.leases.acquire(`lock:${sessionKey(REF)}`, 'other-replica', 10 * TURN_MS),
     );
     const a = p.ask('hello?');
     await advance(TURN_MS - 1000);
@@ -268,8 +267,9 @@ describe('turn pipeline: a lost lock', () => {
     assert.equal(p.chat.prompts.length, 1);
     // Another replica takes the claim (as after an expiry); the next renewal finds it gone.
     const key = `lock:${sessionKey(REF)}`;
-    await p.store.release(key, (await p.store.holder(key)) ?? '');
-    assert.equal(await p.store.claim(key, 'other-replica', 10 * LOCK_TTL_MS), true);
+    const was = await p.store.leases.holder(key);
+    await p.store.leases.release(key, was?.holder ?? '', was?.token ?? 0);
+    assert.ok(await p.store.leases.acquire(key, 'other-replica', 10 * LOCK_TTL_MS));
     await advance(RENEW_MS);
     assert.deepEqual(await outcome(a), {
       status: 'failed',
@@ -281,7 +281,11 @@ describe('turn pipeline: a lost lock', () => {
     assert.ok(thread.includes(messages.lockLost), thread);
     assert.doesNotMatch(thread, /never shown/);
     assert.deepEqual(await p.stored(), [], 'no history written');
-    assert.equal(await p.store.holder(key), 'other-replica', 'the new holder keeps the lock');
+    assert.equal(
+      (await p.store.leases.holder(key))?.holder,
+      'other-replica',
+      'the new holder keeps the lock',
+    );
   });
 });
 

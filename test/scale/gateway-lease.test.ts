@@ -28,7 +28,7 @@ after(async () => {
 async function renewals(key: string, n: number): Promise<void> {
   const client = new Redis(redis.url);
   try {
-    const found = (await client.keys(`*${key}`))[0];
+    const found = (await client.keys(`tm:lease:${key}`))[0];
     assert.ok(found, 'the lease is in Redis');
     let last = await client.pttl(found);
     for (let seen = 0; seen < n; ) {
@@ -63,28 +63,28 @@ test('one holder; a standby takes over when the holder stops; a lease taken away
   const a = new GatewayLease(store, { key, ...timing }, log);
   const wa = watched(a);
   await wa.until('acquired');
-  assert.equal(await store.holder(key), a.holder);
+  assert.equal((await store.leases.holder(key))?.holder, a.holder);
 
   const b = new GatewayLease(store, { key, ...timing }, log);
   const wb = watched(b);
   // The holder renews: seen as the key's TTL going up, often enough to outlive the first TTL
   // while the standby polls.
   await renewals(key, Math.ceil((timing.leaseMs * 1.5) / timing.renewMs));
-  assert.equal(await store.holder(key), a.holder);
+  assert.equal((await store.leases.holder(key))?.holder, a.holder);
   assert.deepEqual(wb.seen, []);
 
   await a.stop();
   await wb.until('acquired');
-  assert.equal(await store.holder(key), b.holder);
+  assert.equal((await store.leases.holder(key))?.holder, b.holder);
 
   // Someone else gets the key (a partition healed the wrong way): the holder is told, and stops.
-  await store.release(key, b.holder);
-  assert.ok(await store.claim(key, 'intruder', timing.leaseMs));
+  await store.leases.release(key, b.holder, (await store.leases.holder(key))?.token ?? 0);
+  assert.ok(await store.leases.acquire(key, 'intruder', timing.leaseMs));
   await wb.until('lost');
   assert.equal(b.active, false);
   await b.stop();
   assert.equal(
-    await store.holder(key),
+    (await store.leases.holder(key))?.holder,
     'intruder',
     'a lost lease is not released by its old holder',
   );
