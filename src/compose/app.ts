@@ -118,7 +118,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     log,
     tools: opts.tools,
   });
-  const roles = createRoles(config, turns.eraser, metrics, log);
+  const roles = createRoles(config, turns.eraser, { store, metrics, log });
   const core = createConversation(config, { store, metrics, log, turns, roles });
   const groups = turns.knowledge?.groups;
   const platforms = createPlatforms(config, { core, store, log, groups, roles });

@@ -5,10 +5,16 @@ import type { ProjectEraser } from '../core/project-eraser.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
+import type { Store } from '../store/store.ts';
 
 export type Roles = ReturnType<typeof createRoles>;
 
-export function createRoles(config: Config, eraser: ProjectEraser, metrics: Metrics, log: Logger) {
+export function createRoles(
+  config: Config,
+  eraser: ProjectEraser,
+  d: { store: Store; metrics: Metrics; log: Logger },
+) {
+  const { store, metrics, log } = d;
   const role = config.scale.role;
   const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
   const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
@@ -16,7 +22,7 @@ export function createRoles(config: Config, eraser: ProjectEraser, metrics: Metr
   if (queue) eraser.alsoErase((pk) => queue.eraseProject(pk));
   const worker =
     redis && role === 'worker'
-      ? new TurnWorker(redis, config.scale.queue, { metrics, log })
+      ? new TurnWorker(redis, config.scale.queue, { metrics, log, store })
       : undefined;
   return {
     role,

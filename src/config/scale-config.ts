@@ -19,6 +19,7 @@ export const scaleSettingsSchema = z
         backoffMs: positiveInt,
         lockMs: z.number().int().min(1000),
         orderPollMs: positiveInt,
+        crashLimit: z.number().int().min(1).max(20),
       })
       .strict(),
     gateway: z

@@ -57,7 +57,7 @@ export async function answerTurn(
     }
     // Only the lock's holder writes the thread's memory.
     lock.signal.throwIfAborted();
-    await keepHistory(env, { msg, key, log }, done, isPrivate, startedAt);
+    await keepHistory(env, { msg, key, log, lock }, done, isPrivate, startedAt);
     await visible.placeFooter();
     answered(env, msg, log, done, text.length, started);
     return { status: 'answered', text, ...(isPrivate ? { private: true } : {}) };
@@ -84,7 +84,7 @@ export async function answerTurn(
 /** Saves the turn into the thread's memory and marks the read messages as read. */
 async function keepHistory(
   { d }: TurnEnv,
-  { msg, key, log }: { msg: IncomingMessage; key: string; log: Logger },
+  { msg, key, log, lock }: Pick<Admitted, 'msg' | 'key' | 'log' | 'lock'>,
   { result, history, human, caught }: RunDone,
   isPrivate: boolean,
   startedAt: number,
@@ -94,9 +94,22 @@ async function keepHistory(
   // An admin erased the project meanwhile: writing now would bring the thread back.
   if (await d.erasures?.erasedSince(msg.ref, startedAt)) {
     log.info('the project was erased during the turn; its history is not kept');
-  } else {
-    await d.history.save(key, d.memory.settle(history, human, added));
+    return;
+  }
+  // Fenced: a run that lost its job (queued) or its session lock writes nothing, and a job's turn
+  // is kept once however often the job runs.
+  const kept = await d.history.save(
+    key,
+    d.memory.settle(history, human, added),
+    msg.fence ?? lock.fence,
+  );
+  if (kept === 'written') {
     await caught.commit();
+  } else if (kept === 'fenced') {
+    d.metrics.fencedWrites.inc({ kind: 'history' });
+    log.warn('a newer run owns this turn; its history is not written by this one');
+  } else {
+    log.info("this job's turn is in the history already; not written again");
   }
 }
 

@@ -34,6 +34,8 @@ const KIND_PREFIXES: readonly { kind: ErasedKind; prefixes: readonly string[] }[
 
 /** Claims that outlive a turn: a file's ingestion claim (a day) would call a re-shared file a duplicate. */
 const CLAIM_PREFIXES: readonly string[] = ['ingest:'];
+/** Leases under the project (session locks, file-list locks): their generations go too. */
+const LEASE_PREFIXES: readonly string[] = ['lock:', 'att:session:', 'att:channel:', 'att:project:'];
 
 /** How long the erase marker lasts: longer than any turn, so a turn that began before sees it. */
 const MARKER_TTL_MS = 24 * 60 * 60_000;
@@ -89,6 +91,7 @@ export class ProjectEraser {
     for (const prefix of CLAIM_PREFIXES) await store.deleteClaims(`${prefix}${pk}:`);
     // Claims under the project key (a confirmation answered, a token renewal) go too.
     await store.deleteClaims(`${pk}:`);
+    for (const prefix of LEASE_PREFIXES) await store.leases.forget(`${prefix}${pk}:`);
     for (const source of this.sources) counts.conversations += await source(pk);
     return counts;
   }

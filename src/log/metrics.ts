@@ -59,6 +59,12 @@ function turnMetrics(registry: Registry) {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    fencedWrites: new Counter({
+      name: 'threadmind_fenced_writes_total',
+      help: 'Writes refused because the run making them no longer holds its lease (post, edit, delete, react, stream, history)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
     queueDepth: new Gauge({
       name: 'threadmind_queue_depth',
       help: 'Messages waiting or running, over all sessions',

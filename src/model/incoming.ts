@@ -52,6 +52,18 @@ export interface IncomingMessage {
   receivedAt: number;
   /** Set by the adapter so its own log lines and the turn's share one trace id. */
   traceId: string;
+  /**
+   * A queued job's run: the lease it holds and its generation (the fencing token), and the marker
+   * that makes its history write happen once. The turn's history write is refused when stale.
+   */
+  fence?: RunFence;
+}
+
+/** See `IncomingMessage.fence` (the store's `WriteGuard`). */
+export interface RunFence {
+  lease: string;
+  token: number;
+  once?: string;
 }
 
 /** What a message asks for. Commands name it; for a mention the core reads it from the text. */

@@ -13,6 +13,7 @@ import type {
 } from '../model/platform-port.ts';
 import { RenderedText } from '../model/rendered-text.ts';
 import type { ThreadRef } from '../model/thread-ref.ts';
+import type { RunFences } from './run-fence.ts';
 import { JOB_CONTEXT } from './wire.ts';
 
 export interface PostedRecord {
@@ -91,10 +92,14 @@ function jobOf(to: Destination): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The port, with every message a queued job's reply posts recorded under the job. */
+/**
+ * The port, with every message a queued job's reply posts recorded under the job, and every write
+ * of a run that lost its job refused (`RunFences`).
+ */
 export class RecordingPort implements PlatformPort {
   private readonly inner: PlatformPort;
   private readonly records: PostRecords;
+  private readonly fences: RunFences | undefined;
   private seq = 0;
   readChannel?: NonNullable<PlatformPort['readChannel']>;
   displayName?: NonNullable<PlatformPort['displayName']>;
@@ -105,14 +110,25 @@ export class RecordingPort implements PlatformPort {
   reach?: NonNullable<PlatformPort['reach']>;
   postPrivate?: NonNullable<PlatformPort['postPrivate']>;
 
-  constructor(inner: PlatformPort, records: PostRecords) {
+  constructor(inner: PlatformPort, records: PostRecords, fences?: RunFences) {
     this.inner = inner;
     this.records = records;
-    // What posts no answer text of its own (or only a footer) passes straight through.
-    if (inner.finishAnswer) this.finishAnswer = inner.finishAnswer.bind(inner);
+    this.fences = fences;
+    // What posts no answer text of its own (or only a footer) is not recorded, only fenced.
+    const finish = inner.finishAnswer?.bind(inner);
+    if (finish)
+      this.finishAnswer = async (to, id, text, footer) => {
+        await this.fences?.check(to, 'footer');
+        await finish(to, id, text, footer);
+      };
+    const postPrivate = inner.postPrivate?.bind(inner);
+    if (postPrivate)
+      this.postPrivate = async (to, user, text) => {
+        await this.fences?.check(to, 'private');
+        await postPrivate(to, user, text);
+      };
     if (inner.audience) this.audience = inner.audience.bind(inner);
     if (inner.reach) this.reach = inner.reach.bind(inner);
-    if (inner.postPrivate) this.postPrivate = inner.postPrivate.bind(inner);
     if (inner.readChannel) this.readChannel = inner.readChannel.bind(inner);
     if (inner.displayName) this.displayName = inner.displayName.bind(inner);
     if (inner.rehydrate) this.rehydrate = inner.rehydrate.bind(inner);
@@ -137,6 +153,7 @@ export class RecordingPort implements PlatformPort {
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {
+    await this.fences?.check(to, 'post');
     const job = jobOf(to);
     if (!job) return this.inner.post(to, text);
     await this.records.begin(job);
@@ -147,6 +164,7 @@ export class RecordingPort implements PlatformPort {
   }
 
   async edit(to: Destination, messageId: string, text: RenderedText): Promise<void> {
+    await this.fences?.check(to, 'edit');
     await this.inner.edit(to, messageId, text);
     const job = jobOf(to);
     if (job)
@@ -154,6 +172,7 @@ export class RecordingPort implements PlatformPort {
   }
 
   async delete(to: Destination, messageId: string): Promise<void> {
+    await this.fences?.check(to, 'delete');
     await this.inner.delete(to, messageId);
     const job = jobOf(to);
     if (job) await this.records.drop(job, messageId);
@@ -163,12 +182,14 @@ export class RecordingPort implements PlatformPort {
     return this.inner.showStatus(to, kind, text);
   }
 
-  react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
-    return this.inner.react(to, messageId, reaction);
+  async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
+    await this.fences?.check(to, 'react');
+    await this.inner.react(to, messageId, reaction);
   }
 
   async startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
     if (!this.inner.startStream) return null;
+    await this.fences?.check(to, 'post');
     const job = jobOf(to);
     if (!job) return this.inner.startStream(to, first);
     await this.records.begin(job);
@@ -184,6 +205,7 @@ export class RecordingPort implements PlatformPort {
     return {
       messageId: stream.messageId,
       append: async (more) => {
+        await this.fences?.check(to, 'stream');
         const ok = await stream.append(more);
         if (ok) {
           text += more.text;
@@ -192,6 +214,7 @@ export class RecordingPort implements PlatformPort {
         return ok;
       },
       stop: async (footer) => {
+        await this.fences?.check(to, 'stream');
         await stream.stop(footer);
         await this.records.put(job, stream.messageId, { text, stream: false, at });
       },

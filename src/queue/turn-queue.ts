@@ -13,11 +13,21 @@ import type { Metrics } from '../log/metrics.ts';
 import type { InboundMessage, OpenedThread } from '../model/incoming.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
 import { sessionKey } from '../model/thread-ref.ts';
+import { Leases } from '../store/lease.ts';
+import type { Store } from '../store/store.ts';
 import { settlesWithin } from '../util/deadline.ts';
 import { GroupCommit } from '../util/group-commit.ts';
 import { globPrefix } from '../util/redis-glob.ts';
 import { PostRecords, postedKey, RecordingPort } from './recording-port.ts';
-import { fromQueued, isQueuedMessage, type QueuedMessage, toQueued } from './wire.ts';
+import { RunFences } from './run-fence.ts';
+import {
+  fromQueued,
+  isQueuedMessage,
+  jobLeaseKey,
+  jobOnceKey,
+  type QueuedMessage,
+  toQueued,
+} from './wire.ts';
 
 /** BullMQ's key prefix; the queue's own keys sit under it too. */
 const PREFIX = 'threadmind';
@@ -28,6 +38,8 @@ const ORDER_TTL_S = 7 * 86_400;
  * the add) or never (that ingress died). After this long it is taken as never.
  */
 const GAP_GRACE_MS = 5000;
+/** BullMQ's reason for a job whose worker stalled (died) more often than `maxStalledCount`. */
+const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 export interface TurnJobData {
   session: string;
@@ -47,6 +59,8 @@ export interface WorkerSettings extends QueueSettings {
   concurrency: number;
   lockMs: number;
   orderPollMs: number;
+  /** A job whose worker dies this many times is failed (and its thread told). */
+  crashLimit: number;
 }
 
 /** A Redis connection as BullMQ wants it (blocking commands never give up). */
@@ -183,6 +197,8 @@ export class TurnQueue {
 export interface TurnWorkerDeps {
   metrics: Metrics;
   log: Logger;
+  /** Where the job leases live (each run's fencing token). */
+  store: Store;
 }
 
 /** The consumer side: runs queued messages through the core, in each session's order. */
@@ -193,6 +209,11 @@ export class TurnWorker {
   private readonly queue: Queue<TurnJobData>;
   private readonly records: PostRecords;
   private readonly ports = new Map<string, RecordingPort>();
+  /** A run of a job holds `job:<id>`; its generation fences the run's writes. */
+  private readonly leases: Leases;
+  private readonly fences: RunFences;
+  /** Poisoned jobs being told in their threads (drain waits for them). */
+  private readonly telling = new Set<Promise<void>>();
   private worker: Worker<TurnJobData> | undefined;
   /** Set by `start`: the worker is made before the core, whose ports it wraps. */
   private core: Conversation | undefined;
@@ -203,11 +224,19 @@ export class TurnWorker {
     this.d = d;
     this.queue = new Queue<TurnJobData>(o.name, { connection: redis, prefix: PREFIX });
     this.records = new PostRecords(redis, recordsPrefix(o.name));
+    this.leases = new Leases(d.store, {
+      ttlMs: o.lockMs,
+      onRenewError: (err) => d.log.warn({ err }, 'could not renew a job lease'),
+    });
+    this.fences = new RunFences({
+      leases: this.leases,
+      refused: (kind) => d.metrics.fencedWrites.inc({ kind }),
+    });
   }
 
   /** For `Conversation`'s `wrapPort`: replies of a job are recorded under it. */
   readonly wrap = (port: PlatformPort): PlatformPort => {
-    const recording = new RecordingPort(port, this.records);
+    const recording = new RecordingPort(port, this.records, this.fences);
     this.ports.set(port.platform, recording);
     return recording;
   };
@@ -222,13 +251,15 @@ export class TurnWorker {
       lockDuration: this.o.lockMs,
       stalledInterval: Math.max(1000, Math.floor(this.o.lockMs / 2)),
       // A job whose worker died is run again; one that keeps killing workers ends up failed.
-      maxStalledCount: 3,
+      maxStalledCount: this.o.crashLimit - 1,
     });
     this.worker.on('failed', (job, err) => {
       this.d.log.warn(
         { err, job: job?.id, attempts: job?.attemptsMade },
         'queued message attempt failed',
       );
+      // BullMQ fails such a job on the next worker that takes it, without running it: this one.
+      if (job && err?.message === STALLED_TOO_OFTEN) this.tell(this.poisoned(job, core));
     });
     this.worker.on('error', (err) => this.d.log.error({ err }, 'turn worker error'));
   }
@@ -243,6 +274,7 @@ export class TurnWorker {
     const closing = w.close();
     const finished = await settlesWithin(closing, graceMs);
     if (!finished) await w.close(true).catch(() => undefined);
+    await Promise.allSettled([...this.telling]);
     await this.queue.close();
     return finished;
   }
@@ -272,6 +304,33 @@ export class TurnWorker {
       throw new UnrecoverableError(`this worker has no ${data.msg.ref.platform} platform`);
     }
     const msgLog = log.child({ trace_id: data.msg.traceId, job: jobId });
+    // A run that stalled past its lock may still hold the job's lease: it lapses within `lockMs`.
+    const run = await this.leases.acquire(jobLeaseKey(jobId), 2 * this.o.lockMs);
+    try {
+      return await this.runJob(job, key, msgLog, run.token);
+    } finally {
+      await run
+        .release()
+        .catch((err: unknown) => msgLog.warn({ err }, 'could not release a job lease'));
+    }
+  }
+
+  /** One run of the job, holding its lease (`token`). */
+  private async runJob(job: Job<TurnJobData>, key: string, msgLog: Logger, token: number) {
+    const data = job.data;
+    const jobId = String(job.id);
+    const { metrics } = this.d;
+    const core = this.core;
+    const port = this.ports.get(data.msg.ref.platform);
+    if (!core || !port) throw new Error('the turn worker was not started');
+    const fence = { lease: jobLeaseKey(jobId), token };
+    // An earlier run kept the turn and died before marking the job done: it is done.
+    if (await this.d.store.leases.wrote(jobOnceKey(jobId))) {
+      msgLog.warn('an earlier run answered and kept this turn; marking it done');
+      await this.markDone(key, data.seq);
+      await this.records.clear(jobId);
+      return 'kept before';
+    }
     const replyTo = data.msg.opened?.to ?? data.msg.to;
     const cut = await port.markInterrupted(
       replyTo,
@@ -284,12 +343,17 @@ export class TurnWorker {
       msgLog.warn({ messages: cut }, 'a worker stopped mid-answer; answering again in full');
     }
     try {
-      await core.queued.run(fromQueued(data.msg, port, jobId));
+      await core.queued.run(fromQueued(data.msg, port, jobId, token));
     } catch (err) {
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       msgLog.error({ err, attempt: job.attemptsMade + 1, last }, 'queued message failed');
-      if (last) await this.failForGood(job, core, msgLog);
+      if (last && (await this.leases.isCurrent(fence))) await this.failForGood(job, core, msgLog);
       throw err;
+    }
+    // A run that lost the job leaves it to the run that took it over (which marks it done).
+    if (!(await this.leases.isCurrent(fence))) {
+      msgLog.warn({ token }, 'a newer run of this job holds it; this run stops here');
+      throw new Error('a newer run of this job holds it');
     }
     await this.markDone(key, data.seq);
     await this.records.clear(jobId);
@@ -313,6 +377,24 @@ export class TurnWorker {
       key,
       String(seq),
       String(ORDER_TTL_S),
+    );
+  }
+
+  private tell(p: Promise<void>): void {
+    const tracked = p.finally(() => this.telling.delete(tracked));
+    this.telling.add(tracked);
+  }
+
+  /** A job that killed its worker `crashLimit` times: failed like a job out of attempts. */
+  private async poisoned(job: Job<TurnJobData>, core: Conversation): Promise<void> {
+    if (!isQueuedMessage(job.data?.msg)) return;
+    const log = this.d.log.child({ trace_id: job.data.msg.traceId, job: job.id });
+    log.error(
+      { crashes: this.o.crashLimit },
+      'a queued message crashed its worker too often; telling the thread',
+    );
+    await this.failForGood(job, core, log).catch((err: unknown) =>
+      log.error({ err }, 'could not fail a poisoned message'),
     );
   }
 

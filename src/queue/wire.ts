@@ -31,6 +31,17 @@ export interface QueuedMessage extends Plain {
 
 /** The destination context key that names the job a reply belongs to (see RecordingPort). */
 export const JOB_CONTEXT = 'queueJob';
+/** The destination context key holding the run's fencing token (its job lease's generation). */
+export const FENCE_CONTEXT = 'queueFence';
+
+/** The lease a run of a job holds, and the marker of its history write. */
+export function jobLeaseKey(jobId: string): string {
+  return `job:${jobId}`;
+}
+
+export function jobOnceKey(jobId: string): string {
+  return `turn-kept:${jobId}`;
+}
 
 function queuedFile(f: FileRef): QueuedFile {
   return {
@@ -62,12 +73,23 @@ export function toQueued(m: InboundMessage, opened: OpenedThread | undefined): Q
   };
 }
 
-function tagged(to: Destination, jobId: string): Destination {
-  return { ref: to.ref, context: { ...to.context, [JOB_CONTEXT]: jobId } };
+function tagged(to: Destination, jobId: string, token: number): Destination {
+  return {
+    ref: to.ref,
+    context: { ...to.context, [JOB_CONTEXT]: jobId, [FENCE_CONTEXT]: String(token) },
+  };
 }
 
-/** Rebuilds the message on a worker; every reply it makes is tagged with the job's id. */
-export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string): InboundMessage {
+/**
+ * Rebuilds the message on a worker; every reply it makes is tagged with the job's id and the run's
+ * fencing token, and its history write is fenced with the same.
+ */
+export function fromQueued(
+  q: QueuedMessage,
+  port: PlatformPort,
+  jobId: string,
+  token: number,
+): InboundMessage {
   const { opened, files, delivered, ...plain } = q;
   const rebuilt = port.rehydrate?.({
     ref: q.ref,
@@ -80,18 +102,21 @@ export function fromQueued(q: QueuedMessage, port: PlatformPort, jobId: string):
     files:
       d.files.length === 0 ? [] : (port.rehydrate?.({ ref: q.ref, files: d.files }).files ?? []),
   }));
-  const openedTagged = opened ? { ref: opened.ref, to: tagged(opened.to, jobId) } : undefined;
+  const openedTagged = opened
+    ? { ref: opened.ref, to: tagged(opened.to, jobId, token) }
+    : undefined;
   // Named ahead, not opened yet: this worker opens it (idempotently, so a re-run finds it).
   const open = opened && rebuilt?.openThread;
   const openThread = open
     ? async () => {
         const o = await open();
-        return { ref: o.ref, to: tagged(o.to, jobId) };
+        return { ref: o.ref, to: tagged(o.to, jobId, token) };
       }
     : openedTagged && (async () => openedTagged);
   return {
     ...plain,
-    to: tagged(q.to, jobId),
+    to: tagged(q.to, jobId, token),
+    fence: { lease: jobLeaseKey(jobId), token, once: jobOnceKey(jobId) },
     ...(rebuilt?.files ? { files: rebuilt.files } : {}),
     ...(rebuilt?.replyChain ? { replyChain: rebuilt.replyChain } : {}),
     ...(rebuilt?.viewedChannel ? { viewedChannel: rebuilt.viewedChannel } : {}),

@@ -4,6 +4,7 @@ import {
   type StoredMessage,
 } from '@langchain/core/messages';
 import type { Logger } from '../log/logger.ts';
+import type { WriteGuard, WriteOutcome } from './lease-backend.ts';
 import { normalizeMessages, readStoredMessages, type SkippedRecord } from './normalize-history.ts';
 import type { Store } from './store.ts';
 
@@ -45,22 +46,45 @@ export class SessionHistory {
     return (await this.store.kv.get(`history:${sessionKey}`)) !== undefined;
   }
 
-  async save(sessionKey: string, messages: BaseMessage[]): Promise<void> {
+  /**
+   * Saves the session's messages. With a `guard` (a turn's fencing token) history and archive are
+   * written in one step, only while the token is current and, with `once`, only the first time.
+   */
+  async save(
+    sessionKey: string,
+    messages: BaseMessage[],
+    guard?: WriteGuard,
+  ): Promise<WriteOutcome> {
     let keep = normalizeMessages(messages);
+    let archived: [string, unknown] | undefined;
     if (keep.length > this.maxMessages) {
       const cut = keep.length - this.maxMessages;
-      await this.archive(sessionKey, keep.slice(0, cut));
+      archived = await this.extendedArchive(sessionKey, keep.slice(0, cut));
       keep = keep.slice(cut);
     }
     const rec: HistoryRecord = {
       messages: mapChatMessagesToStoredMessages(keep),
       updatedAt: Date.now(),
     };
-    await this.store.kv.set(`history:${sessionKey}`, rec);
+    const history: [string, unknown] = [`history:${sessionKey}`, rec];
+    if (guard)
+      return this.store.leases.writeFenced(archived ? [archived, history] : [history], guard);
+    if (archived) await this.store.kv.set(...archived);
+    await this.store.kv.set(...history);
+    return 'written';
   }
 
   async archive(sessionKey: string, messages: BaseMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+    const entry = await this.extendedArchive(sessionKey, messages);
+    if (entry) await this.store.kv.set(...entry);
+  }
+
+  /** The archive key and its value with `messages` added (undefined when there are none). */
+  private async extendedArchive(
+    sessionKey: string,
+    messages: BaseMessage[],
+  ): Promise<[string, unknown] | undefined> {
+    if (messages.length === 0) return undefined;
     const key = `archive:${sessionKey}`;
     const stored = await this.store.kv.get(key);
     // A damaged archive is not extended in place: its readable part is kept.
@@ -70,7 +94,7 @@ export class SessionHistory {
         ? []
         : mapChatMessagesToStoredMessages(this.read(key, stored));
     const added = mapChatMessagesToStoredMessages(normalizeMessages(messages));
-    await this.store.kv.set(key, [...old, ...added]);
+    return [key, [...old, ...added]];
   }
 
   /** Rewrites the archive (an edit or a deletion in the thread reaches archived turns too). */

@@ -51,7 +51,7 @@ test('handed-over messages travel as data and get their files back on the worker
       files: (q.files ?? []).map((f) => ({ ...f, download: async () => new Uint8Array() })),
     };
   };
-  const back = fromQueued(wire, port, 'job-1');
+  const back = fromQueued(wire, port, 'job-1', 1);
   assert.equal(back.delivered?.[0]?.text, 'the message asked about');
   assert.equal(back.delivered?.[0]?.files[0]?.id, 'f1');
   assert.equal(typeof back.delivered?.[0]?.files[0]?.download, 'function');

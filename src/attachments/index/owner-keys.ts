@@ -1,5 +1,5 @@
 // Where an owner's attachments live in the store. Only keyv get/set/delete are used, so the layout
-// is the same on SQLite and Redis; the lock is a store claim, the one atomic operation keyv lacks.
+// is the same on SQLite and Redis; the lock is a store lease (keyv has no atomic claim).
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
 
