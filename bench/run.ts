@@ -29,6 +29,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   burst: async () => (await import('./burst-bench.ts')).benchBurst(),
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
   erase: async () => (await import('./erase-bench.ts')).benchErase(),
+  fencing: async () => (await import('./fencing-bench.ts')).benchFencing(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
