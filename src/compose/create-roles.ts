@@ -4,7 +4,8 @@ import type { Config } from '../config/schema.ts';
 import type { ProjectEraser } from '../core/project-eraser.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
-import { queueRedis, TurnQueue, TurnWorker } from '../queue/turn-queue.ts';
+import { queueRedis, TurnQueue } from '../queue/turn-queue.ts';
+import { TurnWorker } from '../queue/turn-worker.ts';
 import type { Store } from '../store/store.ts';
 
 export type Roles = ReturnType<typeof createRoles>;

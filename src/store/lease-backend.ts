@@ -15,8 +15,10 @@ export interface WriteGuard extends Fence {
 /** `fenced`: the token is no longer current; `repeated`: the `once` marker was already set. */
 export type WriteOutcome = 'written' | 'fenced' | 'repeated';
 
-/** How long a `once` marker stays: longer than any job is retried. */
-export const ONCE_TTL_MS = 7 * 86_400_000;
+/** How long a `once` marker stays: longer than any job is retried (a job's post records: a day too). */
+export const ONCE_TTL_MS = 86_400_000;
+/** A `once` marker is a claim with this holder (`Store.release(once, ONCE_HOLDER)` removes it). */
+export const ONCE_HOLDER = 'written';
 
 export interface LeaseBackend {
   /** Takes `key` for `ttlMs` unless another holder has it; the new generation, or undefined. */

@@ -2,10 +2,10 @@
 // (holder, generation) that expires; the generation counter is a key of its own that outlives it,
 // so the next holder's token is always higher.
 import type { LeaseBackend, WriteGuard, WriteOutcome } from './lease-backend.ts';
-import { ONCE_TTL_MS } from './lease-backend.ts';
+import { ONCE_HOLDER, ONCE_TTL_MS } from './lease-backend.ts';
 
 /** A generation counter lives this long after its last acquisition (far past any stale run). */
-const GEN_TTL_MS = 7 * 86_400_000;
+const GEN_TTL_MS = 86_400_000;
 
 const ACQUIRE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -23,7 +23,7 @@ const WRITE_FENCED = `
 if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[1] then return 'fenced' end
 if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'repeated' end
 for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 1]) end
-if ARGV[2] == '1' then redis.call('SET', KEYS[2], 'written', 'PX', ARGV[3]) end
+if ARGV[2] == '1' then redis.call('SET', KEYS[2], '${ONCE_HOLDER}', 'PX', ARGV[3]) end
 return 'written'`;
 
 interface Evaluator {

@@ -4,6 +4,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   type LeaseBackend,
+  ONCE_HOLDER,
   ONCE_TTL_MS,
   type WriteGuard,
   type WriteOutcome,
@@ -128,7 +129,7 @@ export class SqliteLeases implements LeaseBackend {
     if (guard.once && this.s.onceGet.get(guard.once, now)) return 'repeated';
     for (const [i, [key]] of entries.entries())
       this.s.setKv.run(this.d.kvKey(key), values[i] ?? '');
-    if (guard.once) this.s.onceSet.run(guard.once, 'written', now + ONCE_TTL_MS);
+    if (guard.once) this.s.onceSet.run(guard.once, ONCE_HOLDER, now + ONCE_TTL_MS);
     return 'written';
   }
 
