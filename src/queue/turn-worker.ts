@@ -171,6 +171,7 @@ export class TurnWorker {
       msgLog.warn('an earlier run answered and kept this turn; marking it done');
       await this.markDone(key, data.seq);
       await this.records.clear(jobId);
+      await this.d.store.release(jobOnceKey(jobId), ONCE_HOLDER);
       return 'kept before';
     }
     const replyTo = data.msg.opened?.to ?? data.msg.to;
