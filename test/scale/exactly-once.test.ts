@@ -69,7 +69,7 @@ slack: { updateIntervalMs: 100, maxRetries: 2 }
 doctor: { onStart: 'off' }
 scale:
   ingressDrainMs: 0
-  queue: { name: ${QUEUE}, lockMs: 2000, orderPollMs: 50, backoffMs: 200, concurrency: 2, crashLimit: 4 }
+  queue: { name: ${QUEUE}, lockMs: 2000, orderPollMs: 50, backoffMs: 3000, concurrency: 2, crashLimit: 4 }
 `,
   );
   const all = clusterEnv({
@@ -197,7 +197,9 @@ test('killed between keeping the history and marking the job done: the turn is k
 }, async () => {
   const channel = 'C0CRASH';
   while (liveWorkers().length < 2) await ready(spawnWorker());
-  // The kill comes the moment the history write's marker lands (keyspace notifications).
+  // The kill comes the moment the history write's marker lands (keyspace notifications). So that
+  // the worker cannot mark the job done before the kill reaches it, the session's order record is
+  // made unusable while the turn runs (marking done then fails) and put back after the kill.
   const admin = new Redis(redis.url);
   const sub = new Redis(redis.url);
   try {
@@ -214,10 +216,13 @@ test('killed between keeping the history and marking the job done: the turn is k
     const ts = await ask(channel, 'q-crash');
     const started = await starts(ts);
     victim = started.w;
-    await kept;
-    await victim.exited;
     const { session } = started;
     const orderKey = `threadmind:${QUEUE}:order:${session}`;
+    const order = await admin.hgetall(orderKey);
+    await admin.multi().del(orderKey).set(orderKey, 'blocked').exec();
+    await kept;
+    await victim.exited;
+    await admin.multi().del(orderKey).hset(orderKey, order).exec();
     assert.equal(
       Number((await admin.hget(orderKey, 'done')) ?? 0),
       0,
