@@ -72,7 +72,7 @@ export async function slashCommand(
   ctx.channelTypes.set(c.channel, type);
   if (type === 'im') ctx.dmUsers.set(c.channel, c.user);
   const teamId = c.teamId ?? ctx.ids.teamId;
-  const triggerId = ctx.interactivity.newTrigger(c.user);
+  const triggerId = ctx.interactivity.newTrigger(c.user, teamId);
   const responseUrl = ctx.interactivity.newResponseUrl(deps.origin(), teamId, c.channel, c.user);
   const payload: Record<string, string> = {
     token: deps.deliverer.verificationToken,
@@ -384,7 +384,7 @@ export async function submitView(
     user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
     api_app_id: ctx.ids.appId,
     token: deps.deliverer.verificationToken,
-    trigger_id: ctx.interactivity.newTrigger(s.user),
+    trigger_id: ctx.interactivity.newTrigger(s.user, teamId),
     view,
     response_urls: [],
     is_enterprise_install: false,
@@ -544,7 +544,7 @@ export async function pressButton(
       is_ephemeral: m === undefined,
       ...(threadTs !== undefined ? { thread_ts: threadTs } : {}),
     },
-    trigger_id: ctx.interactivity.newTrigger(p.user),
+    trigger_id: ctx.interactivity.newTrigger(p.user, teamId),
     team: { id: teamId, domain: ctx.ids.teamDomain },
     enterprise: null,
     is_enterprise_install: false,
@@ -608,7 +608,7 @@ export async function messageShortcut(
     is_enterprise_install: false,
     enterprise: null,
     callback_id: s.callbackId,
-    trigger_id: ctx.interactivity.newTrigger(s.user),
+    trigger_id: ctx.interactivity.newTrigger(s.user, teamId),
     response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, s.channel, s.user),
     message_ts: m.ts,
     message: {

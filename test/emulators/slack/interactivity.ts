@@ -11,6 +11,8 @@ const RESPONSE_URL_USES = 5;
 
 interface Trigger {
   userId: string;
+  /** The workspace the payload carrying the trigger came from: a modal opened with it is that team's. */
+  teamId?: string | undefined;
   issuedAt: number;
   used: boolean;
 }
@@ -46,20 +48,20 @@ export class Interactivity {
   readonly #hooks = new Map<string, ResponseHook>();
 
   /** A trigger id shaped like Slack's (`<digits>.<digits>.<hex>`). */
-  newTrigger(userId: string): string {
+  newTrigger(userId: string, teamId?: string): string {
     const id = `${Date.now()}${randomDigits(3)}.${randomDigits(10)}.${randomBytes(16).toString('hex')}`;
-    this.#triggers.set(id, { userId, issuedAt: Date.now(), used: false });
+    this.#triggers.set(id, { userId, teamId, issuedAt: Date.now(), used: false });
     return id;
   }
 
   /** Exchanges a trigger for its user, or names Slack's error for it. */
-  takeTrigger(id: string): { userId: string } | { error: string } {
+  takeTrigger(id: string): { userId: string; teamId?: string | undefined } | { error: string } {
     const t = this.#triggers.get(id);
     if (t === undefined) return { error: 'invalid_trigger_id' };
     if (t.used) return { error: 'exchanged_trigger_id' };
     if (Date.now() - t.issuedAt > this.triggerLifetimeMs) return { error: 'expired_trigger_id' };
     t.used = true;
-    return { userId: t.userId };
+    return { userId: t.userId, teamId: t.teamId };
   }
 
   newResponseUrl(

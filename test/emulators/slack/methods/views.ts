@@ -127,10 +127,11 @@ export function renderView(
   input: Record<string, unknown>,
   rootId: string,
   previousId: string | null,
+  teamId: string = ctx.ids.teamId,
 ): Record<string, unknown> {
   return {
     id,
-    team_id: ctx.ids.teamId,
+    team_id: teamId,
     type: 'modal',
     blocks: withIds(input.blocks as unknown[]),
     private_metadata: typeof input.private_metadata === 'string' ? input.private_metadata : '',
@@ -146,7 +147,7 @@ export function renderView(
     root_view_id: rootId,
     app_id: ctx.ids.appId,
     external_id: typeof input.external_id === 'string' ? input.external_id : '',
-    app_installed_team_id: ctx.ids.teamId,
+    app_installed_team_id: teamId,
     bot_id: ctx.ids.botId,
   };
 }
@@ -184,7 +185,7 @@ function open(args: ApiArgs, ctx: ApiContext, push: boolean): ApiResult {
     id,
     userId: taken.userId,
     triggerId: triggerId ?? '',
-    view: renderView(ctx, id, view, rootId, under?.id ?? null),
+    view: renderView(ctx, id, view, rootId, under?.id ?? null, taken.teamId),
     open: true,
     updates: 0,
   };
@@ -214,6 +215,7 @@ function update(args: ApiArgs, ctx: ApiContext): ApiResult {
     view,
     String(stored.view.root_view_id),
     (stored.view.previous_view_id as string | null) ?? null,
+    String(stored.view.team_id),
   );
   stored.updates += 1;
   return { ok: true, view: structuredClone(stored.view) };
