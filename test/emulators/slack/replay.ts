@@ -52,7 +52,8 @@ export async function replayPayload(
       undefined,
       s(obj(body.container).message_ts),
     );
-  if (body.trigger_id !== undefined) body.trigger_id = deps.ctx.interactivity.newTrigger(user, team);
+  if (body.trigger_id !== undefined)
+    body.trigger_id = deps.ctx.interactivity.newTrigger(user, team);
   if (body.response_url !== undefined) body.response_url = hook();
   if (Array.isArray(body.response_urls)) {
     for (const r of body.response_urls as Json[]) r.response_url = hook();
