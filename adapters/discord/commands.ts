@@ -1,5 +1,5 @@
-// Slash commands, defined once: registered by `npm run discord:register`, handled by the adapter.
-// Each says where it is offered: `integration_types` (installed to a server, to a person's
+// Discord's slash commands, derived from the core's one commands table (src/core/commands.ts):
+// registered by `npm run discord:register`, handled by the adapter. Each says where it is offered: `integration_types` (installed to a server, to a person's
 // account) and `contexts` (a server, the bot's DM, group DMs and DMs between people). A user
 // install answers only through the interaction (ARCHITECTURE.md, "Discord user installs"), so only
 // the commands that need nothing else from the server are offered there.
@@ -14,6 +14,12 @@ import {
   type SlashCommandSubcommandBuilder,
 } from 'discord.js';
 import { SETTINGS } from '../../src/core/channel-settings-schema.ts';
+import {
+  COMMAND_GROUPS,
+  COMMANDS as COMMAND_TABLE,
+  type CommandSpec,
+  command,
+} from '../../src/core/commands.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { FlowName } from '../../src/model/interaction.ts';
 
@@ -70,96 +76,115 @@ function settingOptions(c: SlashCommandSubcommandBuilder): SlashCommandSubcomman
   return c;
 }
 
+/** A command's Discord name, split: `settings set` is the `set` subcommand of `/settings`. */
+function discordName(spec: CommandSpec): { name: string; sub?: string } {
+  const [name = spec.name, sub] = (spec.names?.discord ?? spec.name).split(' ');
+  return sub === undefined ? { name } : { name, sub };
+}
+
+/** The table's command a slash command (and its subcommand) names. */
+export function commandOf(i: ChatInputCommandInteraction): CommandSpec | undefined {
+  const sub = i.options.getSubcommand(false) ?? undefined;
+  return COMMAND_TABLE.find((c) => {
+    const n = discordName(c);
+    return n.name === i.commandName && n.sub === sub;
+  });
+}
+
 /** The flow a slash command begins, if it is one. */
 export function flowOf(i: ChatInputCommandInteraction): FlowName | undefined {
-  if (i.commandName === 'erase-server') return 'erase';
-  if (i.commandName === 'feedback-export') return 'export';
-  if (i.commandName === 'settings')
-    return i.options.getSubcommand(false) === 'set' ? 'settings' : 'settings-show';
-  return undefined;
+  const spec = commandOf(i);
+  return spec && 'flow' in spec.starts ? spec.starts.flow : undefined;
+}
+
+/** Where a command is offered, as Discord's installation and interaction contexts. */
+function offeredAs(where: CommandSpec['where']) {
+  return {
+    integrationTypes: [
+      ...(where.server ? [ApplicationIntegrationType.GuildInstall] : []),
+      ...(where.userInstall ? [ApplicationIntegrationType.UserInstall] : []),
+    ],
+    contexts: [
+      ...(where.server ? [InteractionContextType.Guild] : []),
+      ...(where.dm ? [InteractionContextType.BotDM] : []),
+      ...(where.groupDm ? [InteractionContextType.PrivateChannel] : []),
+    ],
+  };
+}
+
+/** Who may see a command in Discord's menus (the core still checks who may run it). */
+const DEFAULT_PERMISSION: Partial<Record<CommandSpec['who'], bigint>> = {
+  starter: PermissionFlagsBits.SendMessages,
+  admin: PermissionFlagsBits.ManageGuild,
+};
+
+function withOptions<T extends SlashCommandBuilder | SlashCommandSubcommandBuilder>(
+  c: T,
+  spec: CommandSpec,
+): T {
+  for (const o of spec.options) {
+    if (o.kind === 'settings') settingOptions(c as SlashCommandSubcommandBuilder);
+    else if (o.kind === 'file')
+      c.addAttachmentOption((b) => b.setName(o.id).setDescription(o.description));
+    else
+      c.addStringOption((b) => {
+        b.setName(o.id)
+          .setDescription(o.description)
+          .setRequired(o.required === true);
+        if (o.maxLength !== undefined) b.setMaxLength(o.maxLength);
+        if (o.choices) b.addChoices(...o.choices);
+        return b;
+      });
+  }
+  return c;
+}
+
+/** The table's commands offered on Discord (a server, a user install), as slash commands. */
+function slashCommands(): SlashCommandBuilder[] {
+  const built = new Map<string, SlashCommandBuilder>();
+  for (const spec of COMMAND_TABLE) {
+    if (!spec.where.server && !spec.where.userInstall) continue;
+    const { name, sub } = discordName(spec);
+    const offered = offeredAs(spec.where);
+    if (sub === undefined) {
+      const c = new SlashCommandBuilder()
+        .setName(name)
+        .setDescription(spec.description)
+        .setIntegrationTypes(offered.integrationTypes)
+        .setContexts(offered.contexts);
+      const permission = DEFAULT_PERMISSION[spec.who];
+      if (permission !== undefined) c.setDefaultMemberPermissions(permission);
+      built.set(name, withOptions(c, spec));
+      continue;
+    }
+    let parent = built.get(name);
+    if (!parent) {
+      parent = new SlashCommandBuilder()
+        .setName(name)
+        .setDescription(COMMAND_GROUPS[name] ?? spec.description)
+        .setIntegrationTypes(offered.integrationTypes)
+        .setContexts(offered.contexts);
+      built.set(name, parent);
+    }
+    parent.addSubcommand((c) => withOptions(c.setName(sub).setDescription(spec.description), spec));
+  }
+  return [...built.values()];
 }
 
 /** Answerable through the interaction alone: offered to server and user installs, everywhere. */
-const ANYWHERE = {
-  integrationTypes: [
-    ApplicationIntegrationType.GuildInstall,
-    ApplicationIntegrationType.UserInstall,
-  ],
-  contexts: [
-    InteractionContextType.Guild,
-    InteractionContextType.BotDM,
-    InteractionContextType.PrivateChannel,
-  ],
-};
+const ANYWHERE = offeredAs({ ...command('ask').where });
 
 /** Needs the bot in the server (a channel's settings, the server's votes): server installs only. */
 const SERVER_INSTALL = { integrationTypes: [ApplicationIntegrationType.GuildInstall] };
 
 /** Commands that need the bot in the server; a user install refuses them if they arrive anyway. */
 export const SERVER_INSTALL_COMMANDS: ReadonlySet<string> = new Set([
-  'settings',
-  'feedback-export',
-  'erase-server',
+  ...COMMAND_TABLE.filter((c) => !c.where.userInstall).map((c) => discordName(c).name),
   SHARE_FILE_COMMAND,
 ]);
 
 export const COMMANDS = [
-  new SlashCommandBuilder()
-    .setName('ask')
-    .setIntegrationTypes(ANYWHERE.integrationTypes)
-    .setContexts(ANYWHERE.contexts)
-    .setDescription('Ask threadmind; the answer continues in a thread')
-    .addStringOption((o) =>
-      o.setName('question').setDescription('Your question').setRequired(true).setMaxLength(4000),
-    )
-    .addAttachmentOption((o) =>
-      o.setName('file').setDescription('A file or screenshot to ask about'),
-    ),
-  new SlashCommandBuilder()
-    .setName('summarize')
-    .setDescription('Post a summary of this thread so far')
-    .setIntegrationTypes(ANYWHERE.integrationTypes)
-    .setContexts(ANYWHERE.contexts),
-  new SlashCommandBuilder()
-    .setName('files')
-    .setDescription('List the files threadmind can see here (only you see the answer)')
-    .setIntegrationTypes(ANYWHERE.integrationTypes)
-    .setContexts(ANYWHERE.contexts),
-  new SlashCommandBuilder()
-    .setName('forget')
-    .setDescription("Clear threadmind's memory of this thread (its starter or Manage Threads)")
-    .setDefaultMemberPermissions(PermissionFlagsBits.SendMessages)
-    .setIntegrationTypes(ANYWHERE.integrationTypes)
-    .setContexts(ANYWHERE.contexts),
-  new SlashCommandBuilder()
-    .setName('settings')
-    .setDescription('How threadmind behaves in this channel')
-    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
-    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
-    .addSubcommand((c) => c.setName('show').setDescription('Show the settings and their changes'))
-    .addSubcommand((c) =>
-      settingOptions(
-        c.setName('set').setDescription('Change them (Manage Channels); without options, a form'),
-      ),
-    ),
-  new SlashCommandBuilder()
-    .setName('feedback-export')
-    .setDescription("Export this server's 👍/👎 on answers (admins; only you see it)")
-    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
-    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
-    .setContexts(InteractionContextType.Guild)
-    .addStringOption((o) =>
-      o
-        .setName('format')
-        .setDescription('File format')
-        .addChoices({ name: 'CSV', value: 'csv' }, { name: 'JSON', value: 'json' }),
-    ),
-  new SlashCommandBuilder()
-    .setName('erase-server')
-    .setDescription('Erase everything threadmind stored for this server (admins; asks first)')
-    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
-    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
-    .setContexts(InteractionContextType.Guild),
+  ...slashCommands(),
   // On a message's Apps menu: threadmind answers about it in a thread started from it (a user
   // install: privately, through the interaction).
   new ContextMenuCommandBuilder()

@@ -16,7 +16,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, Intent } from '../../src/model/incoming.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
+import { commandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
 
@@ -28,12 +28,11 @@ export interface DiscordCommandsOptions {
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
 }
 
-const INTENTS: Record<string, Intent | undefined> = {
-  ask: 'ask',
-  summarize: 'summarize',
-  files: 'files',
-  forget: 'forget',
-};
+/** The intent a slash command starts (the core's commands table), if it starts one. */
+function intentOf(i: ChatInputCommandInteraction): Intent | undefined {
+  const spec = commandOf(i);
+  return spec && 'intent' in spec.starts ? spec.starts.intent : undefined;
+}
 
 export class DiscordCommands {
   private readonly o: DiscordCommandsOptions;
@@ -147,7 +146,7 @@ export class DiscordCommands {
    * so `/ask` answers from the question, its file and the conversation so far.
    */
   private async handleAsUser(i: ChatInputCommandInteraction, ref: ThreadRef): Promise<void> {
-    const intent = INTENTS[i.commandName];
+    const intent = intentOf(i);
     if (!intent || SERVER_INSTALL_COMMANDS.has(i.commandName)) {
       await this.refuseServerOnly(i);
       return;
@@ -191,7 +190,7 @@ export class DiscordCommands {
       await this.handleAsUser(i, place);
       return;
     }
-    const intent = INTENTS[i.commandName];
+    const intent = intentOf(i);
     // Only the asker sees what files there are, or that a thread was forgotten.
     await i.deferReply(
       intent === 'files' || intent === 'forget' ? { flags: MessageFlags.Ephemeral } : {},

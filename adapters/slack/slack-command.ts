@@ -1,20 +1,13 @@
 // `/threadmind` (or `/threadmind settings`): the channel's settings flow, `show` to show them with
-// their changes, `feedback export` and `erase-workspace` (a flow) for admins.
+// their changes, `feedback export` and `erase-workspace` (a flow) for admins; the words are the
+// core's commands table's (src/core/commands.ts).
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { slackCommand } from '../../src/core/commands.ts';
+import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { FlowName } from '../../src/model/interaction.ts';
 import type { SlackInteractions } from './slack-interactions.ts';
 import { slackSource } from './slack-source.ts';
-
-/** The words that begin a flow. */
-const FLOWS: Record<string, FlowName | undefined> = {
-  '': 'settings',
-  settings: 'settings',
-  edit: 'settings',
-  show: 'settings-show',
-  'erase-workspace': 'erase',
-};
 
 /** The command's dependencies, and the flows it begins. */
 export interface CommandDeps {
@@ -44,14 +37,14 @@ async function onCommand(
   if (!source) return;
   const words = command.text.trim().toLowerCase();
   try {
-    const [verb, sub, format] = words.split(/\s+/);
-    if (verb === 'feedback' && sub !== 'export') {
-      await ephemeral(messages.feedbackExportUsage);
-      return;
-    }
-    const flow = verb === 'feedback' ? 'export' : FLOWS[words];
+    const found = slackCommand(words);
+    const flow = found && 'flow' in found.spec.starts ? found.spec.starts.flow : undefined;
     if (!flow) {
-      await ephemeral(messages.slackCommandUsage);
+      await ephemeral(
+        words.split(/\s+/)[0] === 'feedback'
+          ? messages.feedbackExportUsage
+          : messages.slackCommandUsage,
+      );
       return;
     }
     await d.flows.command(flow, {
@@ -62,7 +55,7 @@ async function onCommand(
       channel: command.channel_id,
       triggerId: command.trigger_id,
       respond,
-      ...(verb === 'feedback' && format ? { values: { format } } : {}),
+      ...(found?.word ? { values: { [FORMAT_FIELD]: found.word } } : {}),
     });
   } catch (err) {
     d.log.error({ err, command: command.command }, 'slash command failed');

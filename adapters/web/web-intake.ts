@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
+import { webCommand, webCommandList } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
-import type { FlowName } from '../../src/model/interaction.ts';
 import type { Transcript } from './transcript.ts';
 import type { WebDeliveries } from './web-deliveries.ts';
 import { BodyTooLarge, closeAfter, readBody, sendError, sendJson } from './web-http.ts';
@@ -18,20 +18,6 @@ import { WEB_PERSON, webRef } from './web-port.ts';
 /** Longest message a person may send. */
 const MAX_TEXT = 20_000;
 const MAX_JSON_BYTES = 256 * 1024;
-
-const COMMANDS: Record<string, Intent> = {
-  summarize: 'summarize',
-  summarise: 'summarize',
-  forget: 'forget',
-  files: 'files',
-};
-/** Commands that begin a flow (its card comes back in the thread). */
-const FLOWS: Record<string, FlowName> = {
-  erase: 'erase',
-  'feedback-export': 'export',
-  settings: 'settings',
-};
-const COMMAND_LIST = '/summarize, /forget, /files, /settings, /erase and /feedback-export';
 
 const CLIENT_ID = /^[\w-]{1,100}$/;
 
@@ -121,17 +107,18 @@ export class WebIntake {
     if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
       return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
-    // `/name`, or a flow's `/name word` (`/feedback-export json`).
+    // `/name`, or a flow's `/name word` (`/feedback-export json`); the names are the core's table's.
     const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
-    const flow = FLOWS[(command?.[1] ?? '').toLowerCase()];
+    const spec = command ? webCommand(command[1] ?? '') : undefined;
+    const flow = spec && 'flow' in spec.starts ? spec.starts.flow : undefined;
     const word = command?.[2];
     if (command && !flow && word === undefined) {
-      intent = COMMANDS[(command[1] ?? '').toLowerCase()];
+      intent = spec && 'intent' in spec.starts ? spec.starts.intent : undefined;
       if (!intent)
         return sendError(
           res,
           400,
-          `There is no command ${command[0]}. The commands are ${COMMAND_LIST}.`,
+          `There is no command ${command[0]}. The commands are ${webCommandList()}.`,
         );
     }
     const { message, repeated } = await this.d.transcript.addPersonMessage(threadId, {

@@ -3,7 +3,9 @@
 // channel only Bob (the asker) and Alice (the server's owner) may view; questions from elsewhere go
 // to the server's other channel. With `split`, a gateway takes Discord's events and a worker
 // (replaceable) runs the messages, on a Redis of the driver's own.
+
 import type { RunningApp } from '../../src/compose/app.ts';
+import type { CommandName } from '../../src/core/commands.ts';
 import type { DiscordEmulator, DiscordMessage } from '../emulators/discord/index.ts';
 import { Perm } from '../emulators/discord/permissions.ts';
 import { watchFileEvents } from '../support/file-events.ts';
@@ -414,6 +416,23 @@ class DiscordFlowDriver implements FlowDriver {
     );
     const a: DiscordAnswered = { text: answer.content, thread: thread.id, message: answer.id };
     return a;
+  }
+
+  async runCommand(a: Answered, name: CommandName, text = ''): Promise<string> {
+    const s = a as DiscordAnswered;
+    const { id } = await this.d.slashCommand({
+      guildId: this.guild,
+      channelId: s.thread,
+      userId: this.people.third,
+      name,
+      options: name === 'ask' ? [{ name: 'question', type: 3, value: text }] : [],
+    });
+    await this.watch.handled(id);
+    const reply = await this.d.waitFor(() => {
+      const original = this.d.interactions().find((i) => i.id === id)?.original;
+      return original?.content ? original : undefined;
+    });
+    return reply.content;
   }
 
   private answerOf(a: Answered): DiscordMessage | undefined {

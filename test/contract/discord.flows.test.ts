@@ -1,3 +1,4 @@
+import { commandsContract } from './commands-contract.ts';
 import { makeDiscordFlowDriver } from './discord-flow-driver.ts';
 import { eraseContract } from './erase-contract.ts';
 import { feedbackContract } from './feedback-contract.ts';
@@ -9,3 +10,4 @@ splitShareContract('Discord', makeDiscordFlowDriver);
 eraseContract('Discord', makeDiscordFlowDriver);
 feedbackContract('Discord', makeDiscordFlowDriver);
 settingsContract('Discord', makeDiscordFlowDriver);
+commandsContract('Discord', makeDiscordFlowDriver);

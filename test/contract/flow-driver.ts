@@ -4,6 +4,7 @@
 // export the votes. Each platform implements it against its emulator (Slack and Discord:
 // slack-flow-driver.ts, discord-flow-driver.ts; the web chat: web-flow-driver.ts); the scenarios in
 // interaction-contract.ts, erase-contract.ts and feedback-contract.ts are written once against it.
+import type { CommandName } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { HandledEvent, InteractedEvent } from '../../src/model/handled.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
@@ -77,6 +78,12 @@ export interface FlowDriver {
   cancelErase(asked: Asked): Promise<string>;
   /** Someone asks the bot a question; its answer, with 👍/👎 under it. */
   askForAnswer(question: string): Promise<Answered>;
+  /**
+   * The asker runs the commands table's command `name` in the thread of `a`, the platform's way
+   * (Slack: a mention's words; Discord: the slash command; the web chat: `/name`), with `text`
+   * where it takes words (ask); what they were told.
+   */
+  runCommand(a: Answered, name: CommandName, text?: string): Promise<string>;
   /** The labels of the vote buttons under an answer. */
   voteButtons(a: Answered): string[];
   /**

@@ -2,7 +2,9 @@
 // the bot answers through Bolt. A private place is a private channel (`G…`) of two people; every
 // share starts in a fresh channel. With `split`, an ingress takes Slack's requests and a worker
 // (replaceable) runs the messages, on a Redis of the driver's own.
+
 import type { RunningApp } from '../../src/compose/app.ts';
+import type { CommandName } from '../../src/core/commands.ts';
 import type { SlackMessage } from '../emulators/slack/index.ts';
 import { watchFileEvents } from '../support/file-events.ts';
 import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
@@ -76,7 +78,16 @@ type Block = { elements?: { action_id?: string; value?: string; text?: { text?: 
 interface SlackAnswered extends Answered {
   channel: string;
   ts: string;
+  /** The thread the answer is in. */
+  root: string;
 }
+
+/** What a person types after the mention for each of the table's commands. */
+const COMMAND_WORDS: Partial<Record<CommandName, string>> = {
+  summarize: 'summarize',
+  files: 'which files can you see?',
+  forget: 'forget this thread',
+};
 
 type VoteEl = {
   type?: string;
@@ -436,8 +447,23 @@ class SlackFlowDriver implements FlowDriver {
     const m = await this.h.slack.waitFor(() =>
       this.botReplies(channel, ts).findLast((x) => votesOf(x).length > 0),
     );
-    const a: SlackAnswered = { text: m.text, channel, ts: m.ts };
+    const a: SlackAnswered = { text: m.text, channel, ts: m.ts, root: ts };
     return a;
+  }
+
+  async runCommand(a: Answered, name: CommandName, text = ''): Promise<string> {
+    const s = a as SlackAnswered;
+    const { ts } = await this.h.slack.postUserMessage({
+      channel: s.channel,
+      thread_ts: s.root,
+      user: PEOPLE.third,
+      text: `<@${this.bot}> ${COMMAND_WORDS[name] ?? text}`,
+    });
+    await this.watch.handled(ts);
+    return this.botReplies(s.channel, s.root)
+      .filter((m) => Number(m.ts) > Number(ts))
+      .map((m) => m.markdown_text ?? m.text)
+      .join('\n');
   }
 
   private answerOf(a: Answered): SlackMessage | undefined {

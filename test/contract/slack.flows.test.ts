@@ -1,3 +1,4 @@
+import { commandsContract } from './commands-contract.ts';
 import { eraseContract } from './erase-contract.ts';
 import { feedbackContract } from './feedback-contract.ts';
 import { shareContract, splitShareContract } from './interaction-contract.ts';
@@ -9,3 +10,4 @@ splitShareContract('Slack', makeSlackFlowDriver);
 eraseContract('Slack', makeSlackFlowDriver);
 feedbackContract('Slack', makeSlackFlowDriver);
 settingsContract('Slack', makeSlackFlowDriver);
+commandsContract('Slack', makeSlackFlowDriver);

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
 import { WEB_PERSON } from '../../adapters/web/web-port.ts';
+import type { CommandName } from '../../src/core/commands.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 import { contractOverrides } from './config.ts';
@@ -225,6 +226,15 @@ class WebFlowDriver implements FlowDriver {
     );
     const a: WebAnswered = { text: m.text, thread: view.id, message: m.id };
     return a;
+  }
+
+  async runCommand(a: Answered, name: CommandName, text = ''): Promise<string> {
+    const view = this.view((a as WebAnswered).thread);
+    const said = await this.say(view, name === 'ask' ? text : `/${name}`);
+    return said
+      .filter((m) => !m.streaming)
+      .map((m) => m.text)
+      .join('\n');
   }
 
   private answerOf(a: Answered): WebMessage | undefined {
