@@ -191,10 +191,8 @@ export class DiscordCommands {
       return;
     }
     const intent = intentOf(i);
-    // Only the asker sees what files there are, or that a thread was forgotten.
-    await i.deferReply(
-      intent === 'files' || intent === 'forget' ? { flags: MessageFlags.Ephemeral } : {},
-    );
+    // Only the asker sees that a thread was forgotten.
+    await i.deferReply(intent === 'forget' ? { flags: MessageFlags.Ephemeral } : {});
     const traceId = randomUUID();
     try {
       const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));

@@ -29,7 +29,7 @@ import { isActionRef } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-cards.ts';
-import { interactionProject, isServerAdmin, placeOf } from './discord-events.ts';
+import { interactionProject, isServerAdmin, placeOf, userInstallPlace } from './discord-events.ts';
 import type { DiscordPort } from './discord-port.ts';
 
 /** Discord drops an interaction not acknowledged within 3 s; this leaves room for the answer. */
@@ -153,9 +153,13 @@ export class DiscordInteractions implements InteractionSurface {
 
   /** A flow begun by a slash command (`/erase-server`), answered only to the person. */
   async command(i: ChatInputCommandInteraction, flow: FlowName): Promise<void> {
-    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-    if (!channel) return;
-    const { ref } = placeOf(channel, i.guildId, i.user.id);
+    // A user install's own conversation (the bot may not see the channel), else the channel's.
+    let ref = userInstallPlace(i);
+    if (!ref) {
+      const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
+      if (!channel) return;
+      ref = placeOf(channel, i.guildId, i.user.id).ref;
+    }
     const work = this.o.core.interact({
       kind: 'start',
       flow,

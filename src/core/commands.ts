@@ -98,7 +98,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'List the files threadmind can see here (only you see the answer)',
     options: [],
     who: 'anyone',
-    starts: { intent: 'files' },
+    starts: { flow: 'files' },
     where: { ...ANYWHERE, web: true },
     words: /^(list\s+(the\s+)?files|(what|which)\s+files\s+(can|do)\s+you\s+see\??|files\??)$/i,
   },

@@ -29,6 +29,7 @@ import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
 import { ExportFlow } from './interactions/export-flow.ts';
 import { FeedbackFlow } from './interactions/feedback-flow.ts';
+import { FilesFlow } from './interactions/files-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
 import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
@@ -90,6 +91,7 @@ export class Conversation {
         new ExportFlow(o.feedback),
         new SettingsFlow(o.settings),
         new SettingsShowFlow(o.settings),
+        new FilesFlow(o.index),
       ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),

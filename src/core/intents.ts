@@ -2,6 +2,7 @@
 // ("@bot summarize", "@bot forget this thread": the commands table's `words`; "@bot share this
 // with the workspace").
 import type { InboundMessage, Intent } from '../model/incoming.ts';
+import type { FlowName } from '../model/interaction.ts';
 import { mentionCommand } from './commands.ts';
 import { CONFIRM_SHARE_REQUEST } from './file-sharing.ts';
 
@@ -10,10 +11,15 @@ export function intentOf(m: InboundMessage): Intent {
   if (m.intent) return m.intent;
   if (m.addressed === 'ambient') return 'ask';
   const command = mentionCommand(m.text);
-  if (command && 'intent' in command.starts) return command.starts.intent;
+  const typed =
+    command && ('intent' in command.starts ? command.starts.intent : TYPED[command.starts.flow]);
+  if (typed) return typed;
   if (SHARE_REQUEST.test(m.text) || CONFIRM_SHARE_REQUEST.test(m.text)) return 'share';
   return 'ask';
 }
+
+/** The flows a mention's words may begin, as what the conversation does with them. */
+const TYPED: Partial<Record<FlowName, Intent>> = { files: 'files' };
 
 /**
  * "@bot share this with the workspace" (and close variants): a request, alone in the message, to

@@ -120,7 +120,7 @@ export class MessageRouter {
       case 'forget':
         return this.d.commands.forgetOnRequest(msg, out);
       case 'files':
-        await out.post(await this.d.commands.listFiles(ref));
+        await this.d.commands.typedFlow('files', msg);
         return { status: 'listed' };
       case 'summarize':
         return { status: 'turn', outcome: await this.d.runner.summarize(msg, out, input) };

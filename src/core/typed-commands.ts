@@ -1,13 +1,11 @@
 // Commands a person types to the bot ("@bot share this with the workspace", "confirm share",
 // "forget this thread", "which files") and what each does in the conversation.
-import { ownerLabel } from '../attachments/attachment-tools.ts';
-import type { AttachmentIndex } from '../attachments/index/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Handled } from '../model/handled.ts';
 import type { InboundMessage } from '../model/incoming.ts';
-import type { InteractionReply, InteractionSurface } from '../model/interaction.ts';
+import type { FlowName, InteractionReply, InteractionSurface } from '../model/interaction.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
-import { ownersOf, type ThreadRef } from '../model/thread-ref.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
 import { CONFIRM_SHARE_REQUEST, type FileSharing } from './file-sharing.ts';
 import type { InteractionEngine } from './interactions/engine.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
@@ -19,7 +17,6 @@ import type { ThreadOutput } from './thread-output.ts';
 export interface TypedCommandsDeps {
   state: SessionState;
   threadContext?: ThreadContext | undefined;
-  index?: AttachmentIndex | undefined;
   files: FileSharing;
   flows: InteractionEngine;
   /** How long a confirmation waits for its answer. */
@@ -99,15 +96,17 @@ export class TypedCommands {
     return messages.forgotten;
   }
 
-  /** The files a turn in `ref` could read. */
-  async listFiles(ref: ThreadRef): Promise<string> {
-    const files = this.d.index ? await this.d.index.listFiles(ownersOf(ref)) : [];
-    if (files.length === 0) return messages.noFiles;
-    return messages.fileList(
-      files.map(
-        (f) =>
-          `${f.filename} (${f.kind}${f.pages ? `, ${f.pages} pages` : ''}, ${ownerLabel(f.owner)})`,
-      ),
-    );
+  /** A flow a mention's words begin ("@bot which files can you see?"), shown in the conversation. */
+  async typedFlow(flow: FlowName, m: InboundMessage): Promise<void> {
+    const { port, surface } = this.d.platform(m.ref.platform);
+    const reply = await this.d.flows.start({
+      flow,
+      // A typed request needs no right; a flow that needs one refuses it.
+      actor: { id: m.principal, may: async () => false },
+      place: { ref: m.ref, to: m.to },
+      via: 'message',
+      traceId: m.traceId,
+    });
+    await showInConversation(reply.show, { port, surface, to: m.to });
   }
 }

@@ -154,7 +154,14 @@ export interface InteractionReply {
 }
 
 /** The flows an adapter can start (src/core/interactions, one file each). */
-export type FlowName = 'share' | 'erase' | 'feedback' | 'export' | 'settings' | 'settings-show';
+export type FlowName =
+  | 'share'
+  | 'erase'
+  | 'feedback'
+  | 'export'
+  | 'settings'
+  | 'settings-show'
+  | 'files';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

@@ -5,7 +5,7 @@
 // (replaceable) runs the messages, on a Redis of the driver's own.
 
 import type { RunningApp } from '../../src/compose/app.ts';
-import type { CommandName } from '../../src/core/commands.ts';
+import { type CommandName, command } from '../../src/core/commands.ts';
 import type { DiscordEmulator, DiscordMessage } from '../emulators/discord/index.ts';
 import { Perm } from '../emulators/discord/permissions.ts';
 import { watchFileEvents } from '../support/file-events.ts';
@@ -427,7 +427,8 @@ class DiscordFlowDriver implements FlowDriver {
       name,
       options: name === 'ask' ? [{ name: 'question', type: 3, value: text }] : [],
     });
-    await this.watch.handled(id);
+    // A flow is over once it has answered; a conversation's command once handled.
+    if ('intent' in command(name).starts) await this.watch.handled(id);
     const reply = await this.d.waitFor(() => {
       const original = this.d.interactions().find((i) => i.id === id)?.original;
       return original?.content ? original : undefined;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
 import { WEB_PERSON } from '../../adapters/web/web-port.ts';
-import type { CommandName } from '../../src/core/commands.ts';
+import { type CommandName, command } from '../../src/core/commands.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 import { contractOverrides } from './config.ts';
@@ -230,6 +230,13 @@ class WebFlowDriver implements FlowDriver {
 
   async runCommand(a: Answered, name: CommandName, text = ''): Promise<string> {
     const view = this.view((a as WebAnswered).thread);
+    if ('flow' in command(name).starts) {
+      const before = this.bot(view).length;
+      const since = this.watch.interactions;
+      await this.client.send(view.id, `/${name}`, randomUUID());
+      await this.watch.interacted(since, WEB_PERSON);
+      return (await view.until(() => this.bot(view)[before], `what /${name} showed`)).text;
+    }
     const said = await this.say(view, name === 'ask' ? text : `/${name}`);
     return said
       .filter((m) => !m.streaming)

@@ -163,7 +163,9 @@ describe('Discord user installs', () => {
       userId: bob,
       name: 'files',
     });
-    assert.match((await answerOf(again.id)).original?.content ?? '', /zirconia\.txt/);
+    // A flow (no turn): over once it has answered.
+    const listed = await d.waitFor(() => d.interactions().find((x) => x.id === again.id)?.original);
+    assert.match(listed.content ?? '', /zirconia\.txt/);
 
     // The server installs the bot later: its own conversations do not see bob's file either.
     d.installInGuild(guildId);
