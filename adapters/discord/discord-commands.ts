@@ -10,6 +10,7 @@ import {
   MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
+import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -104,15 +105,19 @@ export class DiscordCommands {
         });
       const { ref } = placeOf(thread, i.guildId, i.user.id);
       await this.reply(i, messages.answeringIn(`<#${thread.id}>`));
-      await this.o.core.askAbout({
-        ref,
-        to: { ref, context: {} },
-        principal: i.user.id,
-        about: { authorId: target.author.id, at: target.createdTimestamp },
-        requestId: i.id,
-        traceId,
-        dedupe: [`discord:interaction:${i.id}`],
-      });
+      const m = await askAboutMessage(
+        {
+          ref,
+          to: { ref, context: {} },
+          principal: i.user.id,
+          about: { authorId: target.author.id, at: target.createdTimestamp },
+          requestId: i.id,
+          traceId,
+          dedupe: [`discord:interaction:${i.id}`],
+        },
+        this.o.port,
+      );
+      await this.o.core.receiveMessage(m);
     });
   }
 
@@ -127,16 +132,20 @@ export class DiscordCommands {
   ): Promise<void> {
     await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
       const target = i.targetMessage;
-      await this.o.core.askAbout({
-        ref,
-        to: userInstallDestination(ref, i.token),
-        principal: i.user.id,
-        about: { authorId: target.author.id, at: target.createdTimestamp },
-        message: this.o.port.deliveredMessage(target),
-        requestId: i.id,
-        traceId,
-        dedupe: [`discord:interaction:${i.id}`],
-      });
+      const m = await askAboutMessage(
+        {
+          ref,
+          to: userInstallDestination(ref, i.token),
+          principal: i.user.id,
+          about: { authorId: target.author.id, at: target.createdTimestamp },
+          message: this.o.port.deliveredMessage(target),
+          requestId: i.id,
+          traceId,
+          dedupe: [`discord:interaction:${i.id}`],
+        },
+        this.o.port,
+      );
+      await this.o.core.receiveMessage(m);
     });
   }
 

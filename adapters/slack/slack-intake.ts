@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { Config } from '../../src/config/schema.ts';
+import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
@@ -222,16 +223,20 @@ export class SlackIntake {
     const author = b.message.user ?? b.message.bot_id ?? '';
     if (b.message.user) this.d.port.noteUser(b.message.user, projectId);
     const traceId = randomUUID();
-    void this.d.core
-      .askAbout({
+    const ts = b.message.ts;
+    void askAboutMessage(
+      {
         ref,
         to: { ref, context: slackContext(team, b.user.id, channel.startsWith('D')) },
         principal: b.user.id,
-        about: { authorId: author, at: Math.round(Number(b.message.ts) * 1000) },
+        about: { authorId: author, at: Math.round(Number(ts) * 1000) },
         requestId: b.action_ts,
         traceId,
         dedupe: [`slack:shortcut:${projectId}:${b.action_ts}:${b.user.id}`],
-      })
+      },
+      this.d.port,
+    )
+      .then((m) => this.d.core.receiveMessage(m))
       .catch((err: unknown) =>
         this.d.log.error({ err, trace_id: traceId }, 'slack shortcut failed'),
       );

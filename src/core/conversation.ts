@@ -4,13 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.ts';
 import type { ChangedEvent, Handled, HandledEvent, InteractedEvent } from '../model/handled.ts';
-import type {
-  AskAbout,
-  Handoff,
-  InboundFiles,
-  InboundMessage,
-  MessageChange,
-} from '../model/incoming.ts';
+import type { Handoff, InboundFiles, InboundMessage, MessageChange } from '../model/incoming.ts';
 import type {
   InteractionReply,
   InteractionRequest,
@@ -299,34 +293,5 @@ export class Conversation {
       },
       c,
     );
-  }
-
-  /**
-   * "Ask threadmind about this": a question about one message, answered in its thread. The message
-   * and its files reach the turn the way every thread message does: read as quoted material (never
-   * as instructions) and its files taken into the thread.
-   */
-  async askAbout(a: AskAbout): Promise<Handled> {
-    const { port } = this.platform(a.ref.platform);
-    const name =
-      a.message?.authorName ?? (await port.displayName?.(a.about.authorId).catch(() => undefined));
-    return this.receiveMessage({
-      ref: a.ref,
-      to: a.to,
-      principal: a.principal,
-      text: messages.askAbout(
-        name ? `${name} (${a.about.authorId})` : a.about.authorId,
-        a.about.at,
-      ),
-      messageId: a.requestId,
-      receivedAt: Date.now(),
-      traceId: a.traceId,
-      addressed: 'command',
-      intent: 'ask',
-      topLevel: false,
-      dedupe: a.dedupe,
-      ...(a.message ? { delivered: [a.message] } : {}),
-      ...(a.openThread ? { openThread: a.openThread } : {}),
-    });
   }
 }
