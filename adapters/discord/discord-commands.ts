@@ -1,4 +1,4 @@
-// /ask, /summarize, /files, /forget. Every interaction is deferred first: Discord drops an
+// /ask and /summarize (the commands that start a turn). Every interaction is deferred first: Discord drops an
 // interaction that is not acknowledged within 3 seconds. Replies are rendered like any other bot
 // text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,6 @@ import {
   type Client,
   type MessageContextMenuCommandInteraction,
   MessageFlags,
-  PermissionFlagsBits,
 } from 'discord.js';
 import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
@@ -185,8 +184,6 @@ export class DiscordCommands {
         traceId,
         addressed: 'command',
         intent,
-        // The conversation is the person's own.
-        mayForget: true,
         dedupe: [`discord:interaction:${i.id}`],
         delivered: [],
       });
@@ -200,8 +197,7 @@ export class DiscordCommands {
       return;
     }
     const intent = intentOf(i);
-    // Only the asker sees that a thread was forgotten.
-    await i.deferReply(intent === 'forget' ? { flags: MessageFlags.Ephemeral } : {});
+    await i.deferReply();
     const traceId = randomUUID();
     try {
       const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
@@ -219,14 +215,6 @@ export class DiscordCommands {
       const question = i.options.getString('question') ?? '';
       const file = i.options.getAttachment('file');
       const files = file ? [this.o.port.fileRef(file)] : [];
-      // The thread's owner or a moderator may; in a thread the bot opened for someone (its owner
-      // is the bot) the core checks who started it.
-      const mayForget = !channel.isThread()
-        ? false
-        : channel.ownerId === i.user.id ||
-            (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false)
-          ? true
-          : undefined;
       const toFor = (session: ThreadRef): Destination => ({ ref: session, context: {} });
       const take = (session: ThreadRef) =>
         this.o.core.receiveFiles({
@@ -250,7 +238,6 @@ export class DiscordCommands {
         traceId,
         addressed: 'command',
         intent,
-        ...(mayForget === undefined ? {} : { mayForget }),
         dedupe: [`discord:interaction:${i.id}`],
         ...(ref || intent !== 'ask'
           ? {}

@@ -56,12 +56,26 @@ function actorOf(i: Answerable, admins: readonly string[]): Actor {
   return {
     id: i.user.id,
     ...(i.user.globalName ? { name: i.user.globalName } : {}),
-    may: async (right) =>
-      right === 'admin'
-        ? isServerAdmin(i, admins)
-        : admins.includes(i.user.id) ||
-          (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false),
+    may: async (right) => {
+      if (right === 'admin') return isServerAdmin(i, admins);
+      if (right === 'forgetThread') return mayForget(i);
+      return (
+        admins.includes(i.user.id) ||
+        (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false)
+      );
+    },
   };
+}
+
+/** A thread's owner or a moderator (Manage Threads); in a user install, the person's own. */
+function mayForget(i: Answerable): boolean {
+  if (userInstallPlace(i)) return true;
+  const channel = i.channel;
+  if (!channel?.isThread()) return false;
+  return (
+    channel.ownerId === i.user.id ||
+    (i.memberPermissions?.has(PermissionFlagsBits.ManageThreads) ?? false)
+  );
 }
 
 /**
@@ -166,6 +180,8 @@ export class DiscordInteractions implements InteractionSurface {
       actor: actorOf(i, this.o.admins),
       place: { ref, to: { ref, context: {} } },
       values: optionValues(i),
+      // The command itself: what was posted before it (forget: is not read again).
+      message: { id: i.id, files: [] },
       traceId: randomUUID(),
       dedupe: [`discord:interaction:${i.id}`],
     });

@@ -83,10 +83,12 @@ function actorOf(client: WebClient, admins: readonly string[], user: string): Ac
   return {
     id: user,
     may: async (right, where) =>
-      (right === 'admin'
-        ? isWorkspaceAdmin(client, admins, user)
-        : mayChangeSettings(client, admins, user, where?.channelId ?? '')
-      ).catch(() => false),
+      right === 'forgetThread'
+        ? false
+        : (right === 'admin'
+            ? isWorkspaceAdmin(client, admins, user)
+            : mayChangeSettings(client, admins, user, where?.channelId ?? '')
+          ).catch(() => false),
   };
 }
 

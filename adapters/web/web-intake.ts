@@ -129,7 +129,12 @@ export class WebIntake {
     if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
     else if (!repeated)
       this.d.interactions
-        .start(threadId, flow, word === undefined ? {} : { [FORMAT_FIELD]: word.toLowerCase() })
+        .start(
+          threadId,
+          flow,
+          word === undefined ? {} : { [FORMAT_FIELD]: word.toLowerCase() },
+          message.id,
+        )
         .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
   }
 

@@ -147,7 +147,12 @@ export class WebInteractions implements InteractionSurface {
   }
 
   /** A flow the page's command begins (`/erase`, `/feedback-export json`). */
-  async start(threadId: string, flow: FlowName, values: FormValues = {}): Promise<void> {
+  async start(
+    threadId: string,
+    flow: FlowName,
+    values: FormValues = {},
+    messageId?: string,
+  ): Promise<void> {
     const ref = webRef(threadId);
     const reply = await this.core.interact({
       kind: 'start',
@@ -155,6 +160,8 @@ export class WebInteractions implements InteractionSurface {
       actor: PERSON,
       place: { ref, to: { ref, context: {} } },
       values,
+      // The command's own message: what was posted before it (forget: is not read again).
+      ...(messageId === undefined ? {} : { message: { id: messageId, files: [] } }),
       traceId: randomUUID(),
     });
     await this.apply(threadId, reply, undefined);

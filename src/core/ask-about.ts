@@ -7,10 +7,7 @@ import type { PlatformPort } from '../model/platform-port.ts';
 import { messages } from './messages.ts';
 
 /** The question about `a.about`, as the message the conversation receives. */
-export async function askAboutMessage(
-  a: AskAbout,
-  port: PlatformPort,
-): Promise<InboundMessage> {
+export async function askAboutMessage(a: AskAbout, port: PlatformPort): Promise<InboundMessage> {
   const name =
     a.message?.authorName ?? (await port.displayName?.(a.about.authorId).catch(() => undefined));
   return {

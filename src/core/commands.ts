@@ -107,7 +107,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Clear threadmind's memory of this thread (its starter or Manage Threads)",
     options: [],
     who: 'starter',
-    starts: { intent: 'forget' },
+    starts: { flow: 'forget' },
     where: { ...ANYWHERE, web: true },
     words: /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i,
   },

@@ -24,6 +24,7 @@ import { EraseFlow } from './interactions/erase-flow.ts';
 import { ExportFlow } from './interactions/export-flow.ts';
 import { FeedbackFlow } from './interactions/feedback-flow.ts';
 import { FilesFlow } from './interactions/files-flow.ts';
+import { ForgetFlow } from './interactions/forget-flow.ts';
 import { PendingFlows } from './interactions/pending-flows.ts';
 import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
@@ -86,6 +87,7 @@ export class Conversation {
         new SettingsFlow(o.settings),
         new SettingsShowFlow(o.settings),
         new FilesFlow(o.index),
+        new ForgetFlow(o),
       ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),

@@ -19,7 +19,7 @@ export function intentOf(m: InboundMessage): Intent {
 }
 
 /** The flows a mention's words may begin, as what the conversation does with them. */
-const TYPED: Partial<Record<FlowName, Intent>> = { files: 'files' };
+const TYPED: Partial<Record<FlowName, Intent>> = { files: 'files', forget: 'forget' };
 
 /**
  * "@bot share this with the workspace" (and close variants): a request, alone in the message, to

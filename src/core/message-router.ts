@@ -118,7 +118,9 @@ export class MessageRouter {
       case 'share':
         return this.d.commands.share(msg, log);
       case 'forget':
-        return this.d.commands.forgetOnRequest(msg, out);
+        return (await this.d.commands.typedFlow('forget', msg)) === 'done'
+          ? { status: 'forgotten' }
+          : { status: 'refused' };
       case 'files':
         await this.d.commands.typedFlow('files', msg);
         return { status: 'listed' };

@@ -1,22 +1,18 @@
 // Commands a person types to the bot ("@bot share this with the workspace", "confirm share",
-// "forget this thread", "which files") and what each does in the conversation.
+// "forget this thread", "which files can you see?"): the flow each begins, answered in the
+// conversation.
 import type { Logger } from '../log/logger.ts';
 import type { Handled } from '../model/handled.ts';
 import type { InboundMessage } from '../model/incoming.ts';
 import type { FlowName, InteractionReply, InteractionSurface } from '../model/interaction.ts';
 import type { Destination, PlatformPort } from '../model/platform-port.ts';
-import type { ThreadRef } from '../model/thread-ref.ts';
 import { CONFIRM_SHARE_REQUEST, type FileSharing } from './file-sharing.ts';
 import type { InteractionEngine } from './interactions/engine.ts';
 import { showInConversation } from './interactions/show-in-conversation.ts';
 import { messages } from './messages.ts';
-import type { SessionState } from './session-state.ts';
-import type { ThreadContext } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
 
 export interface TypedCommandsDeps {
-  state: SessionState;
-  threadContext?: ThreadContext | undefined;
   files: FileSharing;
   flows: InteractionEngine;
   /** How long a confirmation waits for its answer. */
@@ -63,50 +59,23 @@ export class TypedCommands {
     return { status: reply.outcome === 'asked' ? 'confirming' : 'shared' };
   }
 
-  /**
-   * "@bot forget this thread": allowed in a direct conversation, or to the person who started the
-   * thread (its first message is theirs), unless the adapter answered with the platform's own
-   * permission model (`mayForget`).
-   */
-  async forgetOnRequest(m: InboundMessage, out: ThreadOutput): Promise<Handled> {
-    const { port } = this.d.platform(m.ref.platform);
-    let starter: string | undefined;
-    if (m.mayForget === false) {
-      await out.post(messages.forgetRefused);
-      return { status: 'refused' };
-    }
-    if (m.addressed !== 'direct' && m.mayForget !== true) {
-      for await (const first of port.readThread(m.to, { limit: 1 })) {
-        starter = first.authorId;
-        break;
-      }
-    }
-    if (m.addressed !== 'direct' && m.mayForget !== true && starter !== m.principal) {
-      await out.post(messages.forgetRefused);
-      return { status: 'refused' };
-    }
-    await out.post(await this.forget(m.ref, m.messageId));
-    return { status: 'forgotten' };
-  }
-
-  /** Forgets a session: history, memory, participation, what was read and the files posted in it. */
-  private async forget(ref: ThreadRef, upTo: string): Promise<string> {
-    await this.d.state.forget(ref);
-    await this.d.threadContext?.forget(ref, upTo);
-    return messages.forgotten;
-  }
-
   /** A flow a mention's words begin ("@bot which files can you see?"), shown in the conversation. */
-  async typedFlow(flow: FlowName, m: InboundMessage): Promise<void> {
+  async typedFlow(flow: FlowName, m: InboundMessage): Promise<InteractionReply['outcome']> {
     const { port, surface } = this.d.platform(m.ref.platform);
     const reply = await this.d.flows.start({
       flow,
-      // A typed request needs no right; a flow that needs one refuses it.
-      actor: { id: m.principal, may: async () => false },
+      // Rights come from the platform's interactions; typed, only the person's own conversation
+      // lets them forget a thread they did not start.
+      actor: {
+        id: m.principal,
+        may: async (right) => right === 'forgetThread' && m.addressed === 'direct',
+      },
       place: { ref: m.ref, to: m.to },
       via: 'message',
+      message: { id: m.messageId, files: [] },
       traceId: m.traceId,
     });
     await showInConversation(reply.show, { port, surface, to: m.to });
+    return reply.outcome;
   }
 }

@@ -91,8 +91,6 @@ export interface InboundMessage extends IncomingMessage {
    */
   threadAhead?: { ref: ThreadRef; to: Destination };
   intent?: Intent;
-  /** The platform's own permission model on forgetting this thread (Discord: starter or Manage Threads). */
-  mayForget?: boolean;
   /** Files attached to this message (shared on request; otherwise see `receiveFiles`). */
   files?: FileRef[];
   /** At a channel's top level (not in a thread or a DM): the channel's recent messages are its context. */

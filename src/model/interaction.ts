@@ -131,7 +131,8 @@ export interface Place {
 }
 
 /** What the platform says a person may do here; the core asks at every step. */
-export type Right = 'admin' | 'manageChannel';
+/** `forgetThread`: may make the bot forget a thread without having started it. */
+export type Right = 'admin' | 'manageChannel' | 'forgetThread';
 
 /**
  * Who acted. `may` asks the platform about a right, in `where` (the flow's channel) when it
@@ -161,7 +162,8 @@ export type FlowName =
   | 'export'
   | 'settings'
   | 'settings-show'
-  | 'files';
+  | 'files'
+  | 'forget';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {
