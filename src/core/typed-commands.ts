@@ -75,6 +75,8 @@ export class TypedCommands {
       message: { id: m.messageId, files: [] },
       traceId: m.traceId,
     });
+    // As any failure outside a turn: told by the caller, or retried by the queue.
+    if (reply.outcome === 'failed') throw new Error(`the ${flow} flow failed`);
     await showInConversation(reply.show, { port, surface, to: m.to });
     return reply.outcome;
   }

@@ -59,6 +59,8 @@ class DiscordDriver implements ThreadDriver {
   private readonly h: Harness;
   private readonly d: DiscordEmulator;
   private readonly files;
+  /** Flow commands (no turn, no `handled`): their answers. */
+  private readonly flowAnswers = new Map<string, Promise<unknown>>();
   private readonly guildId: string;
   private readonly askChannel: string;
   private readonly fileChannel: string;
@@ -305,11 +307,26 @@ class DiscordDriver implements ThreadDriver {
   }
 
   async forget(thread: Thread): Promise<Posted> {
-    return { thread, messageId: await this.command(await this.threadId(thread), 'forget') };
+    return {
+      thread,
+      messageId: this.flowCommand(await this.command(await this.threadId(thread), 'forget')),
+    };
   }
 
   async listFiles(thread: Thread): Promise<Posted> {
-    return { thread, messageId: await this.command(await this.threadId(thread), 'files') };
+    return {
+      thread,
+      messageId: this.flowCommand(await this.command(await this.threadId(thread), 'files')),
+    };
+  }
+
+  /** A command that starts a flow (no turn): done once the interaction has its answer. */
+  private flowCommand(id: string): string {
+    this.flowAnswers.set(
+      id,
+      this.d.waitFor(() => this.d.interactions().find((i) => i.id === id)?.original?.content),
+    );
+    return id;
   }
 
   async askCommand(text: string): Promise<Posted> {
@@ -324,6 +341,10 @@ class DiscordDriver implements ThreadDriver {
   }
 
   async handled(messageId: string, deliveries?: number) {
+    if (this.flowAnswers.has(messageId)) {
+      await this.flowAnswers.get(messageId);
+      return [];
+    }
     const events = await this.h.handled(
       messageId,
       deliveries ?? this.deliveries.get(messageId) ?? 1,

@@ -39,6 +39,8 @@ class WebDriver implements PlatformDriver {
   readonly longestMessage = WEB_LIMIT;
   private readonly h: Harness;
   private readonly client: WebChatClient;
+  /** Flow commands (no turn, no `handled`): their answers. */
+  private readonly flowAnswers = new Map<string, Promise<unknown>>();
   private readonly views = new Map<string, ThreadView>();
   private readonly sent = new Map<string, Sent>();
   private readonly deliveries = new Map<string, number>();
@@ -113,11 +115,26 @@ class WebDriver implements PlatformDriver {
   }
 
   forget(thread: Thread): Promise<Posted> {
-    return this.post(thread, '/forget');
+    return this.flowCommand(thread, '/forget');
   }
 
   listFiles(thread: Thread): Promise<Posted> {
-    return this.post(thread, '/files');
+    return this.flowCommand(thread, '/files');
+  }
+
+  /** A command that starts a flow (no turn, no `handled`): done once the bot answers after it. */
+  private async flowCommand(thread: Thread, text: string): Promise<Posted> {
+    const posted = await this.post(thread, text);
+    const view = this.views.get(thread.id) as ThreadView;
+    this.flowAnswers.set(
+      posted.messageId,
+      view.until(() => {
+        const all = view.messages();
+        const at = all.findIndex((m) => m.id === posted.messageId);
+        return at >= 0 ? all.slice(at + 1).find((m) => m.author === 'bot') : undefined;
+      }, `the answer to ${text}`),
+    );
+    return posted;
   }
 
   async emptyMessage(): Promise<string> {
@@ -132,6 +149,10 @@ class WebDriver implements PlatformDriver {
   }
 
   async handled(messageId: string, deliveries?: number) {
+    if (this.flowAnswers.has(messageId)) {
+      await this.flowAnswers.get(messageId);
+      return [];
+    }
     const events = await this.h.handled(
       messageId,
       deliveries ?? this.deliveries.get(messageId) ?? 1,
