@@ -32,7 +32,7 @@ export interface ConversationOptions {
   evidenceAccess?: EvidenceAccess | undefined;
   /**
    * Split roles (ingress, gateway): a new, addressed message goes here, to the queue, instead of
-   * being run in this process; a worker runs it with `runQueued`.
+   * being run in this process; a worker runs it with `queued.run`.
    */
   handoff?: Handoff | undefined;
   /**
