@@ -8,8 +8,11 @@ const LAYERS = [
   { name: 'text-util', path: '^src/(text|util)/' },
   { name: 'model', path: '^src/model/' },
   { name: 'log', path: '^src/log/' },
-  { name: 'scope-store-llm', path: '^src/(scope|store|llm)/' },
-  { name: 'memory-attachments-knowledge', path: '^src/(memory|attachments|knowledge)/' },
+  { name: 'scope-store-llm-net', path: '^src/(scope|store|llm|net)/' },
+  {
+    name: 'memory-attachments-knowledge-webtools',
+    path: '^src/(memory|attachments|knowledge|webtools)/',
+  },
   { name: 'agent', path: '^src/agent/' },
   { name: 'core', path: '^src/core/' },
   // The BullMQ queue, the workers and the gateway lease of the split roles: they drive the core.

@@ -8,7 +8,7 @@ import type { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
 import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
 import { currentScope, NO_SCOPE_MESSAGE } from '../scope/scope.ts';
-import { escapeData } from '../text/data-block.ts';
+import { dataBlock } from '../text/data-block.ts';
 import type { AttachmentIndex } from './index/index.ts';
 import type { Ingestor } from './ingest.ts';
 import { NOTHING_SHARED, notCovered, passagesText, wholeFilesText } from './search-result-text.ts';
@@ -128,7 +128,7 @@ export function analyzeImageTool(d: AttachmentToolDeps) {
         );
         const text =
           typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
-        return `<data source="analyze_image" file="${picked.filename}">\n${escapeData(text)}\n</data>`;
+        return dataBlock('analyze_image', text, { file: picked.filename });
       } catch (err) {
         d.log.warn({ err, trace_id: scope.traceId, file: picked.filename }, 'vision model failed');
         const why =

@@ -20,6 +20,7 @@ import type { Store } from '../store/store.ts';
 import { createAttachments } from './create-attachments.ts';
 import { createKnowledge } from './create-knowledge.ts';
 import type { TextModel } from './create-text-model.ts';
+import { createWebTools } from './create-web-tools.ts';
 
 export interface TurnsDeps {
   store: Store;
@@ -69,6 +70,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
     );
   }
   if (knowledge) tools.register(knowledge.tool);
+  for (const t of createWebTools(config, log)) tools.register(t);
   const { memory, state } = createMemory(
     config,
     { store, history, llm, metrics, log },

@@ -23,6 +23,7 @@ import type { Config, ProxyEnv, Secrets } from './schema.ts';
 import { EMBEDDED, settingsSchema } from './schema.ts';
 import { checkSlack, checkSlackOAuth } from './slack-config.ts';
 import { checkWeb } from './web-config.ts';
+import { WEB_TOOLS_ENV_PATHS } from './web-tools-settings.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -65,6 +66,7 @@ const ENV_PATHS: Record<string, { path: string[]; type: 'string' | 'int' | 'swit
   THREADMIND_ROLE: { path: ['scale', 'role'], type: 'string' },
   ...EMBED_ENV_PATHS,
   ...RERANK_ENV_PATHS,
+  ...WEB_TOOLS_ENV_PATHS,
 };
 
 /** Environment variables that hold secrets: their values are redacted from anything printed. */

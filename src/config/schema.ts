@@ -8,6 +8,7 @@ import { scaleSettingsSchema } from './scale-config.ts';
 import type { ProxyEnv, Secrets } from './secrets.ts';
 import { slackSettingsSchema } from './slack-config.ts';
 import { webSettingsSchema } from './web-config.ts';
+import { webToolsSettingsSchema } from './web-tools-settings.ts';
 
 const url = z.string().url();
 
@@ -183,6 +184,7 @@ export const settingsSchema = z
       })
       .strict(),
     scale: scaleSettingsSchema,
+    webTools: webToolsSettingsSchema,
   })
   .strict();
 

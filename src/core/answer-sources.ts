@@ -11,13 +11,14 @@ function isSource(x: unknown): x is AnswerSource {
   return (
     typeof s === 'object' &&
     s !== null &&
-    (s.kind === 'file' || s.kind === 'knowledge') &&
+    (s.kind === 'file' || s.kind === 'knowledge' || s.kind === 'web') &&
     typeof s.title === 'string'
   );
 }
 
 function keyOf(s: AnswerSource): string {
-  return [s.kind, s.uri ?? s.title, s.page ?? '', s.section ?? ''].join('\u0000');
+  const id = s.kind === 'web' ? (s.link ?? s.title) : (s.uri ?? s.title);
+  return [s.kind, id, s.page ?? '', s.section ?? ''].join('\u0000');
 }
 
 /** Every source the turn's tools returned, first seen first, each once. */

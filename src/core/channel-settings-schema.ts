@@ -20,7 +20,7 @@ const channelSettingsShape = {
   instructions: z.string().max(1500).register(settingMeta, { control: 'long' }),
   model: z.string().register(settingMeta, { control: 'model' }),
   tools: z
-    .object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean() })
+    .object({ files: z.boolean(), images: z.boolean(), knowledge: z.boolean(), web: z.boolean() })
     .strict()
     .register(settingMeta, { control: 'flags' }),
   channelContext: z.number().int().min(0).max(50).register(settingMeta, { control: 'number' }),

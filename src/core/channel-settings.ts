@@ -28,6 +28,8 @@ export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
   search_attachment: 'files',
   analyze_image: 'images',
   knowledge_search: 'knowledge',
+  web_search: 'web',
+  fetch_url: 'web',
 };
 
 /** Why a value was rejected, by setting: data a flow words as a field error. */

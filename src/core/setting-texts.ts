@@ -34,7 +34,12 @@ const SETTING_TEXTS: Record<
   tools: {
     name: 'tools',
     label: 'Tools',
-    choices: { files: 'Search files', images: 'Look at images', knowledge: 'Knowledge graph' },
+    choices: {
+      files: 'Search files',
+      images: 'Look at images',
+      knowledge: 'Knowledge graph',
+      web: 'Search the web and read pages',
+    },
   },
   channelContext: {
     name: 'channel context',

@@ -6,12 +6,12 @@ import type { RenderedText } from './rendered-text.ts';
 export type SourceFreshness = 'current' | 'stale' | 'unknown';
 
 export interface AnswerSource {
-  kind: 'file' | 'knowledge';
-  /** A file's name, or a knowledge document's address when it has no title. */
+  kind: 'file' | 'knowledge' | 'web';
+  /** A file's name, a web page's title, or a knowledge document's address when it has no title. */
   title: string;
   /** A knowledge document's `source_uri`. */
   uri?: string;
-  /** Where a person can open it: an http(s) address (a file's page on the platform, a web doc). */
+  /** Where a person can open it: an http(s) address (a file's page on the platform, a web page). */
   link?: string;
   page?: number;
   section?: string;
