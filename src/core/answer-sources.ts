@@ -33,13 +33,24 @@ export function answerSources(added: readonly BaseMessage[]): AnswerSource[] {
   return [...out.values()];
 }
 
+/** A web page's site after its title (` — example.com`), unless the title already is it. */
+function hostOf(link: string | undefined, title: string): string {
+  const host = URL.canParse(link ?? '') ? new URL(link ?? '').hostname.replace(/^www\./, '') : '';
+  return host === '' || title.includes(host) ? '' : ` — ${host}`;
+}
+
 /** One source in words: `report.pdf, p. 3` or `kb://adr/12 (outdated)`. */
 export function sourceLabel(s: AnswerSource): string {
   const where = [
     s.page !== undefined ? `p. ${s.page}` : '',
     s.section ? `“${s.section}”` : '',
   ].filter(Boolean);
-  const name = s.kind === 'knowledge' ? (s.uri ?? s.title) : s.title;
+  const name =
+    s.kind === 'knowledge'
+      ? (s.uri ?? s.title)
+      : s.kind === 'web'
+        ? `${s.title}${hostOf(s.link, s.title)}`
+        : s.title;
   const mark =
     s.freshness === 'stale' ? ' (outdated)' : s.freshness === 'unknown' ? ' (date unknown)' : '';
   return `${name}${where.length ? `, ${where.join(', ')}` : ''}${mark}`;

@@ -174,7 +174,7 @@ describe('the settings flow', () => {
     );
     const now = (await service.effective(ref)).settings;
     assert.equal(now.channelContext, 3);
-    assert.deepEqual(now.tools, { files: true, images: false, knowledge: false });
+    assert.deepEqual(now.tools, { files: true, images: false, knowledge: false, web: false });
   });
 
   test("a slash command's options save at once; their problems are told in words", async () => {
@@ -189,7 +189,7 @@ describe('the settings flow', () => {
     const ok = await start(admin, { knowledge: false, instructions: 'Be brief.' });
     assert.equal(ok.outcome, 'done');
     const now = (await service.effective(ref)).settings;
-    assert.deepEqual(now.tools, { files: true, images: true, knowledge: false });
+    assert.deepEqual(now.tools, { files: true, images: true, knowledge: false, web: false });
     assert.equal(now.instructions, 'Be brief.');
     await start(admin, { instructions: '-' });
     assert.equal((await service.effective(ref)).settings.instructions, '');
