@@ -20,7 +20,8 @@ export const NOTHING_SHARED =
 
 /** The start of the answer when nothing matched: `describeToolOutput` keeps this line. */
 export function notCovered(query: string, files: readonly AttachmentRecord[]): string {
-  const names = files.map((f) => f.filename).join(', ');
+  // File names are people's words: they must not pass for a data block's edge either.
+  const names = escapeData(files.map((f) => f.filename).join(', '));
   return [
     `NOT IN THE FILES: no passage of ${names} answers "${query}" closely enough.`,
     'Tell the person plainly that the shared files do not cover this. Do not piece an answer together from loosely related passages, and do not present general knowledge as if it came from the files.',
@@ -37,7 +38,9 @@ function header(h: SearchHit, i: number): string {
     .filter(Boolean)
     .join(', ');
   const whole = h.whole ? ', whole file' : '';
-  return `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})${whole}`;
+  return escapeData(
+    `[${i + 1}] ${h.filename}${where ? `, ${where}` : ''} (${ownerLabel(h.owner)})${whole}`,
+  );
 }
 
 /** The passages in a data block, each under its file, page and section. */

@@ -34,7 +34,8 @@ export function toolsFor(
   settings: ChannelSettings | undefined,
 ): StructuredToolInterface[] {
   const all = registry.list();
-  if (!settings) return all;
+  // Without settings, the web stays off as in the defaults.
+  if (!settings) return all.filter((t) => TOOL_GROUP_OF[t.name] !== 'web');
   return all.filter((t) => {
     const group = TOOL_GROUP_OF[t.name];
     return group === undefined || settings.tools[group];

@@ -21,7 +21,7 @@ export function itemHeader(item: KnowledgeItem, index: number): string {
       : item.freshness === 'unknown'
         ? ' (date unknown)'
         : '';
-  return `[${index + 1}] ${item.source_uri}${mark} — ${parts.join(', ')}`;
+  return escapeData(`[${index + 1}] ${item.source_uri}${mark} — ${parts.join(', ')}`);
 }
 
 export function renderItem(item: KnowledgeItem, index: number): string {
