@@ -139,7 +139,7 @@ export async function guardedFetch(raw: string, o: GuardedFetchOptions): Promise
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if (REDIRECTS.has(status) && location) {
-        res.resume();
+        res.destroy(); // its body is not needed, and need not end
         if (hop >= o.maxRedirects)
           throw new GuardedFetchError(
             'too_many_redirects',
@@ -149,7 +149,7 @@ export async function guardedFetch(raw: string, o: GuardedFetchOptions): Promise
         continue;
       }
       if (status < 200 || status >= 300) {
-        res.resume();
+        res.destroy(); // its body is not needed, and need not end
         throw new GuardedFetchError('http_status', `${url.href} answered HTTP ${status}.`);
       }
       const body = await readCapped(res, o.maxBytes, url);
