@@ -7,6 +7,7 @@ import { FeedbackService } from '../core/feedback.ts';
 import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
+import { UsageAccounting } from '../core/usage-accounting.ts';
 import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Reranker } from '../llm/rerank/reranker.ts';
@@ -17,8 +18,10 @@ import { chainPromptCounter } from '../memory/prompt-counter.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
+import type { UsageLedger } from '../store/usage-ledger.ts';
 import { createAttachments } from './create-attachments.ts';
 import { createKnowledge } from './create-knowledge.ts';
+import { createUsageLedger } from './create-store.ts';
 import type { TextModel } from './create-text-model.ts';
 import { createWebTools } from './create-web-tools.ts';
 
@@ -31,6 +34,8 @@ export interface TurnsDeps {
   reranker?: Reranker | undefined;
   metrics: Metrics;
   log: Logger;
+  /** Where usage is booked; absent: beside the store. */
+  usageLedger?: UsageLedger | undefined;
   /** Extra tools (tests register probes here). */
   tools?: ToolRegistry | undefined;
 }
@@ -40,6 +45,11 @@ export type Turns = ReturnType<typeof createTurns>;
 export function createTurns(config: Config, d: TurnsDeps) {
   const { store, text, metrics, log } = d;
   const history = new SessionHistory(store, config.store.historyMaxMessages, { log });
+  const usage = new UsageAccounting({
+    ledger: d.usageLedger ?? createUsageLedger(config.storeUrl),
+    metrics,
+    log,
+  });
   const llm = new ModelEndpoint({
     baseUrl: text.baseUrl,
     model: config.llm.text.model,
@@ -48,6 +58,9 @@ export function createTurns(config: Config, d: TurnsDeps) {
     maxReplyTokens: config.llm.text.maxReplyTokens,
     requestTimeoutMs: config.llm.requestTimeoutMs,
     maxRetries: config.llm.maxRetries,
+    priority: config.sharing.priority,
+    cacheSalt: config.sharing.cacheSalt,
+    usage: usage.book,
     log,
   });
   // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
@@ -103,7 +116,10 @@ export function createTurns(config: Config, d: TurnsDeps) {
       erasures: eraser,
     },
   );
-  return { llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner };
+  return {
+    ...{ llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner },
+    usage,
+  };
 }
 
 /** What keeps a thread inside the window, and the session state (lock, claims) beside it. */

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from '../model/incoming.ts';
+import { withModelCall } from '../scope/model-call.ts';
 import { answerTurn } from './answer-turn.ts';
+import { modelCallTag } from './model-call-tags.ts';
 import { AgentRuns } from './speculative-run.ts';
 import { summaryTurn } from './summary-turn.ts';
 import type { ThreadOutput } from './thread-output.ts';
@@ -45,12 +47,18 @@ export class TurnRunner {
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
   submit(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
-    return this.admission.admit(msg, out, input, (a) => answerTurn(this.env, this.runs, a));
+    const tag = modelCallTag(msg, input, 'answer');
+    return this.admission.admit(msg, out, input, (a) =>
+      withModelCall(tag, () => answerTurn(this.env, this.runs, a)),
+    );
   }
 
   /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
   summarize(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
-    return this.admission.admit(msg, out, input, (a) => summaryTurn(this.env, a));
+    const tag = modelCallTag(msg, input, 'summary');
+    return this.admission.admit(msg, out, input, (a) =>
+      withModelCall(tag, () => summaryTurn(this.env, a)),
+    );
   }
 
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */

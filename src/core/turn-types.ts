@@ -9,6 +9,7 @@ import type { TurnOutcome } from '../model/handled.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
+import type { PriorityClass } from '../scope/model-call.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
@@ -72,6 +73,8 @@ export interface TurnInput {
   audience?: AnswerAudience | undefined;
   /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
   votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
+  /** The GPU class of its model calls (ARCHITECTURE.md, "Sharing the GPU"); absent: interactive. */
+  priority?: PriorityClass | undefined;
 }
 
 /** A message past admission: its slot taken and its session locked. */
