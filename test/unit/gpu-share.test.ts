@@ -6,8 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import { HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
+import type { Config } from '../../src/config/schema.ts';
 import { cacheSaltFor, modelCallTag } from '../../src/core/model-call-tags.ts';
 import { UsageAccounting } from '../../src/core/usage-accounting.ts';
+import { priorityCheck } from '../../src/doctor/priority-check.ts';
 import { ModelEndpoint } from '../../src/llm/model-endpoint.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
@@ -214,4 +216,26 @@ describe('priority and cache_salt', () => {
       'another workspace, another salt',
     );
   });
+});
+
+describe('the doctor on the priority policy', () => {
+  for (const policy of ['fcfs', 'priority'] as const) {
+    it(`says whether it is on, and how to turn it on (${policy})`, async () => {
+      const emu = await startOpenAIEmulator({ schedulingPolicy: policy });
+      try {
+        const config = { sharing: { priority: 'auto' }, secrets: {} } as unknown as Config;
+        const ctx = { signal: new AbortController().signal, stepTimeoutMs: 5000 };
+        const model = { id: 'qwen3-8b', maxModelLen: 32768 };
+        const r = await priorityCheck(config, model, ctx, emu.baseURL);
+        assert.equal(r.status, 'ok');
+        if (policy === 'priority') assert.match(r.summary, /^on:/);
+        else assert.match(r.summary, /start vLLM with --scheduling-policy priority/);
+        const on = { ...config, sharing: { priority: 'on' } } as unknown as Config;
+        const forced = await priorityCheck(on, model, ctx, emu.baseURL);
+        assert.equal(forced.status, policy === 'priority' ? 'ok' : 'fail');
+      } finally {
+        await emu.close();
+      }
+    });
+  }
 });
