@@ -3,6 +3,7 @@
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
+import { BudgetGuard } from '../core/budgets.ts';
 import { FeedbackService } from '../core/feedback.ts';
 import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
@@ -111,6 +112,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       memory,
       metrics,
       log,
+      budgets: budgetGuard(config, usage),
       context: attachments.context,
       feedback,
       erasures: eraser,
@@ -159,4 +161,16 @@ function createMemory(
     dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
   });
   return { memory, state };
+}
+
+/** Budgets from config; the configured admins are exempt when `adminsExempt` says so. */
+function budgetGuard(config: Config, usage: UsageAccounting): BudgetGuard {
+  const b = config.sharing.budgets;
+  const admins = b.adminsExempt
+    ? [
+        ...config.slack.admins.map((u) => `slack:${u}`),
+        ...config.discord.admins.map((u) => `discord:${u}`),
+      ]
+    : [];
+  return new BudgetGuard({ budgets: b, exempt: new Set([...b.exempt, ...admins]), usage });
 }

@@ -35,6 +35,8 @@ export const sharingSettingsSchema = z
         warnAt: z.number().gt(0).lt(1),
         /** Platform admins are not held to budgets. */
         adminsExempt: z.boolean(),
+        /** More people (`platform:user`) not held to budgets. */
+        exempt: z.array(z.string().regex(/^[a-z]+:.+$/, { message: 'must be "platform:user"' })),
       })
       .strict(),
     fairness: z

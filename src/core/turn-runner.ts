@@ -1,6 +1,7 @@
 import type { IncomingMessage } from '../model/incoming.ts';
 import { withModelCall } from '../scope/model-call.ts';
 import { answerTurn } from './answer-turn.ts';
+import { budgetMessages } from './budgets.ts';
 import { modelCallTag } from './model-call-tags.ts';
 import { AgentRuns } from './speculative-run.ts';
 import { summaryTurn } from './summary-turn.ts';
@@ -46,7 +47,13 @@ export class TurnRunner {
   }
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
-  submit(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
+  async submit(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    input: TurnInput = {},
+  ): Promise<TurnOutcome> {
+    const refused = await this.overBudget(msg, out, input);
+    if (refused) return refused;
     const tag = modelCallTag(msg, input, 'answer');
     return this.admission.admit(msg, out, input, (a) =>
       withModelCall(tag, () => answerTurn(this.env, this.runs, a)),
@@ -59,6 +66,25 @@ export class TurnRunner {
     return this.admission.admit(msg, out, input, (a) =>
       withModelCall(tag, () => summaryTurn(this.env, a)),
     );
+  }
+
+  /** Over a budget: the asker is told privately and nothing runs; near one: told, and it runs. */
+  private async overBudget(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    input: TurnInput,
+  ): Promise<TurnOutcome | undefined> {
+    const { budgets, log } = this.env.d;
+    if (!budgets) return undefined;
+    const verdict = await budgets.check(msg, input.settings);
+    if (verdict.status === 'ok') return undefined;
+    const over = verdict.status === 'over';
+    const text = over ? budgetMessages.over(verdict.hit) : budgetMessages.warn(verdict.hit);
+    log.info({ trace_id: msg.traceId, budget: verdict.hit, over }, 'token budget');
+    const told = await out.postPrivate(msg.principal, text).catch(() => false);
+    // Where nothing private exists, the refusal still has to reach the asker.
+    if (over && !told) await out.reportError(text).catch(() => undefined);
+    return over ? { status: 'failed', code: 'over_budget', userMessage: text } : undefined;
   }
 
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */

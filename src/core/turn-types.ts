@@ -13,6 +13,7 @@ import type { PriorityClass } from '../scope/model-call.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
+import type { BudgetGuard } from './budgets.ts';
 import type { ChannelSettings } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
 import type { ProjectEraser } from './project-eraser.ts';
@@ -49,6 +50,8 @@ export interface TurnRunnerDeps {
   feedback?: FeedbackService | undefined;
   /** Says whether the turn's project was erased while it ran (then its history is not kept). */
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
+  /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
+  budgets?: Pick<BudgetGuard, 'check'> | undefined;
 }
 
 export interface TurnContext {

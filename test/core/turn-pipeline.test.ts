@@ -12,7 +12,12 @@ import { messages } from '../../src/core/messages.ts';
 import { lockLostError, SessionState } from '../../src/core/session-state.ts';
 import type { CaughtUp } from '../../src/core/thread-context.ts';
 import { ThreadOutput } from '../../src/core/thread-output.ts';
-import { type TurnInput, type TurnOutcome, TurnRunner } from '../../src/core/turn-runner.ts';
+import {
+  type TurnInput,
+  type TurnOutcome,
+  TurnRunner,
+  type TurnRunnerDeps,
+} from '../../src/core/turn-runner.ts';
 import type { ModelEndpoint } from '../../src/llm/model-endpoint.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
@@ -68,6 +73,7 @@ interface Options {
   summary?: string;
   maxConcurrentTurns?: number;
   maxQueuedPerSession?: number;
+  budgets?: TurnRunnerDeps['budgets'];
 }
 
 function pipeline(o: Options) {
@@ -110,7 +116,10 @@ function pipeline(o: Options) {
       firstTokenTimeoutMs: SILENCE_MS,
       historyTurnsInPrompt: 20,
     },
-    { llm, tools: new ToolRegistry(), memory, history, state, metrics, log: silentLogger() },
+    {
+      ...{ llm, tools: new ToolRegistry(), memory, history, state, metrics, log: silentLogger() },
+      budgets: o.budgets,
+    },
   );
   const ports = new Map<string, MockPort>();
   /** The thread of a session as its people see it. */
@@ -176,6 +185,24 @@ afterEach(() => {
 });
 
 describe('turn pipeline: admission', () => {
+  test('over a token budget: the asker is told which and when it resets; the model is not asked', async () => {
+    const hit = { scope: 'person', period: 'daily', used: 1200, limit: 1000 } as const;
+    const p = pipeline({
+      scripts: [['Never sent.']],
+      budgets: {
+        check: async () => ({ status: 'over', hit: { ...hit, resetsAt: Date.UTC(2026, 11, 2) } }),
+      },
+    });
+    const o = await outcome(p.ask('one more?'));
+    assert.equal(o.status, 'failed');
+    assert.equal(p.chat.prompts.length, 0);
+    // The mock platform has no private messages: the refusal goes to the thread instead.
+    assert.match(
+      p.port().texts().join('\n'),
+      /your daily token budget is used up \(1,200 of 1,000 tokens\)\. It resets 2026-12-02 00:00 UTC/,
+    );
+  });
+
   test('a session answers its messages in arrival order; one over the bound is refused and told', async () => {
     const first = gate();
     const p = pipeline({
