@@ -2,7 +2,6 @@
 // and calendar month, from config (sharing.budgets) and, for a channel, its settings — which can
 // only tighten what the config allows. Checked when a question is admitted; compression inside an
 // admitted turn is never refused, so a thread always stays inside the window.
-import type { Budget, SharingSettings } from '../config/sharing-config.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import { type UsageScope, usageDay } from '../store/usage-ledger.ts';
 import type { ChannelSettings } from './channel-settings.ts';
@@ -10,6 +9,23 @@ import { usageKeys } from './model-call-tags.ts';
 import type { UsageAccounting } from './usage-accounting.ts';
 
 export type Period = 'daily' | 'monthly';
+
+/** Tokens per UTC day and calendar month; 0 = none. */
+export interface Budget {
+  daily: number;
+  monthly: number;
+}
+
+/** `sharing.budgets` in config (src/config/sharing-config.ts holds its schema). */
+export interface BudgetSettings {
+  person: Budget;
+  channel: Budget;
+  project: Budget;
+  people: Readonly<Record<string, Budget>>;
+  channels: Readonly<Record<string, Budget>>;
+  projects: Readonly<Record<string, Budget>>;
+  warnAt: number;
+}
 
 export interface BudgetHit {
   scope: UsageScope;
@@ -26,7 +42,7 @@ export type BudgetVerdict =
   | { status: 'over'; hit: BudgetHit };
 
 export interface BudgetGuardOptions {
-  budgets: SharingSettings['budgets'];
+  budgets: BudgetSettings;
   /** Person keys (`platform:user`) not held to budgets. */
   exempt: ReadonlySet<string>;
   usage: UsageAccounting;

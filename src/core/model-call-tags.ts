@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import type { Addressed, IncomingMessage } from '../model/incoming.ts';
 import type { ModelCallKind, ModelCallTag, PriorityClass } from '../scope/model-call.ts';
 import type { KnowledgeAudience } from './channel-settings.ts';
-import type { TurnInput } from './turn-types.ts';
 
 /** The usage keys of a message: `platform:project`, `platform:project:channel`, `platform:person`. */
 export function usageKeys(msg: Pick<IncomingMessage, 'ref' | 'principal'>) {
@@ -36,7 +35,10 @@ export function priorityOf(addressed: Addressed): PriorityClass {
 
 export function modelCallTag(
   msg: Pick<IncomingMessage, 'ref' | 'principal'>,
-  input: Pick<TurnInput, 'settings' | 'priority'>,
+  input: {
+    settings?: { knowledgeAudience: KnowledgeAudience } | undefined;
+    priority?: PriorityClass | undefined;
+  },
   kind: ModelCallKind,
 ): ModelCallTag {
   return {
