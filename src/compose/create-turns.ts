@@ -103,6 +103,8 @@ export function createTurns(config: Config, d: TurnsDeps) {
       turnTimeoutMs: config.agent.turnTimeoutMs,
       firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
+      admission: config.sharing.fairness.admission,
+      turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
     },
     {
       llm,

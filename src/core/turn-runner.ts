@@ -54,18 +54,34 @@ export class TurnRunner {
   ): Promise<TurnOutcome> {
     const refused = await this.overBudget(msg, out, input);
     if (refused) return refused;
-    const tag = modelCallTag(msg, input, 'answer');
-    return this.admission.admit(msg, out, input, (a) =>
-      withModelCall(tag, () => answerTurn(this.env, this.runs, a)),
+    const { tag, fair } = this.fairness(msg, input, 'answer');
+    return this.admission.admit(
+      msg,
+      out,
+      input,
+      (a) => withModelCall(tag, () => answerTurn(this.env, this.runs, a)),
+      fair,
     );
   }
 
   /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
   summarize(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
-    const tag = modelCallTag(msg, input, 'summary');
-    return this.admission.admit(msg, out, input, (a) =>
-      withModelCall(tag, () => summaryTurn(this.env, a)),
+    const { tag, fair } = this.fairness(msg, input, 'summary');
+    return this.admission.admit(
+      msg,
+      out,
+      input,
+      (a) => withModelCall(tag, () => summaryTurn(this.env, a)),
+      fair,
     );
+  }
+
+  /** The turn's model-call tag and its claim on a slot, sharing one token count. */
+  private fairness(msg: IncomingMessage, input: TurnInput, kind: 'answer' | 'summary') {
+    const spent = { tokens: 0 };
+    const tag = { ...modelCallTag(msg, input, kind), spent };
+    const weight = input.settings?.fairShareWeight ?? 1;
+    return { tag, fair: { claim: { channel: tag.channel, person: tag.person, weight }, spent } };
   }
 
   /** Over a budget: the asker is told privately and nothing runs; near one: told, and it runs. */

@@ -33,6 +33,10 @@ export interface TurnRunnerOptions {
   turnTimeoutMs: number;
   firstTokenTimeoutMs: number;
   historyTurnsInPrompt: number;
+  /** Who gets the next free slot: `fair` (VTC over channels, then people) or `fifo`. Default fifo. */
+  admission?: 'fair' | 'fifo' | undefined;
+  /** Tokens charged to a turn as it starts, corrected at its end. */
+  turnEstimateTokens?: number | undefined;
 }
 
 export interface TurnRunnerDeps {

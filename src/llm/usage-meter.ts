@@ -69,6 +69,7 @@ export class UsageMeter extends BaseCallbackHandler {
     const asksTools = (message?.tool_calls?.length ?? 0) > 0;
     const kind = s.tag.kind === 'answer' && asksTools ? 'tool_round' : s.tag.kind;
     if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
+      if (s.tag.spent) s.tag.spent.tokens += usage.input_tokens + usage.output_tokens;
       this.sink({
         ...{ tag: s.tag, kind, model: this.model, source: 'server' },
         ...{ prompt: usage.input_tokens, completion: usage.output_tokens },
@@ -76,9 +77,11 @@ export class UsageMeter extends BaseCallbackHandler {
       return;
     }
     const reply = message ? textOf(message) + JSON.stringify(message.tool_calls ?? []) : '';
+    const completion = estimateTextTokens(reply);
+    if (s.tag.spent) s.tag.spent.tokens += s.promptEstimate + completion;
     this.sink({
       ...{ tag: s.tag, kind, model: this.model, source: 'estimate' },
-      ...{ prompt: s.promptEstimate, completion: estimateTextTokens(reply) },
+      ...{ prompt: s.promptEstimate, completion },
     });
   }
 }

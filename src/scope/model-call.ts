@@ -18,6 +18,8 @@ export interface ModelCallTag {
   readonly priority: PriorityClass;
   /** Prefix-cache isolation: equal within one audience, different between audiences. */
   readonly cacheSalt?: string | undefined;
+  /** Tokens the calls under this tag used so far (fair admission corrects its estimate by it). */
+  readonly spent?: { tokens: number } | undefined;
 }
 
 const storage = new AsyncLocalStorage<ModelCallTag>();
