@@ -105,6 +105,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
       admission: config.sharing.fairness.admission,
       turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
+      queueNoticeMs: config.sharing.fairness.showPlaceEveryMs,
     },
     {
       llm,

@@ -45,6 +45,8 @@ export const sharingSettingsSchema = z
         admission: z.enum(['fair', 'fifo']),
         /** Tokens charged up front for a question whose cost is not known yet. */
         turnEstimateTokens: z.number().int().min(1),
+        /** How often a waiting question's place is updated in its status; 0: not shown. */
+        showPlaceEveryMs: z.number().int().min(0),
       })
       .strict(),
   })

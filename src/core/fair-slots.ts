@@ -94,6 +94,9 @@ export class FairSlots {
   private readonly people = new Map<string, Level<Waiter>>();
   private readonly fifo: Waiter[] = [];
   private count = 0;
+  /** Bumped whenever the queue or a counter changes. */
+  private version = 0;
+  private cached: { version: number; at: Map<FairClaim, number> } | undefined;
 
   constructor(o: FairSlotsOptions) {
     this.o = o;
@@ -109,6 +112,7 @@ export class FairSlots {
     return new Promise((grant) => {
       const w: Waiter = { claim, grant };
       this.count += 1;
+      this.version += 1;
       if (this.o.mode === 'fifo') this.fifo.push(w);
       else {
         let level = this.people.get(claim.channel);
@@ -125,17 +129,16 @@ export class FairSlots {
     });
   }
 
-  /** How many waiting turns would start before this person's next one in this channel (0: next). */
-  ahead(channel: string, person: string): number | undefined {
-    if (this.o.mode === 'fifo') {
-      const i = this.fifo.findIndex(
-        (w) => w.claim.channel === channel && w.claim.person === person,
-      );
-      return i < 0 ? undefined : i;
+  /**
+   * How many waiting turns would start before the one that claimed with `claim` (0: next; none
+   * once it runs). The order is worked out once per change of the queue, so asking is cheap.
+   */
+  ahead(claim: FairClaim): number | undefined {
+    if (this.cached?.version !== this.version) {
+      const order = this.o.mode === 'fifo' ? this.fifo : this.order();
+      this.cached = { version: this.version, at: new Map(order.map((w, i) => [w.claim, i])) };
     }
-    const order = this.order();
-    const i = order.findIndex((w) => w.claim.channel === channel && w.claim.person === person);
-    return i < 0 ? undefined : i;
+    return this.cached.at.get(claim);
   }
 
   private next(): Waiter | undefined {
@@ -156,6 +159,7 @@ export class FairSlots {
       if (!w) return;
       this.free -= 1;
       this.count -= 1;
+      this.version += 1;
       w.grant(this.start(w.claim));
     }
   }
@@ -169,6 +173,7 @@ export class FairSlots {
       released = true;
       if (tokens !== undefined) this.chargeTo(claim, tokens - est);
       this.free += 1;
+      this.version += 1;
       this.dispatch();
     };
   }

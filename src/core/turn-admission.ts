@@ -53,9 +53,9 @@ export class TurnAdmission {
     return settlesWithin(Promise.allSettled([...this.running]), timeoutMs);
   }
 
-  /** Turns ahead of this person's next one in this channel, while it waits for a slot. */
-  ahead(claim: Pick<FairClaim, 'channel' | 'person'>): number | undefined {
-    return this.slots.ahead(claim.channel, claim.person);
+  /** Turns that would start before the one that claimed with `claim`, while it waits. */
+  ahead(claim: FairClaim): number | undefined {
+    return this.slots.ahead(claim);
   }
 
   /**
@@ -110,6 +110,21 @@ export class TurnAdmission {
     return { status: 'rejected', reason };
   }
 
+  /** Shows a waiting turn's place as it moves, at most once per `everyMs`; stopped at its start. */
+  private showPlace(claim: FairClaim, out: ThreadOutput, everyMs: number): () => void {
+    let shown: number | undefined;
+    const tick = () => {
+      const ahead = this.slots.ahead(claim);
+      if (ahead === undefined || ahead === shown || (shown === undefined && ahead === 0)) return;
+      shown = ahead;
+      void out.showStatus('thinking', messages.queued(ahead));
+    };
+    tick();
+    const timer = setInterval(tick, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async inSlot(
     a: Omit<Admitted, 'lock'>,
     enqueued: number,
@@ -118,7 +133,12 @@ export class TurnAdmission {
   ): Promise<TurnOutcome> {
     const { d, o } = this.env;
     const { msg, out, log } = a;
-    const release = await this.slots.acquire(fair.claim);
+    const granted = this.slots.acquire(fair.claim);
+    const stopNotice = o.queueNoticeMs
+      ? this.showPlace(fair.claim, out, o.queueNoticeMs)
+      : undefined;
+    const release = await granted;
+    stopNotice?.();
     d.metrics.queueWaitSeconds.observe(
       { platform: msg.ref.platform },
       (performance.now() - enqueued) / 1000,

@@ -37,6 +37,8 @@ export interface TurnRunnerOptions {
   admission?: 'fair' | 'fifo' | undefined;
   /** Tokens charged to a turn as it starts, corrected at its end. */
   turnEstimateTokens?: number | undefined;
+  /** A waiting turn's place is shown and updated at most this often; absent or 0: not shown. */
+  queueNoticeMs?: number | undefined;
 }
 
 export interface TurnRunnerDeps {

@@ -74,17 +74,21 @@ describe('fair admission', () => {
     assert.equal(first12.filter((c) => c === 'heavy').length, 8);
   });
 
-  it('says how many turns are ahead of a waiting person, and the count moves', async () => {
+  it('says how many turns are ahead of a waiting one, and the count moves', async () => {
     const slots = new FairSlots({ slots: 1, mode: 'fair', estimateTokens: COST });
-    const first = await slots.acquire({ channel: 'A', person: 'a', weight: 1 });
-    void slots.acquire({ channel: 'A', person: 'a', weight: 1 });
-    void slots.acquire({ channel: 'A', person: 'a', weight: 1 });
-    void slots.acquire({ channel: 'B', person: 'b', weight: 1 });
-    assert.equal(slots.ahead('B', 'b'), 0, 'B has used nothing: next');
-    assert.equal(slots.ahead('A', 'a'), 1);
+    const claim = (channel: string) => ({ channel, person: channel.toLowerCase(), weight: 1 });
+    const first = await slots.acquire(claim('A'));
+    const a2 = claim('A');
+    const a3 = claim('A');
+    const b1 = claim('B');
+    for (const c of [a2, a3, b1]) void slots.acquire(c);
+    assert.equal(slots.ahead(b1), 0, 'B has used nothing: next');
+    assert.equal(slots.ahead(a2), 1);
+    assert.equal(slots.ahead(a3), 2);
     first(COST);
     await new Promise((r) => setImmediate(r));
-    assert.equal(slots.ahead('B', 'b'), undefined, 'B is running');
+    assert.equal(slots.ahead(b1), undefined, 'B runs');
+    assert.equal(slots.ahead(a2), 0, 'moved up');
     assert.equal(slots.waiting, 2);
   });
 });

@@ -74,6 +74,8 @@ interface Options {
   maxConcurrentTurns?: number;
   maxQueuedPerSession?: number;
   budgets?: TurnRunnerDeps['budgets'];
+  queueNoticeMs?: number;
+  admission?: 'fair' | 'fifo';
 }
 
 function pipeline(o: Options) {
@@ -115,6 +117,8 @@ function pipeline(o: Options) {
       turnTimeoutMs: TURN_MS,
       firstTokenTimeoutMs: SILENCE_MS,
       historyTurnsInPrompt: 20,
+      queueNoticeMs: o.queueNoticeMs,
+      admission: o.admission,
     },
     {
       ...{ llm, tools: new ToolRegistry(), memory, history, state, metrics, log: silentLogger() },
@@ -247,6 +251,37 @@ describe('turn pipeline: admission', () => {
     assert.equal(answered(await outcome(a)).text, 'A.');
     assert.equal(answered(await outcome(b)).text, 'B.');
     assert.deepEqual(p.port(other).texts(), ['B.']);
+  });
+
+  test('a waiting question shows how many are ahead of it, and the count moves', async () => {
+    const first = gate();
+    const p = pipeline({
+      scripts: [[first.wait, 'A.'], ['B.'], ['C.']],
+      maxConcurrentTurns: 1,
+      queueNoticeMs: 1000,
+      admission: 'fair',
+    });
+    const [two, three] = [
+      { ...REF, sessionId: '2.2' },
+      { ...REF, channelId: 'C2', sessionId: '3.3' },
+    ];
+    const a = p.ask('first');
+    const b = p.ask('second', {}, two);
+    const c = p.ask('third', {}, three);
+    await settle();
+    const statuses = (ref: ThreadRef) =>
+      p.port(ref).calls.flatMap((k) => (k.op === 'status' ? [k.text] : []));
+    // C2 has used nothing yet, so the third question goes before the second (same channel as A);
+    // the second's place is looked at again within a second.
+    await advance(1000);
+    assert.deepEqual(statuses(two), ['is thinking… (1 question ahead of yours)']);
+    assert.deepEqual(statuses(three), []);
+    first.open();
+    assert.equal(answered(await outcome(a)).text, 'A.');
+    assert.equal(answered(await outcome(c)).text, 'C.');
+    await advance(1000);
+    assert.equal(answered(await outcome(b)).text, 'B.');
+    assert.equal(statuses(two).at(-1), 'is thinking…', 'its own turn started');
   });
 
   test('while shutting down a new message is refused and told; a running turn still finishes', async () => {
