@@ -74,6 +74,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
     withVision,
     d.embedder,
     d.reranker,
+    usage.book,
   );
   const tools = d.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
