@@ -93,6 +93,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
   );
   const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const eraser = new ProjectEraser({ store, log });
+  eraser.alsoErase(usage.eraseProject);
   const runner = new TurnRunner(
     {
       botName: config.agent.name,

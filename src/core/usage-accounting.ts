@@ -65,6 +65,13 @@ export class UsageAccounting {
     }
   }
 
+  /** Erasing a project: its usage rows go too (registered with the eraser; counts nothing). */
+  readonly eraseProject = async (project: string): Promise<number> => {
+    await this.settled();
+    await this.d.ledger.eraseProject(project);
+    return 0;
+  };
+
   /** Waits for the bookings in flight (tests, shutdown). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.writes]);

@@ -97,6 +97,22 @@ export class RedisUsageLedger implements UsageLedger {
     return out;
   }
 
+  async eraseProject(project: string): Promise<void> {
+    const doomed = (field: string) =>
+      field.startsWith(`${project}${SEP}`) ||
+      field.startsWith(`project${SEP}${project}${SEP}`) ||
+      field.startsWith(`channel${SEP}${project}:`);
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 200);
+      cursor = next;
+      for (const key of keys) {
+        const fields = (await this.redis.hkeys(key)).filter(doomed);
+        if (fields.length > 0) await this.redis.hdel(key, ...fields);
+      }
+    } while (cursor !== '0');
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }

@@ -85,6 +85,10 @@ export class SqliteUsageLedger implements UsageLedger {
     return stmt.all(...args) as unknown as UsageRow[];
   }
 
+  async eraseProject(project: string): Promise<void> {
+    this.db.prepare('DELETE FROM usage_daily WHERE project = ?').run(project);
+  }
+
   async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }

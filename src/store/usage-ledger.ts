@@ -42,6 +42,11 @@ export interface UsageLedger {
   totals(scope: UsageScope, id: string, from: string, to: string): Promise<UsageTotals>;
   /** Every row of the days `from`..`to`, optionally of one project. */
   rows(from: string, to: string, project?: string): Promise<UsageRow[]>;
+  /**
+   * Forgets a project's rows and its project and channel sums (erasing a project). A person's
+   * day sums span projects and stay: numbers only, without where they were spent.
+   */
+  eraseProject(project: string): Promise<void>;
   close(): Promise<void>;
 }
 

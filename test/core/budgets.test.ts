@@ -124,6 +124,7 @@ describe('token budgets', () => {
         throw new Error('redis down');
       },
       rows: async () => [],
+      eraseProject: async () => undefined,
       close: async () => undefined,
     };
     const { guard } = setup(budgets({ person: { daily: 1, monthly: 1 } }), broken);

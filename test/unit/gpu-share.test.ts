@@ -123,6 +123,19 @@ describe('usage accounting', () => {
           completion: emu.reportedUsage[2]?.completion_tokens,
           calls: 1,
         });
+        await ledger.add({
+          ...{ day: DAY, project: 'slack:T2', channel: 'slack:T2:C1', person: 'slack:UA' },
+          ...{ model: 'm', kind: 'answer', prompt: 7, completion: 3 },
+        });
+        // Erasing a project takes its rows and sums; another project's stay.
+        await ledger.eraseProject('slack:T1');
+        assert.deepEqual(
+          (await ledger.rows(DAY, DAY)).map((r) => r.project),
+          ['slack:T2'],
+        );
+        assert.equal((await ledger.totals('project', 'slack:T1', DAY, DAY)).calls, 0);
+        assert.equal((await ledger.totals('channel', 'slack:T1:C2', DAY, DAY)).calls, 0);
+        assert.equal((await ledger.totals('project', 'slack:T2', DAY, DAY)).prompt, 7);
         const text = await metrics.registry.metrics();
         assert.match(
           text,
@@ -145,6 +158,7 @@ describe('usage accounting', () => {
         throw new Error('disk full');
       },
       rows: async () => [],
+      eraseProject: async () => undefined,
       close: async () => undefined,
     };
     const { emu } = await mixedRun(broken);
