@@ -7,6 +7,7 @@ import type { Metrics } from '../log/metrics.ts';
 import {
   NO_USAGE,
   type UsageLedger,
+  type UsageRow,
   type UsageScope,
   type UsageTotals,
   usageDay,
@@ -63,6 +64,11 @@ export class UsageAccounting {
       this.failed(err, 'could not read model usage');
       return NO_USAGE;
     }
+  }
+
+  /** Every row of the days `from`..`to` (the usage report and its export). */
+  rows(from: string, to: string, project?: string): Promise<UsageRow[]> {
+    return this.d.ledger.rows(from, to, project);
   }
 
   /** Erasing a project: its usage rows go too (registered with the eraser; counts nothing). */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Config } from '../../src/config/schema.ts';
 import { cacheSaltFor, modelCallTag } from '../../src/core/model-call-tags.ts';
 import { UsageAccounting } from '../../src/core/usage-accounting.ts';
+import { lastDays, usageCsv, usageReport } from '../../src/core/usage-report.ts';
 import { priorityCheck } from '../../src/doctor/priority-check.ts';
 import { ModelEndpoint } from '../../src/llm/model-endpoint.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -123,6 +124,19 @@ describe('usage accounting', () => {
           completion: emu.reportedUsage[2]?.completion_tokens,
           calls: 1,
         });
+        const report = usageReport(await ledger.rows(DAY, DAY), lastDays(7, now()));
+        assert.equal(report.from, '2026-11-25');
+        assert.deepEqual(
+          report.people.map((p) => [p.id, p.calls]),
+          [
+            ['slack:UA', 4],
+            ['slack:UB', 1],
+          ],
+        );
+        assert.equal(report.tokens, reported.prompt + reported.completion);
+        const csv = usageCsv(await ledger.rows(DAY, DAY, 'slack:T1')).split('\n');
+        assert.equal(csv[0], 'day,project,channel,person,model,kind,prompt,completion,calls');
+        assert.equal(csv.length, 7, 'a header, five rows and the final newline');
         await ledger.add({
           ...{ day: DAY, project: 'slack:T2', channel: 'slack:T2:C1', person: 'slack:UA' },
           ...{ model: 'm', kind: 'answer', prompt: 7, completion: 3 },
