@@ -1,6 +1,6 @@
 // What an admin sees of usage (ARCHITECTURE.md, "Sharing the GPU"): the top people and channels
-// over the last 1, 7 or 30 days, and every row as CSV or JSON. The chat command that shows it
-// (`/threadmind usage`, `/usage`, the web chat's settings) is not wired yet.
+// over the last 1, 7 or 30 days, and every row as CSV or JSON (the usage command's flow,
+// interactions/usage-flow.ts).
 import { type UsageRow, usageDay } from '../store/usage-ledger.ts';
 
 export interface UsageTop {
