@@ -30,6 +30,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   feedback: async () => (await import('./feedback-bench.ts')).benchFeedback(),
   erase: async () => (await import('./erase-bench.ts')).benchErase(),
   fencing: async () => (await import('./fencing-bench.ts')).benchFencing(),
+  'fair-share': async () => (await import('./fair-share-bench.ts')).benchFairShare(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

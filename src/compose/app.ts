@@ -203,6 +203,7 @@ async function closeAfterFailedStart(
   p.roles.redis?.disconnect();
   await p.store.close();
   await p.turns.knowledge?.close();
+  await p.turns.usage.close().catch(() => undefined);
   await p.closeModels();
 }
 
@@ -229,6 +230,7 @@ async function stopApp(p: Parts): Promise<void> {
   await platforms.web?.stop();
   await p.http.close();
   await p.turns.knowledge?.close();
+  await p.turns.usage.close().catch(() => undefined);
   await p.store.close();
   await p.closeModels();
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Reranker } from '../llm/rerank/reranker.ts';
+import type { UsageSink } from '../llm/usage-meter.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { Owner } from '../model/thread-ref.ts';
@@ -23,6 +24,8 @@ export function createAttachments(
   embedder?: Embedder,
   /** Rescores the first stage's candidates and decides "not in the files"; undefined: none. */
   reranker?: Reranker,
+  /** Where the vision model's calls book their tokens (ARCHITECTURE.md, "Sharing the GPU"). */
+  usage?: UsageSink,
 ) {
   const index = new AttachmentIndex(store, {
     cacheBytes: config.attachments.search.indexCacheBytes,
@@ -54,6 +57,7 @@ export function createAttachments(
         requestTimeoutMs: config.llm.vision.timeoutMs,
         maxRetries: 0,
         streaming: false,
+        usage,
         log,
       })
     : undefined;

@@ -51,6 +51,7 @@ export function createConversation(
     wrapPort: worker?.wrap,
     seesEveryMessage: roles.role === 'all',
     feedback: turns.feedback,
+    usage: turns.usage,
     eraser: turns.eraser,
     interactions: {
       store,

@@ -3,10 +3,12 @@
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
+import { BudgetGuard } from '../core/budgets.ts';
 import { FeedbackService } from '../core/feedback.ts';
 import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
+import { UsageAccounting } from '../core/usage-accounting.ts';
 import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
 import type { Reranker } from '../llm/rerank/reranker.ts';
@@ -17,8 +19,10 @@ import { chainPromptCounter } from '../memory/prompt-counter.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
+import type { UsageLedger } from '../store/usage-ledger.ts';
 import { createAttachments } from './create-attachments.ts';
 import { createKnowledge } from './create-knowledge.ts';
+import { createUsageLedger } from './create-store.ts';
 import type { TextModel } from './create-text-model.ts';
 import { createWebTools } from './create-web-tools.ts';
 
@@ -31,6 +35,8 @@ export interface TurnsDeps {
   reranker?: Reranker | undefined;
   metrics: Metrics;
   log: Logger;
+  /** Where usage is booked; absent: beside the store. */
+  usageLedger?: UsageLedger | undefined;
   /** Extra tools (tests register probes here). */
   tools?: ToolRegistry | undefined;
 }
@@ -40,6 +46,11 @@ export type Turns = ReturnType<typeof createTurns>;
 export function createTurns(config: Config, d: TurnsDeps) {
   const { store, text, metrics, log } = d;
   const history = new SessionHistory(store, config.store.historyMaxMessages, { log });
+  const usage = new UsageAccounting({
+    ledger: d.usageLedger ?? createUsageLedger(config.storeUrl),
+    metrics,
+    log,
+  });
   const llm = new ModelEndpoint({
     baseUrl: text.baseUrl,
     model: config.llm.text.model,
@@ -48,6 +59,9 @@ export function createTurns(config: Config, d: TurnsDeps) {
     maxReplyTokens: config.llm.text.maxReplyTokens,
     requestTimeoutMs: config.llm.requestTimeoutMs,
     maxRetries: config.llm.maxRetries,
+    priority: config.sharing.priority,
+    cacheSalt: config.sharing.cacheSalt,
+    usage: usage.book,
     log,
   });
   // The embedded model is text-only: without a configured vision endpoint, analyze_image says so.
@@ -60,6 +74,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
     withVision,
     d.embedder,
     d.reranker,
+    usage.book,
   );
   const tools = d.tools ?? new ToolRegistry();
   for (const t of attachments.tools) tools.register(t);
@@ -78,6 +93,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
   );
   const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const eraser = new ProjectEraser({ store, log });
+  eraser.alsoErase(usage.eraseProject);
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -89,6 +105,9 @@ export function createTurns(config: Config, d: TurnsDeps) {
       turnTimeoutMs: config.agent.turnTimeoutMs,
       firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
       historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
+      admission: config.sharing.fairness.admission,
+      turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
+      queueNoticeMs: config.sharing.fairness.showPlaceEveryMs,
     },
     {
       llm,
@@ -98,12 +117,16 @@ export function createTurns(config: Config, d: TurnsDeps) {
       memory,
       metrics,
       log,
+      budgets: budgetGuard(config, usage),
       context: attachments.context,
       feedback,
       erasures: eraser,
     },
   );
-  return { llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner };
+  return {
+    ...{ llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner },
+    usage,
+  };
 }
 
 /** What keeps a thread inside the window, and the session state (lock, claims) beside it. */
@@ -143,4 +166,16 @@ function createMemory(
     dedupeTtlMs: config.store.dedupeTtlSeconds * 1000,
   });
   return { memory, state };
+}
+
+/** Budgets from config; the configured admins are exempt when `adminsExempt` says so. */
+function budgetGuard(config: Config, usage: UsageAccounting): BudgetGuard {
+  const b = config.sharing.budgets;
+  const admins = b.adminsExempt
+    ? [
+        ...config.slack.admins.map((u) => `slack:${u}`),
+        ...config.discord.admins.map((u) => `discord:${u}`),
+      ]
+    : [];
+  return new BudgetGuard({ budgets: b, exempt: new Set([...b.exempt, ...admins]), usage });
 }

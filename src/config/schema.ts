@@ -6,6 +6,7 @@ import { embedSettingsSchema } from './embed-settings.ts';
 import { rerankSettingsSchema } from './rerank-settings.ts';
 import { scaleSettingsSchema } from './scale-config.ts';
 import type { ProxyEnv, Secrets } from './secrets.ts';
+import { sharingSettingsSchema } from './sharing-config.ts';
 import { slackSettingsSchema } from './slack-config.ts';
 import { webSettingsSchema } from './web-config.ts';
 import { webToolsSettingsSchema } from './web-tools-settings.ts';
@@ -185,6 +186,7 @@ export const settingsSchema = z
       .strict(),
     scale: scaleSettingsSchema,
     webTools: webToolsSettingsSchema,
+    sharing: sharingSettingsSchema,
   })
   .strict();
 

@@ -25,6 +25,10 @@ const channelSettingsShape = {
     .register(settingMeta, { control: 'flags' }),
   channelContext: z.number().int().min(0).max(50).register(settingMeta, { control: 'number' }),
   knowledgeAudience: z.enum(['audience', 'asker']).register(settingMeta, { control: 'select' }),
+  // Sharing the GPU: budgets only tighten the config's; 0 = the config's alone.
+  dailyTokenBudget: z.number().int().min(0).max(1e9).register(settingMeta, { control: 'number' }),
+  monthlyTokenBudget: z.number().int().min(0).max(1e9).register(settingMeta, { control: 'number' }),
+  fairShareWeight: z.number().int().min(1).max(10).register(settingMeta, { control: 'number' }),
 };
 
 /** Every setting, as config/ must give `channels.defaults`. */

@@ -14,6 +14,7 @@ export type CommandName =
   | 'settings'
   | 'settings-show'
   | 'feedback-export'
+  | 'usage'
   | 'erase';
 
 export interface CommandOption {
@@ -147,6 +148,35 @@ export const COMMANDS: readonly CommandSpec[] = [
     starts: { flow: 'export' },
     where: { server: true, userInstall: false, dm: false, groupDm: false, web: true, slack: true },
     names: { slack: ['feedback export'] },
+  },
+  {
+    name: 'usage',
+    description: 'Who used the model, top people and channels (admins; only you see it)',
+    options: [
+      {
+        id: 'days',
+        description: 'The last 1, 7 or 30 days',
+        kind: 'choice',
+        choices: [
+          { name: '1 day', value: '1' },
+          { name: '7 days', value: '7' },
+          { name: '30 days', value: '30' },
+        ],
+      },
+      {
+        id: 'format',
+        description: 'Shown as text, or every row as a file',
+        kind: 'choice',
+        choices: [
+          { name: 'text', value: 'text' },
+          { name: 'CSV', value: 'csv' },
+          { name: 'JSON', value: 'json' },
+        ],
+      },
+    ],
+    who: 'admin',
+    starts: { flow: 'usage' },
+    where: { server: true, userInstall: false, dm: false, groupDm: false, web: true, slack: true },
   },
   {
     name: 'erase',

@@ -14,6 +14,7 @@ import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
 import type { TurnRunner } from './turn-runner.ts';
+import type { UsageAccounting } from './usage-accounting.ts';
 
 export interface ConversationOptions {
   botName: string;
@@ -44,6 +45,8 @@ export interface ConversationOptions {
   wrapPort?: ((port: PlatformPort) => PlatformPort) | undefined;
   /** Votes on answers; absent: votes are refused as unreadable. */
   feedback?: FeedbackService | undefined;
+  /** Model usage for the usage command (ARCHITECTURE.md, "Sharing the GPU"); absent: refused. */
+  usage?: UsageAccounting | undefined;
   /** Erases a project's stored data for its admins; absent: erasing is refused. */
   eraser?: ProjectEraser | undefined;
   /** Flows between their steps: kept in `store`; references signed with keys from `signingKeys`. */

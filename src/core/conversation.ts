@@ -29,6 +29,7 @@ import { PendingFlows } from './interactions/pending-flows.ts';
 import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
+import { UsageFlow } from './interactions/usage-flow.ts';
 import { applyMessageChange } from './message-changes.ts';
 import { MessageRouter } from './message-router.ts';
 import { messages } from './messages.ts';
@@ -84,6 +85,7 @@ export class Conversation {
         new EraseFlow(o.eraser),
         new FeedbackFlow(o.feedback),
         new ExportFlow(o.feedback),
+        new UsageFlow(o.usage),
         new SettingsFlow(o.settings),
         new SettingsShowFlow(o.settings),
         new FilesFlow(o.index),

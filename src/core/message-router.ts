@@ -11,6 +11,7 @@ import type { EffectiveSettings } from './channel-settings.ts';
 import { intentOf } from './intents.ts';
 import type { InteractionEngine } from './interactions/engine.ts';
 import { messages } from './messages.ts';
+import { priorityOf } from './model-call-tags.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
@@ -90,6 +91,7 @@ export class MessageRouter {
     const input = {
       askerName,
       settings: channel.settings,
+      priority: priorityOf(m.addressed),
       audience: new AnswerAudience({
         port,
         to,

@@ -17,6 +17,11 @@ export const messages = {
   statusWords(kind: StatusKind, thinkingText: string): string {
     return kind === 'thinking' ? thinkingText : 'is summarising this thread…';
   },
+  /** A waiting question's place (fair admission, ARCHITECTURE.md "Sharing the GPU"). */
+  queued(ahead: number): string {
+    if (ahead === 0) return 'yours is next';
+    return ahead === 1 ? '1 question ahead of yours' : `${ahead} questions ahead of yours`;
+  },
   /** A status shown as a message where the platform has no status line of its own. */
   placeholder(words: string): string {
     return `_${words}_`;

@@ -53,6 +53,21 @@ const SETTING_TEXTS: Record<
       asker: 'What the asker may read (a restricted channel)',
     },
   },
+  dailyTokenBudget: {
+    name: 'daily token budget',
+    label: 'Tokens this channel may use a day',
+    help: '0: only the configured budget. Can only be lower than the configured one.',
+  },
+  monthlyTokenBudget: {
+    name: 'monthly token budget',
+    label: 'Tokens this channel may use a month',
+    help: '0: only the configured budget. Can only be lower than the configured one.',
+  },
+  fairShareWeight: {
+    name: 'fair share weight',
+    label: 'Share of the GPU when others wait too (1-10)',
+    help: 'A channel with weight 2 gets twice the turns of one with weight 1 while both wait.',
+  },
 };
 
 /** A setting's words (label, help, choices) on a form. */

@@ -7,6 +7,7 @@ import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import { asCodedError } from '../llm/classify-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Prepared } from '../memory/context-manager.ts';
+import { withModelCallAs } from '../scope/model-call.ts';
 import { runInScope } from '../scope/scope.ts';
 import { AgentGraphs } from './agent-graphs.ts';
 import type { VisibleAnswer } from './answer-delivery.ts';
@@ -138,21 +139,24 @@ export class AgentRuns {
     force: boolean,
   ): Promise<Prepared> {
     const { o, d } = this.env;
-    const prepared = await d.memory.prepare({
-      key,
-      history,
-      system: new SystemMessage(prompt.system),
-      human,
-      tools: prompt.tools,
-      maxModelLen: prompt.model.info.maxModelLen,
-      summarizer: () => d.llm.variant(o.summaryMaxTokens),
-      notify: {
-        summarizing: () => out.showStatus('summarizing'),
-        summary: (text) => out.postSummary(text, 'compressed'),
-      },
-      log,
-      force,
-    });
+    // Compression is background work, whoever's turn it happens in.
+    const prepared = await withModelCallAs('compression', 'background', () =>
+      d.memory.prepare({
+        key,
+        history,
+        system: new SystemMessage(prompt.system),
+        human,
+        tools: prompt.tools,
+        maxModelLen: prompt.model.info.maxModelLen,
+        summarizer: () => d.llm.variant(o.summaryMaxTokens),
+        notify: {
+          summarizing: () => out.showStatus('summarizing'),
+          summary: (text) => out.postSummary(text, 'compressed'),
+        },
+        log,
+        force,
+      }),
+    );
     if (prepared.compressed) void out.showStatus('thinking');
     return prepared;
   }

@@ -31,17 +31,22 @@ export class ThreadOutput {
   }
 
   /** Shows a sign of work; safe to leave running in the background (failures are logged). */
-  showStatus(kind: StatusKind): Promise<void> {
-    const run = this.statusDone.then(() => this.setStatus(kind));
+  /** `note` follows the status's words (a waiting turn's place in the queue). */
+  showStatus(kind: StatusKind, note?: string): Promise<void> {
+    const run = this.statusDone.then(() => this.setStatus(kind, note));
     this.statusDone = run.catch((err: unknown) =>
       this.o.log.warn({ err, status: kind }, 'could not show the status'),
     );
     return this.statusDone;
   }
 
-  private async setStatus(kind: StatusKind): Promise<void> {
+  private async setStatus(kind: StatusKind, note?: string): Promise<void> {
     const { port, to } = this.o;
-    const words = messages.statusWords(kind, this.o.thinkingText);
+    const plain = messages.statusWords(kind, this.o.thinkingText);
+    const words = note ? `${plain} (${note})` : plain;
+    // Renewing would bring back the old words.
+    if (note !== undefined || words !== this.shownWords) this.stopStatus();
+    this.shownWords = words;
     const shown = await port.showStatus(to, kind, RenderedText.one(port.format, words));
     const needsPlaceholder =
       shown === 'unsupported' || (kind === 'summarizing' && shown !== 'text');
@@ -58,6 +63,8 @@ export class ThreadOutput {
       this.renew.unref();
     }
   }
+
+  private shownWords: string | undefined;
 
   /** Stops renewing the status (the answer has started, or the turn is over). */
   stopStatus(): void {

@@ -7,24 +7,39 @@ import { sessionKey } from '../model/thread-ref.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
-import { Semaphore } from '../util/semaphore.ts';
+import { type FairClaim, FairSlots } from './fair-slots.ts';
 import { messages } from './messages.ts';
 import type { ThreadOutput } from './thread-output.ts';
 import type { Admitted, TurnEnv, TurnInput, TurnOutcome } from './turn-types.ts';
 
 export type TurnWork = (a: Admitted) => Promise<TurnOutcome>;
 
+/** Whose turn it is for fair admission, and where its calls count their tokens. */
+export interface Fairness {
+  claim: FairClaim;
+  spent: { tokens: number };
+}
+
+const ANONYMOUS: Fairness = {
+  claim: { channel: '', person: '', weight: 1 },
+  spent: { tokens: 0 },
+};
+
 export class TurnAdmission {
   private readonly env: TurnEnv;
   private readonly queue: KeyedQueue;
-  private readonly slots: Semaphore;
+  private readonly slots: FairSlots;
   private readonly running = new Set<Promise<TurnOutcome>>();
   private closing = false;
 
   constructor(env: TurnEnv) {
     this.env = env;
     this.queue = new KeyedQueue(env.o.maxQueuedPerSession);
-    this.slots = new Semaphore(env.o.maxConcurrentTurns);
+    this.slots = new FairSlots({
+      slots: env.o.maxConcurrentTurns,
+      mode: env.o.admission ?? 'fifo',
+      estimateTokens: env.o.turnEstimateTokens ?? 2000,
+    });
   }
 
   /** Messages waiting or running, over all sessions. */
@@ -38,12 +53,21 @@ export class TurnAdmission {
     return settlesWithin(Promise.allSettled([...this.running]), timeoutMs);
   }
 
-  /** Queues `work` for the message's session; it runs in a slot, under the session lock. */
+  /** Turns that would start before the one that claimed with `claim`, while it waits. */
+  ahead(claim: FairClaim): number | undefined {
+    return this.slots.ahead(claim);
+  }
+
+  /**
+   * Queues `work` for the message's session; it runs in a slot (given fairly by `claim`, its
+   * tokens read from `spent` at the end), under the session lock.
+   */
   admit(
     msg: IncomingMessage,
     out: ThreadOutput,
     input: TurnInput,
     work: TurnWork,
+    fair: Fairness = ANONYMOUS,
   ): Promise<TurnOutcome> {
     const { d, o } = this.env;
     const key = sessionKey(msg.ref);
@@ -57,7 +81,7 @@ export class TurnAdmission {
     }
     const enqueued = performance.now();
     const queued = this.queue.push(key, () =>
-      this.inSlot({ msg, out, key, log, input }, enqueued, work),
+      this.inSlot({ msg, out, key, log, input }, enqueued, work, fair),
     );
     if (!queued) {
       log.warn({ pending: this.queue.pending(key) }, 'session queue full; message refused');
@@ -86,14 +110,35 @@ export class TurnAdmission {
     return { status: 'rejected', reason };
   }
 
+  /** Shows a waiting turn's place as it moves, at most once per `everyMs`; stopped at its start. */
+  private showPlace(claim: FairClaim, out: ThreadOutput, everyMs: number): () => void {
+    let shown: number | undefined;
+    const tick = () => {
+      const ahead = this.slots.ahead(claim);
+      if (ahead === undefined || ahead === shown || (shown === undefined && ahead === 0)) return;
+      shown = ahead;
+      void out.showStatus('thinking', messages.queued(ahead));
+    };
+    tick();
+    const timer = setInterval(tick, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async inSlot(
     a: Omit<Admitted, 'lock'>,
     enqueued: number,
     work: TurnWork,
+    fair: Fairness,
   ): Promise<TurnOutcome> {
     const { d, o } = this.env;
     const { msg, out, log } = a;
-    const release = await this.slots.acquire();
+    const granted = this.slots.acquire(fair.claim);
+    const stopNotice = o.queueNoticeMs
+      ? this.showPlace(fair.claim, out, o.queueNoticeMs)
+      : undefined;
+    const release = await granted;
+    stopNotice?.();
     d.metrics.queueWaitSeconds.observe(
       { platform: msg.ref.platform },
       (performance.now() - enqueued) / 1000,
@@ -116,7 +161,7 @@ export class TurnAdmission {
         .catch((err: unknown) => log.warn({ err }, 'could not release session lock'));
       out.close();
       d.metrics.turnsInFlight.dec();
-      release();
+      release(fair.spent.tokens);
     }
   }
 }

@@ -1,5 +1,8 @@
 import type { IncomingMessage } from '../model/incoming.ts';
+import { withModelCall } from '../scope/model-call.ts';
 import { answerTurn } from './answer-turn.ts';
+import { budgetMessages } from './budgets.ts';
+import { modelCallTag } from './model-call-tags.ts';
 import { AgentRuns } from './speculative-run.ts';
 import { summaryTurn } from './summary-turn.ts';
 import type { ThreadOutput } from './thread-output.ts';
@@ -44,13 +47,60 @@ export class TurnRunner {
   }
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
-  submit(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
-    return this.admission.admit(msg, out, input, (a) => answerTurn(this.env, this.runs, a));
+  async submit(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    input: TurnInput = {},
+  ): Promise<TurnOutcome> {
+    const refused = await this.overBudget(msg, out, input);
+    if (refused) return refused;
+    const { tag, fair } = this.fairness(msg, input, 'answer');
+    return this.admission.admit(
+      msg,
+      out,
+      input,
+      (a) => withModelCall(tag, () => answerTurn(this.env, this.runs, a)),
+      fair,
+    );
   }
 
   /** "summarize": posts a summary of the thread so far, in the session's order; history untouched. */
   summarize(msg: IncomingMessage, out: ThreadOutput, input: TurnInput = {}): Promise<TurnOutcome> {
-    return this.admission.admit(msg, out, input, (a) => summaryTurn(this.env, a));
+    const { tag, fair } = this.fairness(msg, input, 'summary');
+    return this.admission.admit(
+      msg,
+      out,
+      input,
+      (a) => withModelCall(tag, () => summaryTurn(this.env, a)),
+      fair,
+    );
+  }
+
+  /** The turn's model-call tag and its claim on a slot, sharing one token count. */
+  private fairness(msg: IncomingMessage, input: TurnInput, kind: 'answer' | 'summary') {
+    const spent = { tokens: 0 };
+    const tag = { ...modelCallTag(msg, input, kind), spent };
+    const weight = input.settings?.fairShareWeight ?? 1;
+    return { tag, fair: { claim: { channel: tag.channel, person: tag.person, weight }, spent } };
+  }
+
+  /** Over a budget: the asker is told privately and nothing runs; near one: told, and it runs. */
+  private async overBudget(
+    msg: IncomingMessage,
+    out: ThreadOutput,
+    input: TurnInput,
+  ): Promise<TurnOutcome | undefined> {
+    const { budgets, log } = this.env.d;
+    if (!budgets) return undefined;
+    const verdict = await budgets.check(msg, input.settings);
+    if (verdict.status === 'ok') return undefined;
+    const over = verdict.status === 'over';
+    const text = over ? budgetMessages.over(verdict.hit) : budgetMessages.warn(verdict.hit);
+    log.info({ trace_id: msg.traceId, budget: verdict.hit, over }, 'token budget');
+    const told = await out.postPrivate(msg.principal, text).catch(() => false);
+    // Where nothing private exists, the refusal still has to reach the asker.
+    if (over && !told) await out.reportError(text).catch(() => undefined);
+    return over ? { status: 'failed', code: 'over_budget', userMessage: text } : undefined;
   }
 
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */

@@ -9,9 +9,11 @@ import type { TurnOutcome } from '../model/handled.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
 import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
+import type { PriorityClass } from '../scope/model-call.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
+import type { BudgetGuard } from './budgets.ts';
 import type { ChannelSettings } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
 import type { ProjectEraser } from './project-eraser.ts';
@@ -31,6 +33,12 @@ export interface TurnRunnerOptions {
   turnTimeoutMs: number;
   firstTokenTimeoutMs: number;
   historyTurnsInPrompt: number;
+  /** Who gets the next free slot: `fair` (VTC over channels, then people) or `fifo`. Default fifo. */
+  admission?: 'fair' | 'fifo' | undefined;
+  /** Tokens charged to a turn as it starts, corrected at its end. */
+  turnEstimateTokens?: number | undefined;
+  /** A waiting turn's place is shown and updated at most this often; absent or 0: not shown. */
+  queueNoticeMs?: number | undefined;
 }
 
 export interface TurnRunnerDeps {
@@ -48,6 +56,8 @@ export interface TurnRunnerDeps {
   feedback?: FeedbackService | undefined;
   /** Says whether the turn's project was erased while it ran (then its history is not kept). */
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
+  /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
+  budgets?: Pick<BudgetGuard, 'check'> | undefined;
 }
 
 export interface TurnContext {
@@ -72,6 +82,8 @@ export interface TurnInput {
   audience?: AnswerAudience | undefined;
   /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
   votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
+  /** The GPU class of its model calls (ARCHITECTURE.md, "Sharing the GPU"); absent: interactive. */
+  priority?: PriorityClass | undefined;
 }
 
 /** A message past admission: its slot taken and its session locked. */

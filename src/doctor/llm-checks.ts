@@ -14,6 +14,7 @@ import {
 import { embeddedModelsResult, visionSkipped } from './llm-embedded.ts';
 import { imageCheck, toolCallCheck } from './llm-probes.ts';
 import { type Served, served } from './llm-served.ts';
+import { priorityCheck } from './priority-check.ts';
 
 function contextCheck(config: Config, model: Served, embedded: boolean): CheckResult {
   const name = 'llm_text.context';
@@ -164,6 +165,24 @@ export function llmCheckGroups(
           model && base
             ? await toolCallCheck(config, model, ctx, base)
             : skipped('llm_text.tool_calls', 'llm_text.models'),
+        );
+      },
+    },
+    {
+      names: ['llm_text.priority'],
+      costsModelTime: true,
+      async run(ctx, report) {
+        const e = await textEndpoint();
+        const base = e.kind === 'server' ? e.baseUrl : undefined;
+        const model = base ? (await textModels(config, e, ctx)).model : undefined;
+        report(
+          model && base
+            ? await priorityCheck(config, model, ctx, base)
+            : {
+                name: 'llm_text.priority',
+                status: 'skip',
+                summary: 'only a vLLM server schedules by priority',
+              },
         );
       },
     },

@@ -1,6 +1,8 @@
 import type { BaseMessage, BaseMessageChunk, MessageContent } from '@langchain/core/messages';
 import { ChatOpenAICompletions, type OpenAIClient } from '@langchain/openai';
+import { type GpuShareOptions, gpuShareFetch } from './gpu-share.ts';
 import { estimateTextTokens } from './token-estimate.ts';
+import { UsageMeter, type UsageSink } from './usage-meter.ts';
 
 type Role = OpenAIClient.Chat.ChatCompletionRole;
 
@@ -78,6 +80,10 @@ export interface ChatModelOptions {
   timeoutMs: number;
   maxRetries: number;
   streaming?: boolean;
+  /** vLLM's priority and cache_salt per call (ARCHITECTURE.md, "Sharing the GPU"). */
+  share?: GpuShareOptions | undefined;
+  /** Where each call's tokens are booked. */
+  usage?: UsageSink | undefined;
 }
 
 export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
@@ -91,6 +97,10 @@ export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
     maxRetries: o.maxRetries,
     // vLLM ignores the key unless started with --api-key; the SDK insists on one.
     apiKey: o.apiKey ?? 'not-needed',
-    configuration: { baseURL: o.baseUrl },
+    configuration: {
+      baseURL: o.baseUrl,
+      ...(o.share ? { fetch: gpuShareFetch(o.share) } : {}),
+    },
+    ...(o.usage ? { callbacks: [new UsageMeter(o.model, o.usage)] } : {}),
   });
 }

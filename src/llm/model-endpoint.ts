@@ -1,6 +1,8 @@
 import type { Logger } from '../log/logger.ts';
-import { createChatModel, type OfflineChatOpenAI } from './chat-model.ts';
+import { type ChatModelOptions, createChatModel, type OfflineChatOpenAI } from './chat-model.ts';
+import { type PriorityPolicy, probePriorityPolicy } from './gpu-share.ts';
 import { fetchModelInfo, fetchModels, type ModelInfo } from './model-info.ts';
+import type { UsageSink } from './usage-meter.ts';
 
 export interface ModelEndpointOptions {
   baseUrl: string;
@@ -14,6 +16,14 @@ export interface ModelEndpointOptions {
   streaming?: boolean;
   log: Logger;
   fetch?: typeof fetch;
+  /**
+   * vLLM's request priority: `auto` probes the server once (ARCHITECTURE.md, "Sharing the GPU"),
+   * `on` trusts that it runs `--scheduling-policy priority`, `off` never sends one. Default off.
+   */
+  priority?: 'auto' | 'on' | 'off';
+  /** Send `cache_salt` per audience. Default false. */
+  cacheSalt?: boolean;
+  usage?: UsageSink | undefined;
 }
 
 export interface ResolvedModel {
@@ -29,9 +39,38 @@ export class ModelEndpoint {
   /** By model id ('' = the configured default). */
   private readonly resolved = new Map<string, Promise<ResolvedModel>>();
   private readonly o: ModelEndpointOptions;
+  private policy: PriorityPolicy;
+  private probing: Promise<PriorityPolicy> | undefined;
 
   constructor(o: ModelEndpointOptions) {
     this.o = o;
+    this.policy = o.priority === 'on' ? 'priority' : o.priority === 'auto' ? 'unknown' : 'fcfs';
+  }
+
+  /** Whether requests carry vLLM's `priority` now. */
+  get priorityPolicy(): PriorityPolicy {
+    return this.policy;
+  }
+
+  /** The priority policy, probed once with `auto` (again later if the server did not say). */
+  learnPolicy(model: string): Promise<PriorityPolicy> {
+    if (this.o.priority !== 'auto' || this.policy !== 'unknown')
+      return Promise.resolve(this.policy);
+    this.probing ??= probePriorityPolicy({ ...this.endpoint(10_000), model }).then((p) => {
+      this.policy = p;
+      this.probing = undefined;
+      this.o.log.info({ priority_policy: p }, 'model server scheduling policy');
+      return p;
+    });
+    return this.probing;
+  }
+
+  /** What every chat model of this endpoint shares: priority, cache salt, usage. */
+  private shared(): Pick<ChatModelOptions, 'share' | 'usage'> {
+    return {
+      share: { policy: () => this.policy, cacheSalt: this.o.cacheSalt ?? false },
+      usage: this.o.usage,
+    };
   }
 
   get baseUrl(): string {
@@ -70,6 +109,7 @@ export class ModelEndpoint {
       { model: info.id, max_model_len: info.maxModelLen, base_url: this.o.baseUrl },
       'text model resolved',
     );
+    await this.learnPolicy(info.id);
     const chat = createChatModel({
       baseUrl: this.o.baseUrl,
       model: info.id,
@@ -79,6 +119,7 @@ export class ModelEndpoint {
       timeoutMs: this.o.requestTimeoutMs,
       maxRetries: this.o.maxRetries,
       streaming: this.o.streaming ?? true,
+      ...this.shared(),
     });
     return { chat, info };
   }
@@ -95,6 +136,7 @@ export class ModelEndpoint {
       timeoutMs: this.o.requestTimeoutMs,
       maxRetries: this.o.maxRetries,
       streaming: false,
+      ...this.shared(),
     });
   }
 

@@ -47,6 +47,13 @@ function turnMetrics(registry: Registry) {
       labelNames: ['platform'] as const,
       registers: [registry],
     }),
+    // By project and kind only: a label per person would grow without bound.
+    usageTokens: new Counter({
+      name: 'threadmind_usage_tokens_total',
+      help: 'Tokens of model calls booked to usage, by project, kind (answer, tool_round, summary, compression) and direction',
+      labelNames: ['project', 'kind', 'direction'] as const,
+      registers: [registry],
+    }),
     tokens: new Counter({
       name: 'threadmind_llm_tokens_total',
       help: 'Tokens reported by the model server (usage), by direction',

@@ -163,7 +163,8 @@ export type FlowName =
   | 'settings'
   | 'settings-show'
   | 'files'
-  | 'forget';
+  | 'forget'
+  | 'usage';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

@@ -105,6 +105,9 @@ describe('the settings flow', () => {
       'tools',
       'channel_context',
       'knowledge_audience',
+      'daily_token_budget',
+      'monthly_token_budget',
+      'fair_share_weight',
     ]);
     assert.deepEqual(byId.channel_context, {
       id: 'channel_context',
@@ -145,6 +148,24 @@ describe('the settings flow', () => {
     const shown = await start(who('UGUEST', false), undefined, 'settings-show');
     assert.match(words(shown.show[0]), /• Reply mode: `thread`/);
     assert.match(words(shown.show[0]), /UGUEST: no change — refused \(not allowed\)/);
+  });
+
+  test('a negative or absurd token budget is a field error', async () => {
+    const { ref, service, start, save, who } = setup();
+    const admin = who('UADMIN', true);
+    const form = (await start(admin)).show[0] as Shown;
+    const bad = await save(form, admin, {
+      daily_token_budget: '-5',
+      monthly_token_budget: '99999999999',
+    });
+    assert.equal(bad.outcome, 'invalid');
+    const again = bad.show[0];
+    assert.ok(again?.kind === 'form');
+    assert.deepEqual(again.errors, {
+      daily_token_budget: 'A whole number from 0 to 1000000000.',
+      monthly_token_budget: 'A whole number from 0 to 1000000000.',
+    });
+    assert.equal((await service.effective(ref)).settings.dailyTokenBudget, 0);
   });
 
   test('a value out of range is a field error; the form stays and saves nothing', async () => {

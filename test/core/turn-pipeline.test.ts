@@ -12,7 +12,12 @@ import { messages } from '../../src/core/messages.ts';
 import { lockLostError, SessionState } from '../../src/core/session-state.ts';
 import type { CaughtUp } from '../../src/core/thread-context.ts';
 import { ThreadOutput } from '../../src/core/thread-output.ts';
-import { type TurnInput, type TurnOutcome, TurnRunner } from '../../src/core/turn-runner.ts';
+import {
+  type TurnInput,
+  type TurnOutcome,
+  TurnRunner,
+  type TurnRunnerDeps,
+} from '../../src/core/turn-runner.ts';
 import type { ModelEndpoint } from '../../src/llm/model-endpoint.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
@@ -68,6 +73,9 @@ interface Options {
   summary?: string;
   maxConcurrentTurns?: number;
   maxQueuedPerSession?: number;
+  budgets?: TurnRunnerDeps['budgets'];
+  queueNoticeMs?: number;
+  admission?: 'fair' | 'fifo';
 }
 
 function pipeline(o: Options) {
@@ -109,8 +117,13 @@ function pipeline(o: Options) {
       turnTimeoutMs: TURN_MS,
       firstTokenTimeoutMs: SILENCE_MS,
       historyTurnsInPrompt: 20,
+      queueNoticeMs: o.queueNoticeMs,
+      admission: o.admission,
     },
-    { llm, tools: new ToolRegistry(), memory, history, state, metrics, log: silentLogger() },
+    {
+      ...{ llm, tools: new ToolRegistry(), memory, history, state, metrics, log: silentLogger() },
+      budgets: o.budgets,
+    },
   );
   const ports = new Map<string, MockPort>();
   /** The thread of a session as its people see it. */
@@ -176,6 +189,24 @@ afterEach(() => {
 });
 
 describe('turn pipeline: admission', () => {
+  test('over a token budget: the asker is told which and when it resets; the model is not asked', async () => {
+    const hit = { scope: 'person', period: 'daily', used: 1200, limit: 1000 } as const;
+    const p = pipeline({
+      scripts: [['Never sent.']],
+      budgets: {
+        check: async () => ({ status: 'over', hit: { ...hit, resetsAt: Date.UTC(2026, 11, 2) } }),
+      },
+    });
+    const o = await outcome(p.ask('one more?'));
+    assert.equal(o.status, 'failed');
+    assert.equal(p.chat.prompts.length, 0);
+    // The mock platform has no private messages: the refusal goes to the thread instead.
+    assert.match(
+      p.port().texts().join('\n'),
+      /your daily token budget is used up \(1,200 of 1,000 tokens\)\. It resets 2026-12-02 00:00 UTC/,
+    );
+  });
+
   test('a session answers its messages in arrival order; one over the bound is refused and told', async () => {
     const first = gate();
     const p = pipeline({
@@ -220,6 +251,37 @@ describe('turn pipeline: admission', () => {
     assert.equal(answered(await outcome(a)).text, 'A.');
     assert.equal(answered(await outcome(b)).text, 'B.');
     assert.deepEqual(p.port(other).texts(), ['B.']);
+  });
+
+  test('a waiting question shows how many are ahead of it, and the count moves', async () => {
+    const first = gate();
+    const p = pipeline({
+      scripts: [[first.wait, 'A.'], ['B.'], ['C.']],
+      maxConcurrentTurns: 1,
+      queueNoticeMs: 1000,
+      admission: 'fair',
+    });
+    const [two, three] = [
+      { ...REF, sessionId: '2.2' },
+      { ...REF, channelId: 'C2', sessionId: '3.3' },
+    ];
+    const a = p.ask('first');
+    const b = p.ask('second', {}, two);
+    const c = p.ask('third', {}, three);
+    await settle();
+    const statuses = (ref: ThreadRef) =>
+      p.port(ref).calls.flatMap((k) => (k.op === 'status' ? [k.text] : []));
+    // C2 has used nothing yet, so the third question goes before the second (same channel as A);
+    // the second's place is looked at again within a second.
+    await advance(1000);
+    assert.deepEqual(statuses(two), ['is thinking… (1 question ahead of yours)']);
+    assert.deepEqual(statuses(three), []);
+    first.open();
+    assert.equal(answered(await outcome(a)).text, 'A.');
+    assert.equal(answered(await outcome(c)).text, 'C.');
+    await advance(1000);
+    assert.equal(answered(await outcome(b)).text, 'B.');
+    assert.equal(statuses(two).at(-1), 'is thinking…', 'its own turn started');
   });
 
   test('while shutting down a new message is refused and told; a running turn still finishes', async () => {

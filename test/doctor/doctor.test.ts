@@ -20,6 +20,7 @@ const HEALTHY = [
   'llm_text.context',
   'llm_text.tokenize',
   'llm_text.tool_calls',
+  'llm_text.priority',
   'llm_vision.models',
   'llm_vision.image',
   'llm_embed',
@@ -50,6 +51,8 @@ describe('a healthy set-up', () => {
     // The summary counts what was shown: all of it ok, whatever the number of checks.
     assert.match(run.stdout, new RegExp(`\\b${lines.length} ok, 0 warnings, 0 failed`));
     assert.doesNotMatch(run.stdout, /fix:/);
+    // The emulator runs without the priority policy: ✓, and how to turn it on.
+    assert.match(run.stdout, /✓ llm_text\.priority .*--scheduling-policy priority/);
     // The tool-call probe asks the way the agent does: tools offered, tool_choice auto.
     const probe = s.text.requests.find((r) => Array.isArray(r.body.tools));
     assert.equal(probe?.body.tool_choice, 'auto');

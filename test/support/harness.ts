@@ -117,6 +117,9 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       slack: { updateIntervalMs: 50, maxRetries: 2, ...(o.overrides?.slack as object | undefined) },
       // The start-up checks call every platform and the store; tests that want them turn them on.
       doctor: { onStart: 'off', ...(o.overrides?.doctor as object | undefined) },
+      // The probe of vLLM's priority policy is one more chat request, which tests that count or
+      // wait for the model's requests do not expect; test/unit/gpu-share.test.ts covers it.
+      sharing: { priority: 'off', ...(o.overrides?.sharing as object | undefined) },
     },
   });
   const log = createLogger(config.log.level, process.stderr as never);

@@ -6,6 +6,7 @@ import { countTokens, tokenizeChat, truncateToTokens } from './tokenizer.ts';
 import type {
   EmulatorOptions,
   ModelSpec,
+  ReportedUsage,
   RequestBody,
   ScriptedReply,
   StreamShape,
@@ -32,6 +33,9 @@ export interface ChatContext {
   streamShape(): StreamShape;
   toolCalling: NonNullable<EmulatorOptions['toolCalling']>;
   images: boolean;
+  schedulingPolicy: NonNullable<EmulatorOptions['schedulingPolicy']>;
+  /** Told every usage the client is sent. */
+  reported(usage: ReportedUsage): void;
 }
 
 /** Tools offered with tool_choice auto, stated or implied (vLLM's default when tools are sent). */
@@ -54,6 +58,10 @@ function hasImage(body: RequestBody): boolean {
 /** What a server whose model cannot do this request answers instead of generating. */
 function refusal(ctx: ChatContext, body: RequestBody, model: ModelSpec): unknown {
   if (!ctx.images && hasImage(body)) return errorBody(`${model.id} is not a multimodal model`);
+  const priority = body.priority ?? 0;
+  if (priority !== 0 && ctx.schedulingPolicy !== 'priority') {
+    return errorBody(`Got priority ${priority} but Priority scheduling is not enabled.`);
+  }
   if (ctx.toolCalling === 'reject-auto' && autoToolChoice(body)) {
     return errorBody(
       '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
@@ -221,12 +229,16 @@ export async function handleChat(
   }
 
   const p = plan(reply, body, model, promptTokens, ctx.nextCompletionId());
-  if (body.stream !== true) return sendJson(res, 200, completionBody(p));
+  if (body.stream !== true) {
+    ctx.reported(p.usage);
+    return sendJson(res, 200, completionBody(p));
+  }
 
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
   const role = reply.stream?.role ?? ctx.streamShape().role ?? true;
   const usage = reply.stream?.usage ?? ctx.streamShape().usage ?? true;
   const chunks = streamChunks(p, wantsUsage(body) && usage, role);
+  if (wantsUsage(body) && usage) ctx.reported(p.usage);
   for (const [i, chunk] of chunks.entries()) {
     if (i > 0 && !(await sleep(reply.chunkDelayMs ?? 0, signal))) return;
     if (signal.aborted) return;

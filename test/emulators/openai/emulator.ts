@@ -15,6 +15,7 @@ import type {
   ModelSpec,
   OpenAIEmulator,
   RecordedRequest,
+  ReportedUsage,
   RequestBody,
   RerankModelSpec,
   RerankReply,
@@ -78,6 +79,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
   let counter = 0;
   const queue: (ScriptedReply | Responder)[] = [];
   const requests: RecordedRequest[] = [];
+  const reportedUsage: ReportedUsage[] = [];
   const closing = new AbortController();
 
   const ctx: ChatContext = {
@@ -92,6 +94,13 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     streamShape: () => streamShape,
     toolCalling: opts.toolCalling ?? 'on',
     images: opts.images ?? true,
+    schedulingPolicy: opts.schedulingPolicy ?? 'fcfs',
+    reported: (u) => {
+      reportedUsage.push({
+        prompt_tokens: u.prompt_tokens,
+        completion_tokens: u.completion_tokens,
+      });
+    },
   };
 
   const authorized = (req: IncomingMessage): boolean =>
@@ -231,6 +240,7 @@ export async function startOpenAIEmulator(opts: EmulatorOptions = {}): Promise<O
     url,
     baseURL: `${url}/v1`,
     requests,
+    reportedUsage,
     enqueue: (...replies) => {
       queue.push(...replies);
     },

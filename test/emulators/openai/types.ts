@@ -115,6 +115,8 @@ export interface OpenAIEmulator {
   baseURL: string;
   /** Every chat completion and embeddings request whose body parsed as JSON, in arrival order. */
   requests: RecordedRequest[];
+  /** Every `usage` sent to a client (a JSON body, or a stream's usage chunk), in order. */
+  reportedUsage: ReportedUsage[];
   /** FIFO of replies, one consumed per chat completion that passes validation. */
   enqueue(...replies: (ScriptedReply | Responder)[]): void;
   /** Used when the queue is empty. */
@@ -165,4 +167,15 @@ export interface EmulatorOptions {
   toolCalling?: 'on' | 'plain-text' | 'reject-auto';
   /** False: a request with an image is a 400, as from a text-only model. Default true. */
   images?: boolean;
+  /**
+   * vLLM's `--scheduling-policy`: with 'fcfs' (default) a request with a non-zero `priority` is a
+   * 400, as vLLM refuses it; with 'priority' it is served.
+   */
+  schedulingPolicy?: 'fcfs' | 'priority';
+}
+
+/** The `usage` a completion reported to the client. */
+export interface ReportedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
 }

@@ -1,0 +1,70 @@
+// Runs questions through FairSlots as a GPU would serve them, in token time rather than wall-clock
+// time: each turn holds its slot for `cost` tokens, then releases it with what it used. Start
+// times are what a person waits before the first token (their arrival is 0 unless given).
+import { FairSlots } from '../../src/core/fair-slots.ts';
+
+export interface SimQuestion {
+  channel: string;
+  person: string;
+  weight?: number;
+  /** Tokens the turn uses (default `cost`). */
+  tokens?: number;
+}
+
+export interface SimResult {
+  /** Start time (token time) of each question, by index. */
+  startAt: number[];
+  /** Indexes in the order they got a slot. */
+  order: number[];
+}
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+export async function simulate(
+  questions: readonly SimQuestion[],
+  o: { slots: number; mode: 'fair' | 'fifo'; cost: number },
+): Promise<SimResult> {
+  const slots = new FairSlots({ slots: o.slots, mode: o.mode, estimateTokens: o.cost });
+  const startAt: number[] = [];
+  const order: number[] = [];
+  const running: { end: number; tokens: number; release: (t?: number) => void }[] = [];
+  let now = 0;
+  questions.forEach((q, i) => {
+    void slots
+      .acquire({ channel: q.channel, person: q.person, weight: q.weight ?? 1 })
+      .then((release) => {
+        startAt[i] = now;
+        order.push(i);
+        const tokens = q.tokens ?? o.cost;
+        running.push({ end: now + tokens, tokens, release });
+      });
+  });
+  await flush();
+  while (running.length > 0) {
+    running.sort((a, b) => a.end - b.end);
+    const done = running.shift();
+    if (!done) break;
+    now = done.end;
+    done.release(done.tokens);
+    await flush();
+  }
+  return { startAt, order };
+}
+
+export function percentileOf(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
+  );
+}
+
+/** The flood scenario: `flood` questions from one channel first, then `quiet` from each of two. */
+export function floodScenario(flood: number, quiet: number): SimQuestion[] {
+  const qs: SimQuestion[] = [];
+  for (let i = 0; i < flood; i++) qs.push({ channel: 'A', person: `a${i % 3}` });
+  for (let i = 0; i < quiet; i++) {
+    qs.push({ channel: 'B', person: 'b' });
+    qs.push({ channel: 'C', person: 'c' });
+  }
+  return qs;
+}
