@@ -5,7 +5,7 @@
 // lookup a knowledge question then makes (the principal's platform groups).
 
 import { WebClient } from '@slack/web-api';
-import { REST } from 'discord.js';
+import { Client } from 'discord.js';
 import { DiscordGroupSync } from '../adapters/discord/discord-groups.ts';
 import { SlackGroupSync } from '../adapters/slack/slack-groups.ts';
 import { PlatformGroups } from '../src/knowledge/platform-groups.ts';
@@ -105,9 +105,9 @@ async function benchDiscordRoles(lines: string[]): Promise<void> {
       for (const u of members) rolesOf.set(u, [...(rolesOf.get(u) ?? []), role]);
     }
     for (const u of users) d.addMember(guild, u, rolesOf.get(u) ?? []);
-    const rest = new REST({ api: d.apiUrl }).setToken(d.botToken);
-    const sink = new PlatformGroups();
-    const sync = new DiscordGroupSync(rest, sink);
+    const client = new Client({ intents: [], rest: { api: d.apiUrl } });
+    client.rest.setToken(d.botToken);
+    const sync = new DiscordGroupSync(client, new PlatformGroups(), silentLogger());
     const full = await timed(RUNS, () => sync.syncGuild(guild));
     lines.push(
       `discord role sync, 10,000 members holding 1–4 of 40 roles (GET /guilds/{id}/members, pages of 1,000): median ${fmt(percentile(full, 50))}, max ${fmt(Math.max(...full))} over ${RUNS} runs`,

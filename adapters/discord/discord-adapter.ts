@@ -58,7 +58,6 @@ export class DiscordAdapter {
   /** The bot's user id when this process posts over REST without a gateway (a worker). */
   private restSelfId: string | undefined;
   private readonly groupSync: DiscordGroupSync | undefined;
-  private groupTimer: NodeJS.Timeout | undefined;
   private readonly interactions: DiscordInteractions;
   private readonly handover: GatewayHandover | undefined;
 
@@ -126,6 +125,14 @@ export class DiscordAdapter {
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
+    this.groupSync =
+      syncRoles && d.groups ? new DiscordGroupSync(this.client, d.groups, d.log) : undefined;
+    this.listen();
+  }
+
+  /** The gateway's events: messages, their edits and deletions, interactions. */
+  private listen(): void {
+    const { d } = this;
     this.client.on(Events.MessageCreate, (m) => {
       const handled = this.onMessage(m).catch((err: unknown) =>
         d.log.error({ err, platform: 'discord' }, 'message handler failed'),
@@ -147,18 +154,6 @@ export class DiscordAdapter {
         d.log.error({ err, platform: 'discord' }, 'interaction handler failed'),
       );
     });
-    if (syncRoles && d.groups) {
-      const sync = new DiscordGroupSync(this.client.rest, d.groups);
-      this.groupSync = sync;
-      this.client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
-        if (packet.t && sync.onDispatch(packet.t, packet.d)) {
-          d.log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');
-        }
-      });
-      this.client.on(Events.GuildCreate, (guild) => {
-        void this.syncRoles(guild.id);
-      });
-    }
     this.client.on(Events.Error, (err) =>
       d.log.error({ err, platform: 'discord' }, 'discord client error'),
     );
@@ -172,45 +167,13 @@ export class DiscordAdapter {
       this.client.once(Events.ClientReady, () => resolve()),
     );
     await this.handover?.begin(this.client);
-    await this.client.login(this.d.config.secrets.discordToken ?? '').catch((err: unknown) => {
-      throw new Error(
-        `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
-        { cause: err },
-      );
-    });
+    await this.client.login(this.d.config.secrets.discordToken ?? '').catch(tokenRefused);
     await ready;
     this.d.log.info(
       { user: this.client.user?.id, guilds: this.client.guilds.cache.size },
       'discord connected',
     );
-    if (this.groupSync) {
-      const all = () => {
-        for (const id of this.client.guilds.cache.keys()) void this.syncRoles(id);
-      };
-      all();
-      this.groupTimer = setInterval(
-        all,
-        this.d.config.knowledge.groupSync.intervalMinutes * 60_000,
-      );
-      this.groupTimer.unref();
-    }
-  }
-
-  /** One guild's members and roles read again; a failure is logged and the next run retries. */
-  async syncRoles(guildId: string): Promise<void> {
-    const started = performance.now();
-    try {
-      const members = (await this.groupSync?.syncGuild(guildId)) ?? 0;
-      this.d.log.info(
-        { guild: guildId, members, ms: Math.round(performance.now() - started) },
-        'discord roles synced',
-      );
-    } catch (err) {
-      this.d.log.warn(
-        { guild: guildId, err },
-        'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
-      );
-    }
+    this.groupSync?.start(this.d.config.knowledge.groupSync.intervalMinutes);
   }
 
   /**
@@ -219,12 +182,7 @@ export class DiscordAdapter {
    */
   async startRest(): Promise<void> {
     this.client.rest.setToken(this.d.config.secrets.discordToken ?? '');
-    const me = (await this.client.rest.get(Routes.user()).catch((err: unknown) => {
-      throw new Error(
-        `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
-        { cause: err },
-      );
-    })) as { id: string };
+    const me = (await this.client.rest.get(Routes.user()).catch(tokenRefused)) as { id: string };
     this.restSelfId = me.id;
     this.d.log.info({ user: me.id }, 'discord REST ready (no gateway in this process)');
   }
@@ -235,7 +193,7 @@ export class DiscordAdapter {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.groupTimer);
+    this.groupSync?.stop();
     this.handover?.stopSaving();
     await this.client.destroy();
   }
@@ -349,4 +307,11 @@ export class DiscordAdapter {
       traceId: randomUUID(),
     });
   }
+}
+
+function tokenRefused(err: unknown): never {
+  throw new Error(
+    `Discord refused DISCORD_TOKEN (${err instanceof Error ? err.message : String(err)}); check the bot token and DISCORD_API_URL`,
+    { cause: err },
+  );
 }

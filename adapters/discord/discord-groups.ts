@@ -3,18 +3,59 @@
 // GUILD_MEMBER_UPDATE (a member's complete role list), GUILD_MEMBER_REMOVE and GUILD_ROLE_DELETE
 // (needs the Server Members intent). @everyone (the role whose id is the guild's) is left out:
 // every member of a guild is in its `everyone` group already.
-import { type APIGuildMember, type REST, Routes } from 'discord.js';
+import { type APIGuildMember, type Client, Events, Routes } from 'discord.js';
+import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 
 const MEMBERS_PAGE = 1000;
 
 export class DiscordGroupSync {
-  readonly #rest: REST;
+  readonly #client: Client;
   readonly #sink: PlatformGroupSink;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(rest: REST, sink: PlatformGroupSink) {
-    this.#rest = rest;
+  /** Kept current from the client's gateway events from now on. */
+  constructor(client: Client, sink: PlatformGroupSink, log: Logger) {
+    this.#client = client;
     this.#sink = sink;
+    this.#log = log;
+    client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
+      if (packet.t && this.onDispatch(packet.t, packet.d))
+        log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');
+    });
+    client.on(Events.GuildCreate, (guild) => void this.syncLogged(guild.id));
+  }
+
+  /** Once connected: every guild read now and again every `intervalMinutes`. */
+  start(intervalMinutes: number): void {
+    const all = () => {
+      for (const id of this.#client.guilds.cache.keys()) void this.syncLogged(id);
+    };
+    all();
+    this.#timer = setInterval(all, intervalMinutes * 60_000);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** One guild read again; a failure is logged and the next run retries. */
+  async syncLogged(guildId: string): Promise<void> {
+    const started = performance.now();
+    try {
+      const members = await this.syncGuild(guildId);
+      this.#log.info(
+        { guild: guildId, members, ms: Math.round(performance.now() - started) },
+        'discord roles synced',
+      );
+    } catch (err) {
+      this.#log.warn(
+        { guild: guildId, err },
+        'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
+      );
+    }
   }
 
   /** Every member's roles in the guild; returns how many members were read. */
@@ -23,7 +64,7 @@ export class DiscordGroupSync {
     let after = '0';
     let members = 0;
     for (;;) {
-      const page = (await this.#rest.get(Routes.guildMembers(guildId), {
+      const page = (await this.#client.rest.get(Routes.guildMembers(guildId), {
         query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
       })) as APIGuildMember[];
       for (const m of page) {

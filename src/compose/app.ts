@@ -92,16 +92,7 @@ interface Parts {
 export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
   const { log } = opts;
   applyLangChainEnvironment();
-  const text = await createTextModel(config, log);
-  const embedding = await startEmbeddingModel(config, log, { textEmbedded: !!text.embedded });
-  const embedder = createEmbedder(config, log, { embedded: embedding });
-  const ranking = await startRankingModel(config, log, { textEmbedded: !!text.embedded });
-  const reranker = createReranker(config, log, { embedded: ranking });
-  const closeModels = async () => {
-    await ranking?.close();
-    await embedding?.close();
-    await text.embedded?.close();
-  };
+  const { text, embedding, embedder, reranker, closeModels } = await startModels(config, log);
   let store: Store;
   try {
     store = await createStore(config.storeUrl);
@@ -191,6 +182,21 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     gatewayLease: platforms.gatewayLease,
     stop: () => stopApp(parts),
   };
+}
+
+/** The text, embedding and ranking models (embedded engines started), and how to close them. */
+async function startModels(config: Config, log: Logger) {
+  const text = await createTextModel(config, log);
+  const embedding = await startEmbeddingModel(config, log, { textEmbedded: !!text.embedded });
+  const embedder = createEmbedder(config, log, { embedded: embedding });
+  const ranking = await startRankingModel(config, log, { textEmbedded: !!text.embedded });
+  const reranker = createReranker(config, log, { embedded: ranking });
+  const closeModels = async () => {
+    await ranking?.close();
+    await embedding?.close();
+    await text.embedded?.close();
+  };
+  return { text, embedding, embedder, reranker, closeModels };
 }
 
 /** A platform failed to connect: what was opened so far is closed again. */
