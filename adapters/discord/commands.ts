@@ -23,11 +23,6 @@ import {
 import { messages } from '../../src/core/messages.ts';
 import type { FlowName } from '../../src/model/interaction.ts';
 
-/** The message command's name (up to 32 characters), as the Apps menu shows it. */
-export const ASK_ABOUT_COMMAND = 'Ask threadmind about this';
-/** The message command that shares a message's attachments with the whole server. */
-export const SHARE_FILE_COMMAND = 'Share file with server';
-
 /** Discord's longest option description. */
 const DESCRIPTION = 100;
 const short = (text: string) => (text.length <= DESCRIPTION ? text : `${text.slice(0, 99)}…`);
@@ -76,8 +71,12 @@ function settingOptions(c: SlashCommandSubcommandBuilder): SlashCommandSubcomman
   return c;
 }
 
-/** A command's Discord name, split: `settings set` is the `set` subcommand of `/settings`. */
+/**
+ * A command's Discord name, split: `settings set` is the `set` subcommand of `/settings`; a message
+ * command's is its menu label (up to 32 characters), whole.
+ */
 function discordName(spec: CommandSpec): { name: string; sub?: string } {
+  if (spec.on === 'message') return { name: spec.names?.discord ?? spec.name };
   const [name = spec.name, sub] = (spec.names?.discord ?? spec.name).split(' ');
   return sub === undefined ? { name } : { name, sub };
 }
@@ -86,10 +85,19 @@ function discordName(spec: CommandSpec): { name: string; sub?: string } {
 export function commandOf(i: ChatInputCommandInteraction): CommandSpec | undefined {
   const sub = i.options.getSubcommand(false) ?? undefined;
   return COMMAND_TABLE.find((c) => {
+    if (c.on === 'message') return false;
     const n = discordName(c);
     return n.name === i.commandName && n.sub === sub;
   });
 }
+
+/** The table's message command (on a message's Apps menu) Discord names. */
+export function messageCommandOf(name: string): CommandSpec | undefined {
+  return COMMAND_TABLE.find((c) => c.on === 'message' && discordName(c).name === name);
+}
+
+/** The message command's label, as the Apps menu shows it. */
+export const ASK_ABOUT_COMMAND = discordName(command('ask-about')).name;
 
 /** The flow a slash command begins, if it is one. */
 export function flowOf(i: ChatInputCommandInteraction): FlowName | undefined {
@@ -139,13 +147,25 @@ function withOptions<T extends SlashCommandBuilder | SlashCommandSubcommandBuild
   return c;
 }
 
-/** The table's commands offered on Discord (a server, a user install), as slash commands. */
-function slashCommands(): SlashCommandBuilder[] {
-  const built = new Map<string, SlashCommandBuilder>();
+/**
+ * The table's commands offered on Discord (a server, a user install): slash commands, and message
+ * commands on a message's Apps menu (ask about it; share its files with the server).
+ */
+function discordCommands(): (SlashCommandBuilder | ContextMenuCommandBuilder)[] {
+  const built = new Map<string, SlashCommandBuilder | ContextMenuCommandBuilder>();
   for (const spec of COMMAND_TABLE) {
     if (!spec.where.server && !spec.where.userInstall) continue;
     const { name, sub } = discordName(spec);
     const offered = offeredAs(spec.where);
+    if (spec.on === 'message') {
+      const c = new ContextMenuCommandBuilder()
+        .setName(name)
+        .setType(ApplicationCommandType.Message)
+        .setIntegrationTypes(offered.integrationTypes)
+        .setContexts(offered.contexts);
+      built.set(name, c);
+      continue;
+    }
     if (sub === undefined) {
       const c = new SlashCommandBuilder()
         .setName(name)
@@ -158,7 +178,7 @@ function slashCommands(): SlashCommandBuilder[] {
       continue;
     }
     let parent = built.get(name);
-    if (!parent) {
+    if (!(parent instanceof SlashCommandBuilder)) {
       parent = new SlashCommandBuilder()
         .setName(name)
         .setDescription(COMMAND_GROUPS[name] ?? spec.description)
@@ -171,34 +191,12 @@ function slashCommands(): SlashCommandBuilder[] {
   return [...built.values()];
 }
 
-/** Answerable through the interaction alone: offered to server and user installs, everywhere. */
-const ANYWHERE = offeredAs({ ...command('ask').where });
-
-/** Needs the bot in the server (a channel's settings, the server's votes): server installs only. */
-const SERVER_INSTALL = { integrationTypes: [ApplicationIntegrationType.GuildInstall] };
-
 /** Commands that need the bot in the server; a user install refuses them if they arrive anyway. */
-export const SERVER_INSTALL_COMMANDS: ReadonlySet<string> = new Set([
-  ...COMMAND_TABLE.filter((c) => !c.where.userInstall).map((c) => discordName(c).name),
-  SHARE_FILE_COMMAND,
-]);
+export const SERVER_INSTALL_COMMANDS: ReadonlySet<string> = new Set(
+  COMMAND_TABLE.filter((c) => !c.where.userInstall).map((c) => discordName(c).name),
+);
 
-export const COMMANDS = [
-  ...slashCommands(),
-  // On a message's Apps menu: threadmind answers about it in a thread started from it (a user
-  // install: privately, through the interaction).
-  new ContextMenuCommandBuilder()
-    .setName(ASK_ABOUT_COMMAND)
-    .setType(ApplicationCommandType.Message)
-    .setIntegrationTypes(ANYWHERE.integrationTypes)
-    .setContexts(ANYWHERE.contexts),
-  // On a message's Apps menu: its attachments become searchable from every channel of the server.
-  new ContextMenuCommandBuilder()
-    .setName(SHARE_FILE_COMMAND)
-    .setType(ApplicationCommandType.Message)
-    .setIntegrationTypes(SERVER_INSTALL.integrationTypes)
-    .setContexts(InteractionContextType.Guild),
-].map((c) => c.toJSON());
+export const COMMANDS = discordCommands().map((c) => c.toJSON());
 
 /**
  * The commands for one server (`--guild`): Discord takes installation and interaction contexts

@@ -21,13 +21,7 @@ import type { Addressed } from '../../src/model/incoming.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
-import {
-  ASK_ABOUT_COMMAND,
-  flowOf,
-  SERVER_INSTALL_COMMANDS,
-  SHARE_FILE_COMMAND,
-  threadName,
-} from './commands.ts';
+import { flowOf, messageCommandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
@@ -263,12 +257,11 @@ export class DiscordAdapter {
       return;
     }
     if (interaction.isMessageContextMenuCommand()) {
+      const spec = messageCommandOf(interaction.commandName);
       if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction))
         await this.commands.refuseServerOnly(interaction);
-      else if (interaction.commandName === ASK_ABOUT_COMMAND)
-        await this.commands.askAbout(interaction);
-      else if (interaction.commandName === SHARE_FILE_COMMAND)
-        await this.interactions.shareFile(interaction);
+      else if (spec?.name === 'ask-about') await this.commands.askAbout(interaction);
+      else if (spec?.name === 'share-file') await this.interactions.shareFile(interaction);
       else await answerUnknown(interaction, this.d.log);
       return;
     }

@@ -15,7 +15,9 @@ export type CommandName =
   | 'settings-show'
   | 'feedback-export'
   | 'usage'
-  | 'erase';
+  | 'erase'
+  | 'ask-about'
+  | 'share-file';
 
 export interface CommandOption {
   id: string;
@@ -51,6 +53,11 @@ export interface CommandSpec {
     web: boolean;
     slack: boolean;
   };
+  /**
+   * `message`: run on a message (Discord's Apps menu of a message), about that message; its
+   * Discord name is the menu's label.
+   */
+  on?: 'message';
   /** Its name where it differs (Discord `erase-server`; a subcommand `settings show`). */
   names?: { discord?: string; slack?: readonly string[]; web?: readonly string[] };
   /** A mention's words that ask for it, alone in the message ("@bot summarize"). */
@@ -186,6 +193,33 @@ export const COMMANDS: readonly CommandSpec[] = [
     starts: { flow: 'erase' },
     where: { server: true, userInstall: false, dm: false, groupDm: false, web: true, slack: true },
     names: { discord: 'erase-server', slack: ['erase-workspace'] },
+  },
+  {
+    name: 'ask-about',
+    description: 'Answer about this message, in a thread started from it',
+    options: [],
+    who: 'anyone',
+    starts: { intent: 'ask' },
+    where: ANYWHERE,
+    on: 'message',
+    names: { discord: 'Ask threadmind about this' },
+  },
+  {
+    name: 'share-file',
+    description: "Make this message's files searchable from every channel of the server",
+    options: [],
+    who: 'anyone',
+    starts: { flow: 'share' },
+    where: {
+      server: true,
+      userInstall: false,
+      dm: false,
+      groupDm: false,
+      web: false,
+      slack: false,
+    },
+    on: 'message',
+    names: { discord: 'Share file with server' },
   },
 ];
 
