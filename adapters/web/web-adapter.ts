@@ -5,6 +5,7 @@
 // session. This file puts the pieces together and routes each request.
 import type http from 'node:http';
 import type { Config } from '../../src/config/schema.ts';
+import { webCommands } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { Transcript, type TranscriptStore } from './transcript.ts';
@@ -142,6 +143,7 @@ export class WebAdapter {
     sendJson(res, 200, {
       bot: this.d.config.agent.name,
       maxFileBytes: this.d.config.attachments.maxFileBytes,
+      commands: webCommands(),
       threads,
     });
   }

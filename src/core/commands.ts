@@ -62,6 +62,8 @@ export interface CommandSpec {
   names?: { discord?: string; slack?: readonly string[]; web?: readonly string[] };
   /** A mention's words that ask for it, alone in the message ("@bot summarize"). */
   words?: RegExp;
+  /** Asked before a button runs it (the web page's Forget): it cannot be undone. */
+  asksFirst?: string;
 }
 
 const ANYWHERE = {
@@ -118,6 +120,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     starts: { flow: 'forget' },
     where: { ...ANYWHERE, web: true },
     words: /^(please\s+)?forget\s+(this|the)(\s+(thread|conversation))?\s*(please)?[.!]*$/i,
+    asksFirst: 'Make the bot forget this thread, its history and its files?',
   },
   {
     name: 'settings-show',
@@ -245,6 +248,26 @@ export function webCommand(word: string): CommandSpec | undefined {
 export function webCommandList(): string {
   const names = COMMANDS.filter((c) => c.where.web).map((c) => `/${c.names?.web?.[0] ?? c.name}`);
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+}
+
+/** A web chat command as its page offers it (GET /api/threads). */
+export interface WebCommandView {
+  name: string;
+  /** What it does, without the platforms' notes in parentheses. */
+  description: string;
+  /** Shown as a button over the thread: it runs in a conversation and needs nothing more. */
+  button: boolean;
+  asksFirst?: string;
+}
+
+/** The web chat's commands, in the table's order, for the page's buttons and hints. */
+export function webCommands(): WebCommandView[] {
+  return COMMANDS.filter((c) => c.where.web).map((c) => ({
+    name: c.names?.web?.[0] ?? c.name,
+    description: c.description.replace(/\s*\([^)]*\)$/, ''),
+    button: c.words !== undefined && c.options.length === 0,
+    ...(c.asksFirst ? { asksFirst: c.asksFirst } : {}),
+  }));
 }
 
 /**

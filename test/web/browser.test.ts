@@ -114,6 +114,19 @@ test('a thread in the browser: streamed answer, dropped PDF, citation, reload', 
   assert.equal(await listed.getAttribute('aria-current'), 'true');
   await page.locator('.message.bot cite.citation').waitFor();
   assert.equal(await page.locator('.message').count(), 5);
+
+  // The thread's buttons and the box's hint are the bot's commands table's web commands.
+  assert.deepEqual(await page.locator('.thread-header .actions button').allTextContents(), [
+    'Summarize',
+    'Files',
+    'Forget',
+  ]);
+  assert.match(
+    (await box.getAttribute('placeholder')) ?? '',
+    /or type \/summarize, \/files, \/forget, \/settings, \/feedback-export, \/erase/,
+  );
+  await page.getByRole('button', { name: 'Files', exact: true }).click();
+  await page.locator('.message.bot', { hasText: /launch-plan\.pdf \(/ }).waitFor();
   assert.deepEqual(errors, [], 'no errors on the page');
   await page.close();
 });

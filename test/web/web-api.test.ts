@@ -40,6 +40,22 @@ describe('web chat API', () => {
     assert.equal((await web.request('/static/../web-adapter.ts')).status, 404);
   });
 
+  test('the page is told the commands (the core table’s web commands) for its buttons', async () => {
+    const body = (await (await web.request('/api/threads')).json()) as {
+      commands: { name: string; button: boolean; asksFirst?: string }[];
+    };
+    assert.deepEqual(
+      body.commands.map((c) => c.name),
+      ['summarize', 'files', 'forget', 'settings', 'feedback-export', 'erase'],
+    );
+    const buttons = body.commands.filter((c) => c.button);
+    assert.deepEqual(
+      buttons.map((c) => c.name),
+      ['summarize', 'files', 'forget'],
+    );
+    assert.match(buttons.at(-1)?.asksFirst ?? '', /forget this thread/);
+  });
+
   test('a question streams its answer to the thread’s event stream, status first', async () => {
     const t = await web.createThread();
     const view = await web.watch(t.id);

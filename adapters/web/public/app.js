@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   threads: $('threads'),
   title: $('thread-title'),
+  actions: $('thread-actions'),
   messages: $('messages'),
   empty: $('empty'),
   status: $('status'),
@@ -63,6 +64,27 @@ async function loadThreads() {
   maxFileBytes = body.maxFileBytes ?? maxFileBytes;
   threads = body.threads;
   renderThreads();
+  renderCommands(body.commands ?? []);
+}
+
+/** The bot's commands (its one table): a button for each that needs nothing more, and the hint. */
+function renderCommands(commands) {
+  ui.actions.replaceChildren(
+    ...commands
+      .filter((c) => c.button)
+      .map((c) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = c.name.charAt(0).toUpperCase() + c.name.slice(1);
+        button.title = c.description;
+        button.addEventListener('click', () => {
+          if (!c.asksFirst || confirm(c.asksFirst)) report(send(`/${c.name}`));
+        });
+        return button;
+      }),
+  );
+  const names = commands.map((c) => `/${c.name}`).join(', ');
+  ui.text.placeholder = `Ask something, drop files (what you typed goes with them)${names ? `, or type ${names}` : ''} (Enter sends, Shift+Enter new line)`;
 }
 
 function fileState(message) {
@@ -423,12 +445,6 @@ ui.file.addEventListener('change', () => {
   report(upload(files));
 });
 $('new-thread').addEventListener('click', () => report(newThread()));
-$('summarize').addEventListener('click', () => report(send('/summarize')));
-$('files').addEventListener('click', () => report(send('/files')));
-$('forget').addEventListener('click', () => {
-  if (confirm('Make the bot forget this thread, its history and its files?'))
-    report(send('/forget'));
-});
 
 let dragDepth = 0;
 document.addEventListener('dragenter', (e) => {
