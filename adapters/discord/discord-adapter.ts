@@ -256,31 +256,33 @@ export class DiscordAdapter {
       await this.interactions.act(interaction);
       return;
     }
-    if (interaction.isMessageContextMenuCommand()) {
-      const spec = messageCommandOf(interaction.commandName);
-      if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction))
-        await this.commands.refuseServerOnly(interaction);
-      else if (spec?.name === 'ask-about') await this.commands.askAbout(interaction);
-      else if (spec?.name === 'share-file') await this.interactions.shareFile(interaction);
-      else await answerUnknown(interaction, this.d.log);
-      return;
-    }
-    if (!interaction.isChatInputCommand() || !isKnownCommand(interaction.commandName)) {
+    const c =
+      interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand()
+        ? interaction
+        : undefined;
+    if (!c || !isKnownCommand(c.commandName)) {
       await answerUnknown(interaction, this.d.log);
       return;
     }
-    if (SERVER_INSTALL_COMMANDS.has(interaction.commandName) && userInstallPlace(interaction)) {
-      await this.commands.refuseServerOnly(interaction);
+    if (SERVER_INSTALL_COMMANDS.has(c.commandName) && userInstallPlace(c)) {
+      await this.commands.refuseServerOnly(c);
       return;
     }
-    const flow = flowOf(interaction);
+    if (c.isMessageContextMenuCommand()) {
+      const spec = messageCommandOf(c.commandName);
+      if (spec?.name === 'share-file') await this.interactions.shareFile(c);
+      else if (spec?.name === 'ask-about') await this.commands.askAbout(c);
+      else await answerUnknown(c, this.d.log);
+      return;
+    }
+    const flow = flowOf(c);
     if (flow) {
-      await this.interactions.command(interaction, flow).catch((err: unknown) => {
-        this.d.log.error({ err, command: interaction.commandName }, 'command failed');
+      await this.interactions.command(c, flow).catch((err: unknown) => {
+        this.d.log.error({ err, command: c.commandName }, 'command failed');
       });
       return;
     }
-    await this.commands.handle(interaction);
+    await this.commands.handle(c);
   }
 
   /** An edit (`text`) or a deletion of a person's message, for the conversation it belongs to. */

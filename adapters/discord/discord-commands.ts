@@ -161,33 +161,43 @@ export class DiscordCommands {
     }
     await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
       const to = userInstallDestination(ref, i.token);
-      const question = i.options.getString('question') ?? '';
-      const file = i.options.getAttachment('file');
-      const files = file ? [this.o.port.fileRef(file)] : [];
-      this.o.core.receiveFiles({
-        ref,
-        to,
-        where: 'session',
-        messageId: i.id,
-        text: question,
-        files,
-        traceId,
-      });
+      this.take(i, to, traceId);
       await this.o.core.receiveMessage({
+        ...this.inbound(i, intent, traceId),
         ref,
         to,
-        principal: i.user.id,
         principalName: i.user.globalName ?? i.user.username,
-        text: question,
-        messageId: i.id,
-        receivedAt: Date.now(),
-        traceId,
-        addressed: 'command',
-        intent,
-        dedupe: [`discord:interaction:${i.id}`],
         delivered: [],
       });
     });
+  }
+
+  /** The command's file, for the session it goes to (told before the question, as a message's). */
+  private take(i: ChatInputCommandInteraction, to: Destination, traceId: string): void {
+    const file = i.options.getAttachment('file');
+    this.o.core.receiveFiles({
+      ref: to.ref,
+      to,
+      where: 'session',
+      messageId: i.id,
+      text: i.options.getString('question') ?? '',
+      files: file ? [this.o.port.fileRef(file)] : [],
+      traceId,
+    });
+  }
+
+  /** What every command's message tells the core: who, the question, its dedupe key. */
+  private inbound(i: ChatInputCommandInteraction, intent: Intent, traceId: string) {
+    return {
+      principal: i.user.id,
+      text: i.options.getString('question') ?? '',
+      messageId: i.id,
+      receivedAt: Date.now(),
+      traceId,
+      addressed: 'command' as const,
+      intent,
+      dedupe: [`discord:interaction:${i.id}`],
+    };
   }
 
   async handle(i: ChatInputCommandInteraction): Promise<void> {
@@ -213,32 +223,13 @@ export class DiscordCommands {
       const here = place.ref;
       const ref = place.conversation ? here : undefined;
       const question = i.options.getString('question') ?? '';
-      const file = i.options.getAttachment('file');
-      const files = file ? [this.o.port.fileRef(file)] : [];
       const toFor = (session: ThreadRef): Destination => ({ ref: session, context: {} });
-      const take = (session: ThreadRef) =>
-        this.o.core.receiveFiles({
-          ref: session,
-          to: toFor(session),
-          where: 'session',
-          messageId: i.id,
-          text: question,
-          files,
-          traceId,
-        });
-      if (ref) take(ref);
+      if (ref) this.take(i, toFor(ref), traceId);
       await this.o.core.receiveMessage({
+        ...this.inbound(i, intent, traceId),
         ref: here,
         // The deferred reply becomes the first message of the answer.
         to: { ref: here, context: { interactionToken: i.token } },
-        principal: i.user.id,
-        text: question,
-        messageId: i.id,
-        receivedAt: Date.now(),
-        traceId,
-        addressed: 'command',
-        intent,
-        dedupe: [`discord:interaction:${i.id}`],
         ...(ref || intent !== 'ask'
           ? {}
           : {
@@ -252,7 +243,7 @@ export class DiscordCommands {
                   autoArchiveDuration: this.o.threadAutoArchiveMinutes,
                 });
                 const session = { ...here, sessionId: thread.id };
-                take(session);
+                this.take(i, toFor(session), traceId);
                 return { ref: session, to: toFor(session) };
               },
             }),
