@@ -1,3 +1,4 @@
+import type { StructuredToolInterface } from '@langchain/core/tools';
 // The turn pipeline's vocabulary: what a turn is given, what it needs, and how it ended. Shared by
 // admission, the summary turn, the answer turn and the runner that ties them together.
 import type { ToolRegistry } from '../agent/tool-registry.ts';
@@ -44,6 +45,8 @@ export interface TurnRunnerOptions {
 export interface TurnRunnerDeps {
   llm: ModelEndpoint;
   tools: ToolRegistry;
+  /** The team's MCP tools, offered only in channels whose settings name their server. */
+  mcp?: McpTools | undefined;
   memory: ContextManager;
   history: SessionHistory;
   state: SessionState;
@@ -58,6 +61,11 @@ export interface TurnRunnerDeps {
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
   /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
   budgets?: Pick<BudgetGuard, 'check'> | undefined;
+}
+
+/** The MCP tools of some servers (src/agent/mcp/mcp-hub.ts). */
+export interface McpTools {
+  toolsFor(servers: readonly string[]): StructuredToolInterface[];
 }
 
 export interface TurnContext {

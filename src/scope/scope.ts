@@ -28,6 +28,11 @@ export interface TurnScope {
    * answer can still go where everyone reads it (ARCHITECTURE.md, "Audience").
    */
   readonly onEvidence?: ((evidence: readonly EvidenceRef[]) => Promise<void>) | undefined;
+  /**
+   * Told before the model sees a result of a `private` tool server: the answer then goes to the
+   * asker alone (ARCHITECTURE.md, "Audience").
+   */
+  readonly onPrivateResult?: (() => Promise<void>) | undefined;
 }
 
 const storage = new AsyncLocalStorage<TurnScope>();

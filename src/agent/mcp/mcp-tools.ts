@@ -1,0 +1,87 @@
+// MCP tools as the model sees them: namespaced (`server__tool`), their descriptions and schemas
+// capped, each call asking the gate first (approval, src/core/mcp-approvals.ts) and reading who
+// asks from the turn scope, never from the arguments.
+import { DynamicStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
+import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../../scope/scope.ts';
+import type { CallOutcome } from './mcp-connection.ts';
+import {
+  capText as cap,
+  type McpLimits,
+  type McpServerSpec,
+  type McpToolInfo,
+  namespaced,
+  needsApproval,
+} from './mcp-spec.ts';
+
+/** One call the model asked for, as the gate sees it. */
+export interface McpCall {
+  server: string;
+  tool: string;
+  /** `server__tool`. */
+  name: string;
+  args: Record<string, unknown>;
+  needsApproval: boolean;
+}
+
+export type GateDecision = { run: true } | { run: false; message: string };
+
+/** Decides whether a call runs now: a grant, an approval still to ask for, a refusal. */
+export interface McpGate {
+  admit(call: McpCall, scope: TurnScope): Promise<GateDecision>;
+}
+
+/** A tool error the model reads (LangGraph's ToolNode turns the throw into a tool message). */
+export class McpToolError extends Error {}
+
+const EMPTY_SCHEMA = { type: 'object', properties: {} } as const;
+
+/** The schema, or undefined when it is over the cap (the tool is then left out, and logged). */
+export function cappedSchema(
+  schema: Record<string, unknown>,
+  limits: McpLimits,
+): Record<string, unknown> | undefined {
+  const s = schema.type === 'object' ? schema : EMPTY_SCHEMA;
+  return JSON.stringify(s).length <= limits.maxSchemaChars ? s : undefined;
+}
+
+export interface McpToolDeps {
+  spec: McpServerSpec;
+  limits: McpLimits;
+  gate: McpGate;
+  call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallOutcome>;
+}
+
+export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterface | undefined {
+  const schema = cappedSchema(info.inputSchema, d.limits);
+  if (!schema) return undefined;
+  const name = namespaced(d.spec.name, info.name);
+  const description = cap(
+    `${info.description || info.name} (team tool on the ${d.spec.name} server${
+      needsApproval(d.spec, info) ? '; each call waits for a person to approve it' : ''
+    })`,
+    d.limits.maxDescriptionChars,
+  );
+  return new DynamicStructuredTool({
+    name,
+    description,
+    schema,
+    func: async (args: Record<string, unknown>, _run, config) => {
+      const scope = currentScope();
+      if (!scope) return NO_SCOPE_MESSAGE;
+      const call = {
+        server: d.spec.name,
+        tool: info.name,
+        name,
+        args,
+        needsApproval: needsApproval(d.spec, info),
+      };
+      const decision = await d.gate.admit(call, scope);
+      if (!decision.run) return decision.message;
+      const out = await d.call(info.name, args, config?.signal);
+      if (!out.ok) throw new McpToolError(cap(out.error, d.limits.maxResultChars));
+      // An answer that used a private server's results goes to the asker alone ("Audience").
+      if (d.spec.private) await scope.onPrivateResult?.();
+      return cap(out.text, d.limits.maxResultChars);
+    },
+  });
+}
