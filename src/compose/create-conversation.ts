@@ -53,6 +53,7 @@ export function createConversation(
     feedback: turns.feedback,
     usage: turns.usage,
     eraser: turns.eraser,
+    approvals: turns.approvals,
     interactions: {
       store,
       signingKeys: config.secrets.encryptionKeys,

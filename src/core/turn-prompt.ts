@@ -103,6 +103,7 @@ export async function assemblePrompt(
     traceId: msg.traceId,
     onEvidence: audience ? (e) => audience.admit(e) : undefined,
     onPrivateResult: audience ? () => audience.restrict() : undefined,
+    toolGate: input.toolGate,
   };
   return { stored, model, tools, system, scope, turnOf };
 }

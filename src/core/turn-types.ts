@@ -11,6 +11,7 @@ import type { IncomingMessage } from '../model/incoming.ts';
 import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { PriorityClass } from '../scope/model-call.ts';
+import type { TurnScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
@@ -88,6 +89,8 @@ export interface TurnInput {
   askerName?: string | undefined;
   /** Decides whether knowledge evidence keeps the answer where everyone reads it. */
   audience?: AnswerAudience | undefined;
+  /** Asked before a team tool runs (approvals in the thread); absent: calls needing one do not run. */
+  toolGate?: TurnScope['toolGate'];
   /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
   votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
   /** The GPU class of its model calls (ARCHITECTURE.md, "Sharing the GPU"); absent: interactive. */

@@ -7,13 +7,11 @@ import { fileURLToPath } from 'node:url';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { McpHub } from '../../src/agent/mcp/mcp-hub.ts';
 import type { McpServerSpec } from '../../src/agent/mcp/mcp-spec.ts';
-import type { McpGate } from '../../src/agent/mcp/mcp-tools.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { runInScope, type TurnScope } from '../../src/scope/scope.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/mcp-test-server.ts';
 
 const limits = { maxDescriptionChars: 200, maxSchemaChars: 2000, maxResultChars: 2000 };
-const runAll: McpGate = { admit: async () => ({ run: true }) };
 
 function spec(over: Partial<McpServerSpec> & { name: string }): McpServerSpec {
   return {
@@ -36,6 +34,7 @@ const scope: TurnScope = {
   owners: [],
   images: [],
   traceId: 't1',
+  toolGate: async () => ({ run: true }),
 };
 
 /** Calls a tool the way LangGraph's ToolNode does, errors included, as the model would read it. */
@@ -66,7 +65,6 @@ describe('MCP client over Streamable HTTP', () => {
     hub = new McpHub({
       servers: [spec({ name: 'test', url: server.url, callTimeoutMs: 300, denyTools: ['inject'] })],
       limits,
-      gate: runAll,
       log: silentLogger(),
     });
     await hub.start();
@@ -123,7 +121,6 @@ describe('MCP client over stdio', () => {
         spec({ name: 'down', url: 'http://127.0.0.1:9/mcp', connectTimeoutMs: 500 }),
       ],
       limits,
-      gate: runAll,
       log: silentLogger(),
     });
     await hub.start();

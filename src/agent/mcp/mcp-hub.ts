@@ -4,12 +4,11 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from '../../log/logger.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpLimits, McpServerSpec } from './mcp-spec.ts';
-import { type McpGate, mcpTool } from './mcp-tools.ts';
+import { mcpTool } from './mcp-tools.ts';
 
 export interface McpHubOptions {
   servers: readonly McpServerSpec[];
   limits: McpLimits;
-  gate: McpGate;
   log: Logger;
 }
 
@@ -43,7 +42,6 @@ export class McpHub {
         {
           spec: c.spec,
           limits: this.#o.limits,
-          gate: this.#o.gate,
           call: (tool, args, signal) => c.call(tool, args, signal),
         },
         info,

@@ -1,8 +1,8 @@
 // MCP tools as the model sees them: namespaced (`server__tool`), their descriptions and schemas
-// capped, each call asking the gate first (approval, src/core/mcp-approvals.ts) and reading who
+// capped, each call asking the turn's gate first (approval, src/core/tool-approvals.ts) and reading who
 // asks from the turn scope, never from the arguments.
 import { DynamicStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
-import { currentScope, NO_SCOPE_MESSAGE, type TurnScope } from '../../scope/scope.ts';
+import { currentScope, NO_SCOPE_MESSAGE } from '../../scope/scope.ts';
 import type { CallOutcome } from './mcp-connection.ts';
 import {
   capText as cap,
@@ -13,25 +13,12 @@ import {
   needsApproval,
 } from './mcp-spec.ts';
 
-/** One call the model asked for, as the gate sees it. */
-export interface McpCall {
-  server: string;
-  tool: string;
-  /** `server__tool`. */
-  name: string;
-  args: Record<string, unknown>;
-  needsApproval: boolean;
-}
-
-export type GateDecision = { run: true } | { run: false; message: string };
-
-/** Decides whether a call runs now: a grant, an approval still to ask for, a refusal. */
-export interface McpGate {
-  admit(call: McpCall, scope: TurnScope): Promise<GateDecision>;
-}
-
 /** A tool error the model reads (LangGraph's ToolNode turns the throw into a tool message). */
 export class McpToolError extends Error {}
+
+/** Without a gate (a turn outside a conversation) nothing that needs approval runs. */
+const NO_APPROVER =
+  'This tool needs a person to approve each call, and nobody can here: it did not run.';
 
 const EMPTY_SCHEMA = { type: 'object', properties: {} } as const;
 
@@ -47,7 +34,6 @@ export function cappedSchema(
 export interface McpToolDeps {
   spec: McpServerSpec;
   limits: McpLimits;
-  gate: McpGate;
   call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallOutcome>;
 }
 
@@ -75,7 +61,11 @@ export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterf
         args,
         needsApproval: needsApproval(d.spec, info),
       };
-      const decision = await d.gate.admit(call, scope);
+      const decision = scope.toolGate
+        ? await scope.toolGate(call)
+        : call.needsApproval
+          ? { run: false as const, message: NO_APPROVER }
+          : { run: true as const };
       if (!decision.run) return decision.message;
       const out = await d.call(info.name, args, config?.signal);
       if (!out.ok) throw new McpToolError(cap(out.error, d.limits.maxResultChars));
