@@ -27,11 +27,17 @@ describe('Slack: team tools wait for approval in the thread', () => {
     h = await startHarness({
       overrides: {
         llm: { maxRetries: 0 },
-        mcp: { servers: [{ name: 'test', url: server.url }], approvalTtlSeconds: 60 },
+        mcp: {
+          servers: [
+            { name: 'test', url: server.url },
+            { name: 'secret', url: server.url, private: true, allowTools: ['echo'] },
+          ],
+          approvalTtlSeconds: 60,
+        },
         channels: {
           overrides: {
             [`slack:${TEAM}:${CH_A}`]: { mcpServers: 'test' },
-            [`slack:${TEAM}:${CH_B}`]: { mcpServers: 'test' },
+            [`slack:${TEAM}:${CH_B}`]: { mcpServers: 'test secret' },
           },
         },
       },
@@ -151,5 +157,38 @@ describe('Slack: team tools wait for approval in the thread', () => {
     );
     const e = await press(CH_B, thread, 0);
     assert.notEqual(e.outcome, 'done');
+  });
+
+  test('an answer that used a private server goes to the asker alone; the thread gets a note', async () => {
+    h.llm.setResponder(() => ({ content: 'unused' }));
+    h.llm.enqueue(
+      { toolCalls: [{ name: 'secret__echo', arguments: { text: 'salary bands' } }] },
+      { content: 'The bands are in the HR sheet.' },
+    );
+    const { ts } = await h.slack.postUserMessage({
+      channel: CH_B,
+      user: ASKER,
+      text: `<@${bot()}> bands?`,
+    });
+    await watch.handled(ts);
+    const privately = await h.slack.waitFor(() =>
+      h.slack.ephemeralMessages().find((e) => e.channel === CH_B && /HR sheet/.test(e.text)),
+    );
+    assert.equal(privately.user, ASKER);
+    const inThread = replies(CH_B, ts)
+      .map((m) => m.text)
+      .join('\n');
+    assert.doesNotMatch(inThread, /HR sheet/);
+    assert.match(inThread, /privately .* a team tool whose results are private/);
+    // The thread's history does not keep the private result for the next asker.
+    h.llm.enqueue({ content: 'Noted.' });
+    const next = await h.slack.postUserMessage({
+      channel: CH_B,
+      thread_ts: ts,
+      user: OTHER,
+      text: `<@${bot()}> and now?`,
+    });
+    await watch.handled(next.ts);
+    assert.doesNotMatch(JSON.stringify(h.llm.requests.at(-1)?.body), /echo: salary bands/);
   });
 });

@@ -51,9 +51,11 @@ export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterf
     name,
     description,
     schema,
+    // The artifact marks a private server's result, so history does not keep it (tool-output-cleanup).
+    responseFormat: 'content_and_artifact',
     func: async (args: Record<string, unknown>, _run, config) => {
       const scope = currentScope();
-      if (!scope) return NO_SCOPE_MESSAGE;
+      if (!scope) return [NO_SCOPE_MESSAGE, {}];
       const call = {
         server: d.spec.name,
         tool: info.name,
@@ -66,12 +68,12 @@ export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterf
         : call.needsApproval
           ? { run: false as const, message: NO_APPROVER }
           : { run: true as const };
-      if (!decision.run) return decision.message;
+      if (!decision.run) return [decision.message, {}];
       const out = await d.call(info.name, args, config?.signal);
       if (!out.ok) throw new McpToolError(cap(out.error, d.limits.maxResultChars));
       // An answer that used a private server's results goes to the asker alone ("Audience").
       if (d.spec.private) await scope.onPrivateResult?.();
-      return cap(out.text, d.limits.maxResultChars);
+      return [cap(out.text, d.limits.maxResultChars), { privateResult: d.spec.private }];
     },
   });
 }
