@@ -15,6 +15,8 @@ export interface TestServerState {
   /** Arguments of every delete_everything call that reached the server. */
   deletions: unknown[];
   calls: number;
+  /** How long each echo handler ran (ms): the server's own time, for the bench. */
+  handlerMs: number[];
 }
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
@@ -29,8 +31,11 @@ export function buildTestMcpServer(state: TestServerState): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ text: t }) => {
+      const started = performance.now();
       state.calls++;
-      return text(`echo: ${t}`);
+      const out = text(`echo: ${t}`);
+      state.handlerMs.push(performance.now() - started);
+      return out;
     },
   );
   server.registerTool(
@@ -92,7 +97,7 @@ export interface HttpTestServer {
 
 /** The server over Streamable HTTP on a loopback port, one MCP session per client. */
 export async function startHttpTestServer(): Promise<HttpTestServer> {
-  const state: TestServerState = { deletions: [], calls: 0 };
+  const state: TestServerState = { deletions: [], calls: 0, handlerMs: [] };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -130,5 +135,7 @@ export async function startHttpTestServer(): Promise<HttpTestServer> {
 }
 
 if (process.argv.includes('--stdio')) {
-  await buildTestMcpServer({ deletions: [], calls: 0 }).connect(new StdioServerTransport());
+  await buildTestMcpServer({ deletions: [], calls: 0, handlerMs: [] }).connect(
+    new StdioServerTransport(),
+  );
 }
