@@ -13,6 +13,7 @@ import { type HttpTestServer, startHttpTestServer } from '../support/mcp-test-se
 const TEAM = 'T0EMU00001';
 const ASKER = 'U0ASKER001';
 const OTHER = 'U0OTHER001';
+const APPROVER = 'U0APPROV01';
 const CH_A = 'CAPPROVE01';
 const CH_B = 'CAPPROVE02';
 const DELETE = { name: 'test__delete_everything', arguments: { project: 'OPS' } };
@@ -33,6 +34,7 @@ describe('Slack: team tools wait for approval in the thread', () => {
             { name: 'secret', url: server.url, private: true, allowTools: ['echo'] },
           ],
           approvalTtlSeconds: 60,
+          approvers: [APPROVER],
         },
         channels: {
           overrides: {
@@ -107,6 +109,14 @@ describe('Slack: team tools wait for approval in the thread', () => {
     const told = JSON.stringify(h.llm.requests.at(-1)?.body);
     assert.match(told, /was not approved \(denied\)/);
     assert.equal(server.state.deletions.length, 1);
+  });
+
+  test('an approver named in config may decide for the asker', async () => {
+    const thread = await ask(CH_A);
+    h.llm.enqueue({ toolCalls: [DELETE] }, { content: 'Approved by the lead; done.' });
+    const e = await press(CH_A, thread, 0, APPROVER);
+    assert.equal(e.outcome, 'done');
+    await resumed(CH_A, thread, /Approved by the lead; done\./);
   });
 
   test('a tool result that asks for a destructive call does not get one without a card', async () => {
