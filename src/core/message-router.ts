@@ -117,7 +117,7 @@ export class MessageRouter {
           }
         : {}),
       votes: (turn: string) => this.d.flows.buttons('feedback', { ref, to }, { turn }),
-      toolGate: this.d.approvals?.gate({ ref, to }, m.principal, channel.settings),
+      toolGate: this.d.approvals?.gate({ ref, to }, m.principal, m.messageId, channel.settings),
     };
     switch (intent) {
       case 'share':

@@ -47,16 +47,15 @@ export function wireApprovals(
     await port.post(place.to, RenderedText.one(port.format, md));
   };
   // The click's reply does not wait for the resumed turn; the turn answers in the thread itself.
-  approvals.resume = async (place, asker, words, dedupe) => {
-    const id = `mcp-${randomUUID()}`;
+  approvals.resume = async (place, data, words, dedupe) => {
     receive({
       ref: place.ref,
       to: place.to,
-      principal: asker,
+      principal: data.asker,
       text: words,
-      messageId: id,
+      messageId: data.messageId,
       receivedAt: Date.now(),
-      traceId: id,
+      traceId: `mcp-${randomUUID()}`,
       addressed: 'command',
       intent: 'ask',
       topLevel: false,

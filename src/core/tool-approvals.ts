@@ -19,6 +19,11 @@ import { approvalTexts as t } from './tool-approval-texts.ts';
 export interface PendingApproval {
   call: Omit<ToolCallAsk, 'needsApproval'>;
   asker: string;
+  /**
+   * The asker's message the turn answered: the resumed turn goes by its id, an id of the
+   * platform's own (thread reads order messages by it).
+   */
+  messageId: string;
 }
 
 interface Due {
@@ -56,7 +61,7 @@ export class ToolApprovals {
   say: ((place: Place, markdown: string) => Promise<void>) | undefined;
   /** Resumes the thread's turn with the core's words (approved, denied, expired). */
   resume:
-    | ((place: Place, asker: string, text: string, dedupe: string) => Promise<void>)
+    | ((place: Place, data: PendingApproval, text: string, dedupe: string) => Promise<void>)
     | undefined;
 
   constructor(o: ToolApprovalsOptions) {
@@ -89,7 +94,7 @@ export class ToolApprovals {
   }
 
   /** The gate of one turn: grants let a call through, otherwise a card is posted and it waits. */
-  gate(place: Place, asker: string, settings: ChannelSettings | undefined) {
+  gate(place: Place, asker: string, messageId: string, settings: ChannelSettings | undefined) {
     return async (call: ToolCallAsk): Promise<ToolGateDecision> => {
       if (!call.needsApproval) return { run: true };
       if (settings && namesIn(settings.mcpAlwaysApproved).includes(call.name)) return { run: true };
@@ -98,13 +103,18 @@ export class ToolApprovals {
         await this.#o.store.kv.delete(once);
         return { run: true };
       }
-      return this.#ask(place, asker, call);
+      return this.#ask(place, asker, messageId, call);
     };
   }
 
-  async #ask(place: Place, asker: string, call: ToolCallAsk): Promise<ToolGateDecision> {
+  async #ask(
+    place: Place,
+    asker: string,
+    messageId: string,
+    call: ToolCallAsk,
+  ): Promise<ToolGateDecision> {
     const { needsApproval: _, ...rest } = call;
-    const data: PendingApproval = { call: rest, asker };
+    const data: PendingApproval = { call: rest, asker, messageId };
     const actions = (await this.buttons?.(place, data)) ?? [];
     const until = this.#now() + this.#o.ttlMs;
     const posted = actions.length > 0 && (await this.post?.(place, data, actions, until));
@@ -146,7 +156,7 @@ export class ToolApprovals {
       );
       await this.resume?.(
         d.place,
-        d.data.asker,
+        d.data,
         t.resumeRefused(d.data.call.name, 'expired'),
         `mcp-expired:${d.key}`,
       );

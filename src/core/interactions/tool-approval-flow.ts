@@ -96,7 +96,7 @@ export class ToolApprovalFlow implements Flow<PendingApproval> {
       said = t.approved(name, s.actor.id, step === 'always');
       resume = t.resumeApproved(name, summariseArgs(data.call.args));
     }
-    await this.#approvals.resume?.(place, data.asker, resume, `mcp-decided:${key}`);
+    await this.#approvals.resume?.(place, data, resume, `mcp-decided:${key}`);
     return {
       show: [{ kind: 'card', card: { text: ctx.text(said) }, audience: 'place', replace: true }],
       outcome: step === 'deny' ? 'cancelled' : 'done',
