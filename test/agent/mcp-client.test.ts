@@ -49,6 +49,9 @@ async function call(t: StructuredToolInterface | undefined, args: Record<string,
   });
 }
 
+/** A server's answer as the model sees it: quoted data. */
+const inData = (tool: string, text: string) => `<data source="${tool}">\n${text}\n</data>`;
+
 const byName = (tools: StructuredToolInterface[], name: string) =>
   tools.find((t) => t.name === name);
 
@@ -85,24 +88,30 @@ describe('MCP client over Streamable HTTP', () => {
   test('a call returns the server’s answer', async () => {
     assert.equal(
       await call(byName(hub.toolsFor(['test']), 'test__echo'), { text: 'hi' }),
-      'echo: hi',
+      inData('test__echo', 'echo: hi'),
     );
   });
 
   test('an error result and a time-out become tool errors; the next call still works', async () => {
     const tools = hub.toolsFor(['test']);
-    assert.match(await call(byName(tools, 'test__fail'), {}), /^Error: .*the tracker is down/);
+    assert.match(await call(byName(tools, 'test__fail'), {}), /^Error: [\s\S]*the tracker is down/);
     assert.match(
       await call(byName(tools, 'test__slow'), { ms: 2000 }),
-      /^Error: .*did not answer within 300 ms/,
+      /^Error: [\s\S]*did not answer within 300 ms/,
     );
-    assert.equal(await call(byName(tools, 'test__echo'), { text: 'again' }), 'echo: again');
+    assert.equal(
+      await call(byName(tools, 'test__echo'), { text: 'again' }),
+      inData('test__echo', 'echo: again'),
+    );
   });
 
   test('a tool added on the server is offered after list_changed', async () => {
     await call(byName(hub.toolsFor(['test']), 'test__add_tool'), {});
     await until(() => byName(hub.toolsFor(['test']), 'test__late') !== undefined);
-    assert.equal(await call(byName(hub.toolsFor(['test']), 'test__late'), {}), 'late here');
+    assert.equal(
+      await call(byName(hub.toolsFor(['test']), 'test__late'), {}),
+      inData('test__late', 'late here'),
+    );
   });
 });
 
@@ -139,7 +148,7 @@ describe('MCP client over stdio', () => {
     );
     assert.equal(
       await call(byName(hub.toolsFor(['local']), 'local__echo'), { text: 'over stdio' }),
-      'echo: over stdio',
+      inData('local__echo', 'echo: over stdio'),
     );
   });
 

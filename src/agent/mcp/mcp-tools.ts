@@ -3,6 +3,7 @@
 // asks from the turn scope, never from the arguments.
 import { DynamicStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
 import { currentScope, NO_SCOPE_MESSAGE } from '../../scope/scope.ts';
+import { dataBlock } from '../../text/data-block.ts';
 import type { CallOutcome } from './mcp-connection.ts';
 import {
   capText as cap,
@@ -70,10 +71,14 @@ export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterf
           : { run: true as const };
       if (!decision.run) return [decision.message, {}];
       const out = await d.call(info.name, args, config?.signal);
-      if (!out.ok) throw new McpToolError(cap(out.error, d.limits.maxResultChars));
+      // A server's words are data, never instructions (errors too: they are its text).
+      if (!out.ok) throw new McpToolError(dataBlock(name, cap(out.error, d.limits.maxResultChars)));
       // An answer that used a private server's results goes to the asker alone ("Audience").
       if (d.spec.private) await scope.onPrivateResult?.();
-      return [cap(out.text, d.limits.maxResultChars), { privateResult: d.spec.private }];
+      return [
+        dataBlock(name, cap(out.text, d.limits.maxResultChars)),
+        { privateResult: d.spec.private },
+      ];
     },
   });
 }
