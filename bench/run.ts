@@ -31,6 +31,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   erase: async () => (await import('./erase-bench.ts')).benchErase(),
   fencing: async () => (await import('./fencing-bench.ts')).benchFencing(),
   'fair-share': async () => (await import('./fair-share-bench.ts')).benchFairShare(),
+  mcp: async () => (await import('./mcp-bench.ts')).benchMcp(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);

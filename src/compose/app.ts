@@ -9,6 +9,7 @@ import type { ToolRegistry } from '../agent/tool-registry.ts';
 import { applyLangChainEnvironment } from '../config/runtime-env.ts';
 import type { Config } from '../config/schema.ts';
 import type { Conversation } from '../core/conversation.ts';
+import type { ToolApprovals } from '../core/tool-approvals.ts';
 import type { TurnRunner } from '../core/turn-runner.ts';
 import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import type { HttpServer } from '../http/server.ts';
@@ -55,6 +56,8 @@ export interface RunningApp {
   metrics: Metrics;
   runner: TurnRunner;
   core: Conversation;
+  /** Approvals of team-tool calls (their expiry sweep, for tests). */
+  approvals: ToolApprovals;
   slack: SlackAdapter | undefined;
   discord: DiscordAdapter | undefined;
   /** The doctor's checks run at start-up (undefined when doctor.onStart is off). */
@@ -87,6 +90,7 @@ interface Parts {
   http: HttpServer;
   live: LiveState;
   refresh: NodeJS.Timeout | undefined;
+  sweep: NodeJS.Timeout;
 }
 
 export async function startApp(config: Config, opts: AppOptions): Promise<RunningApp> {
@@ -110,6 +114,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     log,
     tools: opts.tools,
   });
+  await turns.mcp?.start();
   const roles = createRoles(config, turns.eraser, { store, metrics, log });
   const core = createConversation(config, { store, metrics, log, turns, roles });
   const groups = turns.knowledge?.groups;
@@ -141,6 +146,11 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
       }, 5000)
     : undefined;
   refresh?.unref();
+  // Approvals past their expiry are told in their thread (any replica; each once).
+  const sweep = setInterval(() => {
+    turns.approvals.sweep().catch((err: unknown) => log.warn({ err }, 'approval expiry sweep'));
+  }, 10_000);
+  sweep.unref();
   const webAt = config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined;
   const summary = runningSummary(config, {
     port,
@@ -162,6 +172,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     http,
     live,
     refresh,
+    sweep,
   };
   return {
     port,
@@ -169,6 +180,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     metrics,
     runner: turns.runner,
     core,
+    approvals: turns.approvals,
     slack: platforms.slack,
     discord: platforms.discord,
     startupChecks: live.startupChecks,
@@ -217,6 +229,7 @@ async function stopApp(p: Parts): Promise<void> {
   const { config, log, roles, platforms } = p;
   p.live.draining = true;
   clearInterval(p.refresh);
+  clearInterval(p.sweep);
   await p.live.startupChecks?.stop();
   await platforms.slack?.stop();
   // 503 to the load balancer (readiness) and to Slack (which retries elsewhere) for a while
@@ -237,6 +250,7 @@ async function stopApp(p: Parts): Promise<void> {
   await p.http.close();
   await p.turns.knowledge?.close();
   await p.turns.usage.close().catch(() => undefined);
+  await p.turns.mcp?.close();
   await p.store.close();
   await p.closeModels();
 }

@@ -53,6 +53,14 @@ export function createConversation(
     feedback: turns.feedback,
     usage: turns.usage,
     eraser: turns.eraser,
+    approvals: turns.approvals,
+    // `mcp.approvers` may name platform groups (the knowledge ACL's principals).
+    groupsOf: turns.knowledge
+      ? async (place, user) =>
+          turns.knowledge?.groups.groupsOf(
+            `${place.ref.platform}:${place.ref.projectId}:${user}`,
+          ) ?? []
+      : undefined,
     interactions: {
       store,
       signingKeys: config.secrets.encryptionKeys,

@@ -1,5 +1,6 @@
 // The turn pipeline and what it runs on: the text model, the files and knowledge features and
 // their tools, memory, session state, feedback and erasure.
+import { McpHub } from '../agent/mcp/mcp-hub.ts';
 import { ToolRegistry } from '../agent/tool-registry.ts';
 import type { Ingestor } from '../attachments/ingest.ts';
 import type { Config } from '../config/schema.ts';
@@ -7,6 +8,7 @@ import { BudgetGuard } from '../core/budgets.ts';
 import { FeedbackService } from '../core/feedback.ts';
 import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
+import { ToolApprovals } from '../core/tool-approvals.ts';
 import { TurnRunner } from '../core/turn-runner.ts';
 import { UsageAccounting } from '../core/usage-accounting.ts';
 import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
@@ -91,6 +93,17 @@ export function createTurns(config: Config, d: TurnsDeps) {
     { store, history, llm, metrics, log },
     attachments.ingestor,
   );
+  // The team's MCP servers (connected by startApp) and the approvals their calls wait for.
+  const mcp =
+    config.mcpServers.length > 0
+      ? new McpHub({ servers: config.mcpServers, limits: config.mcp, log })
+      : undefined;
+  const approvals = new ToolApprovals({
+    store,
+    ttlMs: config.mcp.approvalTtlSeconds * 1000,
+    approvers: config.mcp.approvers,
+    log,
+  });
   const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const eraser = new ProjectEraser({ store, log });
   eraser.alsoErase(usage.eraseProject);
@@ -112,6 +125,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
     {
       llm,
       tools,
+      mcp,
       history,
       state,
       memory,
@@ -126,6 +140,8 @@ export function createTurns(config: Config, d: TurnsDeps) {
   return {
     ...{ llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner },
     usage,
+    mcp,
+    approvals,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   readYaml,
   setPath,
 } from './layers.ts';
+import { resolveMcpSecrets } from './mcp-config.ts';
 import { readNeo4j } from './neo4j-config.ts';
 import { RERANK_ENV_PATHS } from './rerank-settings.ts';
 import { checkRole } from './scale-config.ts';
@@ -224,6 +225,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   );
   if (parsed.success)
     checkRole(parsed.data, { webChat, slackTransport, discordApplicationId }, problems);
+  const mcpServers = parsed.success ? resolveMcpSecrets(parsed.data.mcp, env, problems) : [];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const settings = parsed.data;
 
@@ -247,5 +249,6 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     webChat,
     textModel,
     visionConfigured,
+    mcpServers,
   };
 }

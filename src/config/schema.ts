@@ -3,6 +3,7 @@ import { channelSettingsSchema, settingsPatchSchema } from '../core/channel-sett
 import { knowledgeSettingsSchema, type Neo4jConnection } from '../knowledge/settings.ts';
 import { discordSettingsSchema } from './discord-config.ts';
 import { embedSettingsSchema } from './embed-settings.ts';
+import { type McpServerConfig, mcpSettingsSchema } from './mcp-config.ts';
 import { rerankSettingsSchema } from './rerank-settings.ts';
 import { scaleSettingsSchema } from './scale-config.ts';
 import type { ProxyEnv, Secrets } from './secrets.ts';
@@ -187,6 +188,7 @@ export const settingsSchema = z
     scale: scaleSettingsSchema,
     webTools: webToolsSettingsSchema,
     sharing: sharingSettingsSchema,
+    mcp: mcpSettingsSchema,
   })
   .strict();
 
@@ -221,4 +223,6 @@ export interface Config extends Settings {
   visionConfigured: boolean;
   /** Proxy variables as the environment has them (the doctor's egress check reports them). */
   proxy: ProxyEnv;
+  /** The MCP servers with their headers and env read from the environment. */
+  mcpServers: McpServerConfig[];
 }

@@ -64,7 +64,11 @@ export class VisibleAnswer {
    */
   async deliverPrivately(asker: string, text: string): Promise<void> {
     const sent = await this.out.postPrivate(asker, messages.privateAnswer(text));
-    const note = sent ? messages.answeredPrivately : messages.privateUnavailable;
+    const note = !sent
+      ? messages.privateUnavailable
+      : this.audience?.reason === 'private_tool_result'
+        ? messages.answeredPrivatelyTool
+        : messages.answeredPrivately;
     if (this.writer) await this.writer.finish(`${this.shown.trimEnd()}\n\n${note}`);
     else await this.out.post(note);
   }

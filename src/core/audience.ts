@@ -29,7 +29,11 @@ export interface AnswerAudienceOptions {
 }
 
 /** Why an answer went private, for the log and the tests. */
-export type PrivateReason = 'evidence_not_readable_by_all' | 'audience_unknown' | 'check_failed';
+export type PrivateReason =
+  | 'evidence_not_readable_by_all'
+  | 'audience_unknown'
+  | 'check_failed'
+  | 'private_tool_result';
 
 /** One turn's audience decision: public until some evidence is not readable by everyone. */
 export class AnswerAudience {
@@ -46,6 +50,19 @@ export class AnswerAudience {
 
   get reason(): PrivateReason | undefined {
     return this.#reason;
+  }
+
+  /**
+   * Runs before the model sees a result of a `private` tool server: the answer goes to the asker
+   * alone, unless the place is already a direct message.
+   */
+  async restrict(): Promise<void> {
+    const { port, to, log } = this.#o;
+    if (this.#reason !== undefined) return;
+    const audience = port.audience ? await port.audience(to).catch(() => undefined) : undefined;
+    if (audience?.kind === 'dm') return;
+    this.#reason = 'private_tool_result';
+    log.info({ reason: this.#reason }, 'answer goes privately to the asker');
   }
 
   /** Runs before the model sees `evidence`; afterwards `isPrivate` tells where the answer may go. */

@@ -29,7 +29,16 @@ const channelSettingsShape = {
   dailyTokenBudget: z.number().int().min(0).max(1e9).register(settingMeta, { control: 'number' }),
   monthlyTokenBudget: z.number().int().min(0).max(1e9).register(settingMeta, { control: 'number' }),
   fairShareWeight: z.number().int().min(1).max(10).register(settingMeta, { control: 'number' }),
+  // The team's MCP servers this channel uses, and the tools approved "always" here: names separated
+  // by spaces or commas (servers are declared in config/, so their names are not known here).
+  mcpServers: z.string().max(500).register(settingMeta, { control: 'long' }),
+  mcpAlwaysApproved: z.string().max(1500).register(settingMeta, { control: 'long' }),
 };
+
+/** The names a words-list setting holds (`mcpServers`, `mcpAlwaysApproved`). */
+export function namesIn(list: string): string[] {
+  return list.split(/[\s,]+/).filter((n) => n.length > 0);
+}
 
 /** Every setting, as config/ must give `channels.defaults`. */
 export const channelSettingsSchema = z.object(channelSettingsShape).strict();

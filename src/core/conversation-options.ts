@@ -10,9 +10,11 @@ import type { Store } from '../store/store.ts';
 import type { EvidenceAccess } from './audience.ts';
 import type { ChannelSettingsService } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
+import type { GroupsOf } from './interactions/tool-approval-flow.ts';
 import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
+import type { ToolApprovals } from './tool-approvals.ts';
 import type { TurnRunner } from './turn-runner.ts';
 import type { UsageAccounting } from './usage-accounting.ts';
 
@@ -49,6 +51,10 @@ export interface ConversationOptions {
   usage?: UsageAccounting | undefined;
   /** Erases a project's stored data for its admins; absent: erasing is refused. */
   eraser?: ProjectEraser | undefined;
+  /** Approvals of team-tool calls (MCP); absent: a call that needs one does not run. */
+  approvals?: ToolApprovals | undefined;
+  /** A person's groups for `mcp.approvers` (knowledge ACL principals); absent: ids only. */
+  groupsOf?: GroupsOf | undefined;
   /** Flows between their steps: kept in `store`; references signed with keys from `signingKeys`. */
   interactions: {
     store: Pick<Store, 'kv' | 'claim' | 'holder'>;

@@ -29,12 +29,14 @@ import { PendingFlows } from './interactions/pending-flows.ts';
 import { SettingsFlow, SettingsShowFlow } from './interactions/settings-flow.ts';
 import { ShareFlow } from './interactions/share-flow.ts';
 import { signingKeys } from './interactions/signing-keys.ts';
+import { ToolApprovalFlow } from './interactions/tool-approval-flow.ts';
 import { UsageFlow } from './interactions/usage-flow.ts';
 import { applyMessageChange } from './message-changes.ts';
 import { MessageRouter } from './message-router.ts';
 import { messages } from './messages.ts';
 import { ingestQueued, queueFiles } from './queued-files.ts';
 import { ThreadOutput } from './thread-output.ts';
+import { wireApprovals } from './tool-approval-wiring.ts';
 import { TypedCommands } from './typed-commands.ts';
 
 interface Attached {
@@ -90,6 +92,9 @@ export class Conversation {
         new SettingsShowFlow(o.settings),
         new FilesFlow(o.index),
         new ForgetFlow(o),
+        ...(o.approvals
+          ? [new ToolApprovalFlow(o.approvals, o.settings, o.groupsOf ?? (async () => []))]
+          : []),
       ],
       refs: new ActionRefs(signingKeys(i.signingKeys, i.store)),
       pending: new PendingFlows(i.store),
@@ -103,6 +108,14 @@ export class Conversation {
       emit: (e) => this.events.emit('interacted', e satisfies InteractedEvent),
       log: o.log,
     });
+    if (o.approvals)
+      wireApprovals(
+        o.approvals,
+        this.flows,
+        (n) => this.platform(n),
+        (m) => this.receiveMessage(m),
+        o.log,
+      );
     const platform = (name: string) => this.platform(name);
     const output = (to: Destination, log: Logger) => this.output(to, log);
     this.router = new MessageRouter({

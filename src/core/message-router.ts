@@ -15,6 +15,7 @@ import { priorityOf } from './model-call-tags.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadContext } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
+import type { ToolApprovals } from './tool-approvals.ts';
 import type { TurnRunner } from './turn-runner.ts';
 import type { TypedCommands } from './typed-commands.ts';
 
@@ -26,6 +27,7 @@ export interface MessageRouterDeps {
   evidenceAccess?: EvidenceAccess | undefined;
   seesEveryMessage?: boolean | undefined;
   flows: InteractionEngine;
+  approvals?: ToolApprovals | undefined;
   commands: TypedCommands;
   platform: (name: string) => { port: PlatformPort };
   output: (to: Destination, log: Logger) => ThreadOutput;
@@ -115,6 +117,7 @@ export class MessageRouter {
           }
         : {}),
       votes: (turn: string) => this.d.flows.buttons('feedback', { ref, to }, { turn }),
+      toolGate: this.d.approvals?.gate({ ref, to }, m.principal, m.messageId, channel.settings),
     };
     switch (intent) {
       case 'share':

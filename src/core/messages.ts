@@ -34,6 +34,7 @@ export const messages = {
     return `\n\n${WARN} ${userMessage}`;
   },
   /** The channel's note when the answer went to the asker alone (audience-aware knowledge). */
+  answeredPrivatelyTool: `${INFO} I sent my answer privately to the person who asked: it uses a team tool whose results are private.`,
   answeredPrivately: `${INFO} I sent my answer privately to the person who asked: it draws on knowledge-base documents that not everyone in this channel may read.`,
   /** The channel's note when the answer could not be sent privately either. */
   privateUnavailable: `${WARN} My answer draws on knowledge-base documents that not everyone in this channel may read, and I cannot send private messages here. Ask me in a direct message instead.`,

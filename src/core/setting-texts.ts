@@ -68,6 +68,16 @@ const SETTING_TEXTS: Record<
     label: 'Share of the GPU when others wait too (1-10)',
     help: 'A channel with weight 2 gets twice the turns of one with weight 1 while both wait.',
   },
+  mcpServers: {
+    name: 'team tools',
+    label: 'Team tool servers (MCP) used here',
+    help: 'Server names from the configuration, separated by spaces; empty: none.',
+  },
+  mcpAlwaysApproved: {
+    name: 'tools approved always',
+    label: 'Tools that run here without asking',
+    help: 'server__tool names ("Always in this channel" adds one); remove one to ask again.',
+  },
 };
 
 /** A setting's words (label, help, choices) on a form. */

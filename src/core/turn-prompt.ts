@@ -11,8 +11,9 @@ import type { IncomingMessage } from '../model/incoming.ts';
 import { ownersOf } from '../model/thread-ref.ts';
 import type { TurnScope } from '../scope/scope.ts';
 import { type ChannelSettings, TOOL_GROUP_OF } from './channel-settings.ts';
+import { namesIn } from './channel-settings-schema.ts';
 import type { CaughtUp } from './thread-context.ts';
-import type { TurnContext, TurnEnv, TurnInput } from './turn-types.ts';
+import type { McpTools, TurnContext, TurnEnv, TurnInput } from './turn-types.ts';
 
 /** Share of the window the quoted thread messages of one turn may fill (in characters, ~3 a token). */
 const QUOTED_WINDOW_SHARE = 0.4;
@@ -28,18 +29,20 @@ export function recentHistory(history: BaseMessage[], max: number): BaseMessage[
   return history.slice(start);
 }
 
-/** The tools a channel allows (all of them without settings). */
+/** The tools a channel allows (all built-in ones without settings; MCP servers only when named). */
 export function toolsFor(
   registry: ToolRegistry,
   settings: ChannelSettings | undefined,
+  mcp?: McpTools,
 ): StructuredToolInterface[] {
   const all = registry.list();
   // Without settings, the web stays off as in the defaults.
   if (!settings) return all.filter((t) => TOOL_GROUP_OF[t.name] !== 'web');
-  return all.filter((t) => {
+  const builtIn = all.filter((t) => {
     const group = TOOL_GROUP_OF[t.name];
     return group === undefined || settings.tools[group];
   });
+  return mcp ? [...builtIn, ...mcp.toolsFor(namesIn(settings.mcpServers))] : builtIn;
 }
 
 export interface TurnPrompt {
@@ -62,7 +65,7 @@ export async function assemblePrompt(
 ): Promise<TurnPrompt> {
   const owners = ownersOf(msg.ref);
   const settings = input.settings;
-  const tools = toolsFor(d.tools, settings);
+  const tools = toolsFor(d.tools, settings, d.mcp);
   const [stored, model, context] = await Promise.all([
     d.history.load(key),
     d.llm.resolve(settings?.model),
@@ -99,6 +102,8 @@ export async function assemblePrompt(
     images: context.images,
     traceId: msg.traceId,
     onEvidence: audience ? (e) => audience.admit(e) : undefined,
+    onPrivateResult: audience ? () => audience.restrict() : undefined,
+    toolGate: input.toolGate,
   };
   return { stored, model, tools, system, scope, turnOf };
 }

@@ -1,3 +1,4 @@
+import type { StructuredToolInterface } from '@langchain/core/tools';
 // The turn pipeline's vocabulary: what a turn is given, what it needs, and how it ended. Shared by
 // admission, the summary turn, the answer turn and the runner that ties them together.
 import type { ToolRegistry } from '../agent/tool-registry.ts';
@@ -10,6 +11,7 @@ import type { IncomingMessage } from '../model/incoming.ts';
 import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { PriorityClass } from '../scope/model-call.ts';
+import type { TurnScope } from '../scope/scope.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
@@ -44,6 +46,8 @@ export interface TurnRunnerOptions {
 export interface TurnRunnerDeps {
   llm: ModelEndpoint;
   tools: ToolRegistry;
+  /** The team's MCP tools, offered only in channels whose settings name their server. */
+  mcp?: McpTools | undefined;
   memory: ContextManager;
   history: SessionHistory;
   state: SessionState;
@@ -58,6 +62,11 @@ export interface TurnRunnerDeps {
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
   /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
   budgets?: Pick<BudgetGuard, 'check'> | undefined;
+}
+
+/** The MCP tools of some servers (src/agent/mcp/mcp-hub.ts). */
+export interface McpTools {
+  toolsFor(servers: readonly string[]): StructuredToolInterface[];
 }
 
 export interface TurnContext {
@@ -80,6 +89,8 @@ export interface TurnInput {
   askerName?: string | undefined;
   /** Decides whether knowledge evidence keeps the answer where everyone reads it. */
   audience?: AnswerAudience | undefined;
+  /** Asked before a team tool runs (approvals in the thread); absent: calls needing one do not run. */
+  toolGate?: TurnScope['toolGate'];
   /** 👍 and 👎 for the recorded turn `turn` (the feedback flow's buttons); absent: none. */
   votes?: ((turn: string) => Promise<readonly ActionButton[]>) | undefined;
   /** The GPU class of its model calls (ARCHITECTURE.md, "Sharing the GPU"); absent: interactive. */

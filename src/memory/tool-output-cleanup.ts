@@ -63,9 +63,13 @@ export function cleanUpToolOutput(messages: BaseMessage[], maxChars: number): Ba
     if (!ToolMessage.isInstance(m)) return m;
     const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
     if (m.additional_kwargs?.cleaned === true) return m;
-    if (content.length <= maxChars && !ALWAYS_CLEARED.has(m.name ?? '')) return m;
+    // A private team-tool result (its server is `private`) never stays, and its record says nothing.
+    const hidden = (m.artifact as { privateResult?: boolean } | undefined)?.privateResult === true;
+    if (!hidden && content.length <= maxChars && !ALWAYS_CLEARED.has(m.name ?? '')) return m;
     return new ToolMessage({
-      content: `[${describeToolOutput(m.name ?? 'tool', content)}]`,
+      content: hidden
+        ? `[${m.name ?? 'tool'}: a private result, used for an answer sent to its asker alone; not kept]`
+        : `[${describeToolOutput(m.name ?? 'tool', content)}]`,
       tool_call_id: m.tool_call_id,
       ...(m.name ? { name: m.name } : {}),
       additional_kwargs: { ...m.additional_kwargs, cleaned: true },

@@ -164,7 +164,8 @@ export type FlowName =
   | 'settings-show'
   | 'files'
   | 'forget'
-  | 'usage';
+  | 'usage'
+  | 'approval';
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {

@@ -28,7 +28,30 @@ export interface TurnScope {
    * answer can still go where everyone reads it (ARCHITECTURE.md, "Audience").
    */
   readonly onEvidence?: ((evidence: readonly EvidenceRef[]) => Promise<void>) | undefined;
+  /**
+   * Told before the model sees a result of a `private` tool server: the answer then goes to the
+   * asker alone (ARCHITECTURE.md, "Audience").
+   */
+  readonly onPrivateResult?: (() => Promise<void>) | undefined;
+  /**
+   * Asked before a team tool runs: a grant lets it through; otherwise a person is asked in the
+   * thread and the model reads `message` (ARCHITECTURE.md, "The team's tools"). Absent: a call
+   * that needs approval does not run.
+   */
+  readonly toolGate?: ((call: ToolCallAsk) => Promise<ToolGateDecision>) | undefined;
 }
+
+/** One team-tool call as the approval gate sees it. */
+export interface ToolCallAsk {
+  server: string;
+  tool: string;
+  /** `server__tool`, the name the model used. */
+  name: string;
+  args: Record<string, unknown>;
+  needsApproval: boolean;
+}
+
+export type ToolGateDecision = { run: true } | { run: false; message: string };
 
 const storage = new AsyncLocalStorage<TurnScope>();
 

@@ -108,6 +108,8 @@ describe('the settings flow', () => {
       'daily_token_budget',
       'monthly_token_budget',
       'fair_share_weight',
+      'mcp_servers',
+      'mcp_always_approved',
     ]);
     assert.deepEqual(byId.channel_context, {
       id: 'channel_context',
