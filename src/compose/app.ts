@@ -140,17 +140,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   roles.worker?.start(core);
   startGatewayLease(platforms, metrics, opts.onFatal);
   const { queue } = roles;
-  const refresh = queue
-    ? setInterval(() => {
-        queue.refreshMetrics(metrics).catch((err: unknown) => log.warn({ err }, 'queue metrics'));
-      }, 5000)
-    : undefined;
-  refresh?.unref();
-  // Approvals past their expiry are told in their thread (any replica; each once).
-  const sweep = setInterval(() => {
-    turns.approvals.sweep().catch((err: unknown) => log.warn({ err }, 'approval expiry sweep'));
-  }, 10_000);
-  sweep.unref();
+  const { refresh, sweep } = startTimers(queue, turns, metrics, log);
   const webAt = config.webChat ? webUrl(opts.host ?? config.webChat.host, port) : undefined;
   const summary = runningSummary(config, {
     port,
@@ -194,6 +184,27 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     gatewayLease: platforms.gatewayLease,
     stop: () => stopApp(parts),
   };
+}
+
+/** The periodic work of a running app: queue metrics, and approvals past their expiry. */
+function startTimers(
+  queue: RunningApp['queue'],
+  turns: ReturnType<typeof createTurns>,
+  metrics: ReturnType<typeof createMetrics>,
+  log: Logger,
+) {
+  const refresh = queue
+    ? setInterval(() => {
+        queue.refreshMetrics(metrics).catch((err: unknown) => log.warn({ err }, 'queue metrics'));
+      }, 5000)
+    : undefined;
+  refresh?.unref();
+  // Approvals past their expiry are told in their thread (any replica; each once).
+  const sweep = setInterval(() => {
+    turns.approvals.sweep().catch((err: unknown) => log.warn({ err }, 'approval expiry sweep'));
+  }, 10_000);
+  sweep.unref();
+  return { refresh, sweep };
 }
 
 /** The text, embedding and ranking models (embedded engines started), and how to close them. */
