@@ -1,4 +1,4 @@
-// One contract, every store: the same behaviour on SQLite and on Redis (STYLE.md "Tests").
+// One contract, every store: the same behaviour on SQLite and on Redis.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
