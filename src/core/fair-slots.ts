@@ -171,7 +171,8 @@ export class FairSlots {
     return (tokens) => {
       if (released) return;
       released = true;
-      if (tokens !== undefined) this.chargeTo(claim, tokens - est);
+      // A count that is not a number would poison the counters and stall every waiting turn.
+      if (tokens !== undefined && Number.isFinite(tokens)) this.chargeTo(claim, tokens - est);
       this.free += 1;
       this.version += 1;
       this.dispatch();

@@ -63,9 +63,7 @@ export class UsageMeter extends BaseCallbackHandler {
     this.started.delete(runId);
     const gen = output.generations[0]?.[0] as ChatGeneration | undefined;
     const message = gen?.message as AIMessage | undefined;
-    const usage = message?.usage_metadata as
-      | { input_tokens: number; output_tokens: number }
-      | undefined;
+    const usage = tokenCounts(message?.usage_metadata);
     const asksTools = (message?.tool_calls?.length ?? 0) > 0;
     const kind = s.tag.kind === 'answer' && asksTools ? 'tool_round' : s.tag.kind;
     if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
@@ -84,4 +82,13 @@ export class UsageMeter extends BaseCallbackHandler {
       ...{ prompt: s.promptEstimate, completion },
     });
   }
+}
+
+/** The server's counts, each a finite number (a reply with no text may leave one out). */
+function tokenCounts(
+  u: { input_tokens?: unknown; output_tokens?: unknown } | undefined,
+): { input_tokens: number; output_tokens: number } | undefined {
+  if (!u) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return { input_tokens: n(u.input_tokens), output_tokens: n(u.output_tokens) };
 }

@@ -91,4 +91,17 @@ describe('fair admission', () => {
     assert.equal(slots.ahead(a2), 0, 'moved up');
     assert.equal(slots.waiting, 2);
   });
+
+  it('a turn that reports no usable token count does not stall the turns waiting after it', async () => {
+    const slots = new FairSlots({ slots: 1, mode: 'fair', estimateTokens: COST });
+    const claim = { channel: 'C1', person: 'U1', weight: 1 };
+    const first = await slots.acquire(claim);
+    const next = slots.acquire(claim);
+    first(Number.NaN);
+    const second = await next;
+    const after = slots.acquire({ channel: 'C2', person: 'U2', weight: 1 });
+    second(COST);
+    (await after)();
+    assert.equal(slots.waiting, 0);
+  });
 });
