@@ -63,7 +63,9 @@ test('DOCTOR_ON_START=full also runs the tool-call and image probes', async () =
   const run = await startupRun('full');
   assert.equal(run.states.find((st) => st.name === 'llm_text.tool_calls')?.status, 'ok');
   assert.equal(run.states.find((st) => st.name === 'llm_vision.image')?.status, 'ok');
-  assert.equal(run.chats, 1);
+  // The tool-call probe, and the one-token probe for vLLM's priority scheduling.
+  assert.ok(run.states.some((st) => st.name === 'llm_text.priority'));
+  assert.equal(run.chats, 2);
 });
 
 test('/readyz names the checks with their statuses and keeps its own readiness', async () => {
