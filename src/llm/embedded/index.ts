@@ -127,32 +127,17 @@ export async function startEmbeddedEmbeddings(
   });
   const threads = threadsFor(o.threads);
   const engine = await EmbeddingEngine.load({ modelPath, contextSize: o.contextSize, threads });
-  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
-  try {
-    server = await startEmbeddedServer({ embeddings: engine, port: 0, log: o.log });
-  } catch (err) {
-    await engine.close();
-    throw err;
-  }
-  o.log.info(
+  return serveOnLoopback(
+    engine,
+    { embeddings: engine },
+    o.log,
+    'embedded embedding model serving',
     {
-      model: engine.id,
       file: modelPath,
       dimensions: engine.dimensions,
-      max_model_len: engine.contextSize,
       threads,
-      base_url: server.baseUrl,
     },
-    'embedded embedding model serving',
   );
-  return {
-    baseUrl: server.baseUrl,
-    engine,
-    async close() {
-      await server.close();
-      await engine.close();
-    },
-  };
 }
 
 export interface EmbeddedRankingOptions {
@@ -187,22 +172,40 @@ export async function startEmbeddedRanking(o: EmbeddedRankingOptions): Promise<E
   });
   const threads = threadsFor(o.threads);
   const engine = await RankingEngine.load({ modelPath, contextSize: o.contextSize, threads });
+  return serveOnLoopback(engine, { ranking: engine }, o.log, 'embedded ranking model serving', {
+    file: modelPath,
+    threads,
+  });
+}
+
+/** Puts a loaded side engine behind its own loopback server (any free port); logs where. */
+async function serveOnLoopback<
+  E extends { id: string; contextSize: number; close(): Promise<void> },
+>(
+  engine: E,
+  routes: { embeddings: EmbeddingEngine } | { ranking: RankingEngine },
+  log: Logger,
+  message: string,
+  fields: { file: string; dimensions?: number; threads: number },
+): Promise<{ baseUrl: string; engine: E; close(): Promise<void> }> {
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
   try {
-    server = await startEmbeddedServer({ ranking: engine, port: 0, log: o.log });
+    server = await startEmbeddedServer({ ...routes, port: 0, log });
   } catch (err) {
     await engine.close();
     throw err;
   }
-  o.log.info(
+  const { file, threads, ...more } = fields;
+  log.info(
     {
       model: engine.id,
-      file: modelPath,
+      file,
+      ...more,
       max_model_len: engine.contextSize,
       threads,
       base_url: server.baseUrl,
     },
-    'embedded ranking model serving',
+    message,
   );
   return {
     baseUrl: server.baseUrl,
