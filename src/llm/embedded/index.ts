@@ -94,8 +94,9 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
   };
 }
 
-export interface EmbeddedEmbeddingsOptions {
-  /** LLM_EMBED_MODEL: a .gguf path or an hf: URI; empty: the default embedding model. */
+/** How an embedded side model (embeddings, ranking) is found and run. */
+export interface EmbeddedSideOptions {
+  /** A .gguf path or an hf: URI (LLM_EMBED_MODEL: empty is the default embedding model). */
   model: string;
   dataDir: string;
   /** 0: one per core. */
@@ -105,6 +106,8 @@ export interface EmbeddedEmbeddingsOptions {
   progress?: NodeJS.WritableStream & { isTTY?: boolean };
   endpoints?: ModelDownloadEndpoints;
 }
+
+export type EmbeddedEmbeddingsOptions = EmbeddedSideOptions;
 
 export interface EmbeddedEmbeddings {
   /** The OpenAI-compatible base URL on loopback (serves /v1/embeddings). */
@@ -140,17 +143,8 @@ export async function startEmbeddedEmbeddings(
   );
 }
 
-export interface EmbeddedRankingOptions {
-  /** LLM_RERANK_MODEL: a .gguf path or an hf: URI of a ranking model (rank pooling). */
-  model: string;
-  dataDir: string;
-  /** 0: one per core. */
-  threads: number;
-  contextSize: number;
-  log: Logger;
-  progress?: NodeJS.WritableStream & { isTTY?: boolean };
-  endpoints?: ModelDownloadEndpoints;
-}
+/** `model`: LLM_RERANK_MODEL, a ranking model (rank pooling). */
+export type EmbeddedRankingOptions = EmbeddedSideOptions;
 
 export interface EmbeddedRanking {
   /** The OpenAI-compatible base URL on loopback (serves /v1/rerank). */
