@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import { type EmbeddedEmbeddings, startEmbeddedEmbeddings } from '../llm/embedded/index.ts';
 import { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
 import type { Logger } from '../log/logger.ts';
+import { sideTarget } from './side-target.ts';
 
 /**
  * CPU threads of the embedded embedding model: as configured, else every core, or half of them
@@ -67,28 +68,9 @@ export function createEmbedder(
     prefixes: settings.prefixes,
     ...(o.fetch ? { fetch: o.fetch } : {}),
   };
-  if (endpoint.kind === 'none') {
-    log.info(
-      'no embeddings endpoint (LLM_EMBED_BASE_URL): files and knowledge are searched by words only',
-    );
-    return undefined;
-  }
-  if (endpoint.kind === 'embedded') {
-    if (!o.embedded) return undefined;
-    return new HttpEmbedder({
-      ...common,
-      baseUrl: o.embedded.baseUrl,
-      model: o.embedded.engine.id,
-    });
-  }
-  log.info(
-    { base_url: endpoint.baseUrl, model: endpoint.model || '(first served)' },
-    'embeddings endpoint',
-  );
-  return new HttpEmbedder({
-    ...common,
-    baseUrl: endpoint.baseUrl,
-    model: endpoint.model,
-    apiKey: config.secrets.llmApiKey,
+  const target = sideTarget(endpoint, o.embedded, config.secrets.llmApiKey, log, {
+    none: 'no embeddings endpoint (LLM_EMBED_BASE_URL): files and knowledge are searched by words only',
+    remote: 'embeddings endpoint',
   });
+  return target && new HttpEmbedder({ ...common, ...target });
 }

@@ -9,6 +9,7 @@ import { type EmbeddedRanking, startEmbeddedRanking } from '../llm/embedded/inde
 import { HttpReranker } from '../llm/rerank/http-reranker.ts';
 import type { Logger } from '../log/logger.ts';
 import { embedThreads } from './create-embedder.ts';
+import { sideTarget } from './side-target.ts';
 
 /** With LLM_RERANK_BASE_URL=embedded: loads the ranking model and serves it on loopback. */
 export async function startRankingModel(
@@ -58,26 +59,9 @@ export function createReranker(
     concurrency: settings.concurrency,
     ...(o.fetch ? { fetch: o.fetch } : {}),
   };
-  if (endpoint.kind === 'none') {
-    log.info('no rerank endpoint (LLM_RERANK_BASE_URL): search keeps its first-stage order');
-    return undefined;
-  }
-  if (endpoint.kind === 'embedded') {
-    if (!o.embedded) return undefined;
-    return new HttpReranker({
-      ...common,
-      baseUrl: o.embedded.baseUrl,
-      model: o.embedded.engine.id,
-    });
-  }
-  log.info(
-    { base_url: endpoint.baseUrl, model: endpoint.model || '(first served)' },
-    'rerank endpoint',
-  );
-  return new HttpReranker({
-    ...common,
-    baseUrl: endpoint.baseUrl,
-    model: endpoint.model,
-    apiKey: config.secrets.llmApiKey,
+  const target = sideTarget(endpoint, o.embedded, config.secrets.llmApiKey, log, {
+    none: 'no rerank endpoint (LLM_RERANK_BASE_URL): search keeps its first-stage order',
+    remote: 'rerank endpoint',
   });
+  return target && new HttpReranker({ ...common, ...target });
 }

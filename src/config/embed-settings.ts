@@ -1,6 +1,7 @@
 // The embeddings endpoint's settings (`llm.embed`), kept apart from the rest of the schema: what
 // retrieval uses to search the asker's own words by meaning. Unset, search is by words only.
 import { z } from 'zod';
+import { type SideEndpoint, sideEndpointOf } from './side-endpoint.ts';
 
 /** `LLM_EMBED_BASE_URL=embedded`: an embedding model run in-process behind its own loopback server. */
 export const EMBEDDED_EMBEDDINGS = 'embedded';
@@ -40,14 +41,9 @@ export const EMBED_ENV_PATHS: Record<string, { path: string[]; type: 'string' }>
   LLM_EMBED_MODEL: { path: ['llm', 'embed', 'model'], type: 'string' },
 };
 
-export type EmbedEndpoint =
-  | { kind: 'none' }
-  | { kind: 'embedded'; model: string }
-  | { kind: 'remote'; baseUrl: string; model: string };
+export type EmbedEndpoint = SideEndpoint;
 
 /** Where embeddings come from, as the settings say. */
 export function embedEndpointOf(s: EmbedSettings): EmbedEndpoint {
-  if (s.baseUrl === '') return { kind: 'none' };
-  if (s.baseUrl === EMBEDDED_EMBEDDINGS) return { kind: 'embedded', model: s.model };
-  return { kind: 'remote', baseUrl: s.baseUrl, model: s.model };
+  return sideEndpointOf(s, EMBEDDED_EMBEDDINGS);
 }

@@ -2,6 +2,7 @@
 // of a search and decides, by its score, whether the files answer the question at all. Unset,
 // search keeps its fused order and its word/cosine floors.
 import { z } from 'zod';
+import { type SideEndpoint, sideEndpointOf } from './side-endpoint.ts';
 
 /** `LLM_RERANK_BASE_URL=embedded`: a ranking model run in-process behind its own loopback server. */
 export const EMBEDDED_RERANK = 'embedded';
@@ -38,14 +39,9 @@ export const RERANK_ENV_PATHS: Record<string, { path: string[]; type: 'string' }
   LLM_RERANK_MODEL: { path: ['llm', 'rerank', 'model'], type: 'string' },
 };
 
-export type RerankEndpoint =
-  | { kind: 'none' }
-  | { kind: 'embedded'; model: string }
-  | { kind: 'remote'; baseUrl: string; model: string };
+export type RerankEndpoint = SideEndpoint;
 
 /** Where reranking comes from, as the settings say. */
 export function rerankEndpointOf(s: RerankSettings): RerankEndpoint {
-  if (s.baseUrl === '') return { kind: 'none' };
-  if (s.baseUrl === EMBEDDED_RERANK) return { kind: 'embedded', model: s.model };
-  return { kind: 'remote', baseUrl: s.baseUrl, model: s.model };
+  return sideEndpointOf(s, EMBEDDED_RERANK);
 }

@@ -4,15 +4,15 @@
 // a vector for every chunk rather than an error for the long ones.
 import path from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
-import { cpuLlama } from './engine.ts';
+import {
+  type LoadedSideModel,
+  loadSideModel,
+  SerialQueue,
+  type SideEngineOptions,
+} from './side-engine.ts';
 
-export interface EmbeddingEngineOptions {
-  modelPath: string;
-  /** Tokens of one text; capped at the model's training context. */
-  contextSize: number;
-  /** CPU threads for evaluation (never more than the cores). */
-  threads: number;
-}
+/** `contextSize`: tokens of one text. */
+export type EmbeddingEngineOptions = SideEngineOptions;
 
 export interface EmbeddedVectors {
   /** One vector per text, unit length. */
@@ -43,54 +43,31 @@ export class EmbeddingEngine {
   private readonly llama: Llama;
   private readonly model: LlamaModel;
   private readonly context: LlamaEmbeddingContext;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
-  private constructor(
-    llama: Llama,
-    model: LlamaModel,
-    context: LlamaEmbeddingContext,
-    contextSize: number,
-    o: EmbeddingEngineOptions,
-  ) {
-    this.llama = llama;
-    this.model = model;
-    this.context = context;
+  private constructor(m: LoadedSideModel<LlamaEmbeddingContext>, o: EmbeddingEngineOptions) {
+    this.llama = m.llama;
+    this.model = m.model;
+    this.context = m.context;
     this.id = path.basename(o.modelPath).replace(/\.gguf$/i, '');
-    this.contextSize = contextSize;
-    this.dimensions = model.embeddingVectorSize;
+    this.contextSize = m.contextSize;
+    this.dimensions = m.model.embeddingVectorSize;
     this.threads = o.threads;
   }
 
   static async load(o: EmbeddingEngineOptions): Promise<EmbeddingEngine> {
-    const llama = await cpuLlama(o.threads);
-    try {
-      const model = await llama.loadModel({ modelPath: o.modelPath });
-      const contextSize = Math.min(o.contextSize, model.trainContextSize);
-      // A non-causal model reads a whole text in one batch: the batch is the context.
-      const context = await model.createEmbeddingContext({
-        contextSize,
-        batchSize: contextSize,
-        threads: o.threads,
-      });
-      return new EmbeddingEngine(llama, model, context, contextSize, o);
-    } catch (err) {
-      await llama.dispose();
-      throw err;
-    }
+    // A non-causal model reads a whole text in one batch: the batch is the context.
+    const m = await loadSideModel(o, (model, opts) => model.createEmbeddingContext(opts));
+    return new EmbeddingEngine(m, o);
   }
 
   /** Queued behind the requests before it; the signal is checked between texts. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
-    const run = this.tail.then(() => this.run(texts, signal));
-    this.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.queue.run(() => this.run(texts, signal));
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.queue.drained();
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();

@@ -94,8 +94,9 @@ export async function startEmbeddedModel(o: EmbeddedModelOptions): Promise<Embed
   };
 }
 
-export interface EmbeddedEmbeddingsOptions {
-  /** LLM_EMBED_MODEL: a .gguf path or an hf: URI; empty: the default embedding model. */
+/** How an embedded side model (embeddings, ranking) is found and run. */
+export interface EmbeddedSideOptions {
+  /** A .gguf path or an hf: URI (LLM_EMBED_MODEL: empty is the default embedding model). */
   model: string;
   dataDir: string;
   /** 0: one per core. */
@@ -105,6 +106,8 @@ export interface EmbeddedEmbeddingsOptions {
   progress?: NodeJS.WritableStream & { isTTY?: boolean };
   endpoints?: ModelDownloadEndpoints;
 }
+
+export type EmbeddedEmbeddingsOptions = EmbeddedSideOptions;
 
 export interface EmbeddedEmbeddings {
   /** The OpenAI-compatible base URL on loopback (serves /v1/embeddings). */
@@ -127,45 +130,21 @@ export async function startEmbeddedEmbeddings(
   });
   const threads = threadsFor(o.threads);
   const engine = await EmbeddingEngine.load({ modelPath, contextSize: o.contextSize, threads });
-  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
-  try {
-    server = await startEmbeddedServer({ embeddings: engine, port: 0, log: o.log });
-  } catch (err) {
-    await engine.close();
-    throw err;
-  }
-  o.log.info(
+  return serveOnLoopback(
+    engine,
+    { embeddings: engine },
+    o.log,
+    'embedded embedding model serving',
     {
-      model: engine.id,
       file: modelPath,
       dimensions: engine.dimensions,
-      max_model_len: engine.contextSize,
       threads,
-      base_url: server.baseUrl,
     },
-    'embedded embedding model serving',
   );
-  return {
-    baseUrl: server.baseUrl,
-    engine,
-    async close() {
-      await server.close();
-      await engine.close();
-    },
-  };
 }
 
-export interface EmbeddedRankingOptions {
-  /** LLM_RERANK_MODEL: a .gguf path or an hf: URI of a ranking model (rank pooling). */
-  model: string;
-  dataDir: string;
-  /** 0: one per core. */
-  threads: number;
-  contextSize: number;
-  log: Logger;
-  progress?: NodeJS.WritableStream & { isTTY?: boolean };
-  endpoints?: ModelDownloadEndpoints;
-}
+/** `model`: LLM_RERANK_MODEL, a ranking model (rank pooling). */
+export type EmbeddedRankingOptions = EmbeddedSideOptions;
 
 export interface EmbeddedRanking {
   /** The OpenAI-compatible base URL on loopback (serves /v1/rerank). */
@@ -187,22 +166,40 @@ export async function startEmbeddedRanking(o: EmbeddedRankingOptions): Promise<E
   });
   const threads = threadsFor(o.threads);
   const engine = await RankingEngine.load({ modelPath, contextSize: o.contextSize, threads });
+  return serveOnLoopback(engine, { ranking: engine }, o.log, 'embedded ranking model serving', {
+    file: modelPath,
+    threads,
+  });
+}
+
+/** Puts a loaded side engine behind its own loopback server (any free port); logs where. */
+async function serveOnLoopback<
+  E extends { id: string; contextSize: number; close(): Promise<void> },
+>(
+  engine: E,
+  routes: { embeddings: EmbeddingEngine } | { ranking: RankingEngine },
+  log: Logger,
+  message: string,
+  fields: { file: string; dimensions?: number; threads: number },
+): Promise<{ baseUrl: string; engine: E; close(): Promise<void> }> {
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
   try {
-    server = await startEmbeddedServer({ ranking: engine, port: 0, log: o.log });
+    server = await startEmbeddedServer({ ...routes, port: 0, log });
   } catch (err) {
     await engine.close();
     throw err;
   }
-  o.log.info(
+  const { file, threads, ...more } = fields;
+  log.info(
     {
       model: engine.id,
-      file: modelPath,
+      file,
+      ...more,
       max_model_len: engine.contextSize,
       threads,
       base_url: server.baseUrl,
     },
-    'embedded ranking model serving',
+    message,
   );
   return {
     baseUrl: server.baseUrl,

@@ -4,15 +4,15 @@
 // window (node-llama-cpp's "maxChunk"), so a long passage is never refused.
 import path from 'node:path';
 import type { Llama, LlamaModel, LlamaRankingContext } from 'node-llama-cpp';
-import { cpuLlama } from './engine.ts';
+import {
+  type LoadedSideModel,
+  loadSideModel,
+  SerialQueue,
+  type SideEngineOptions,
+} from './side-engine.ts';
 
-export interface RankingEngineOptions {
-  modelPath: string;
-  /** Tokens of one (query, document) pair; capped at the model's training context. */
-  contextSize: number;
-  /** CPU threads for evaluation (never more than the cores). */
-  threads: number;
-}
+/** `contextSize`: tokens of one (query, document) pair. */
+export type RankingEngineOptions = SideEngineOptions;
 
 export interface RankedScores {
   /** One score per document, 0–1, in the documents' order. */
@@ -35,52 +35,30 @@ export class RankingEngine implements RankingModel {
   private readonly llama: Llama;
   private readonly model: LlamaModel;
   private readonly context: LlamaRankingContext;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
-  private constructor(
-    llama: Llama,
-    model: LlamaModel,
-    context: LlamaRankingContext,
-    o: RankingEngineOptions,
-  ) {
-    this.llama = llama;
-    this.model = model;
-    this.context = context;
+  private constructor(m: LoadedSideModel<LlamaRankingContext>, o: RankingEngineOptions) {
+    this.llama = m.llama;
+    this.model = m.model;
+    this.context = m.context;
     this.id = path.basename(o.modelPath).replace(/\.gguf$/i, '');
-    this.contextSize = context.contextSize;
+    this.contextSize = m.context.contextSize;
     this.threads = o.threads;
   }
 
   static async load(o: RankingEngineOptions): Promise<RankingEngine> {
-    const llama = await cpuLlama(o.threads);
-    try {
-      const model = await llama.loadModel({ modelPath: o.modelPath });
-      const contextSize = Math.min(o.contextSize, model.trainContextSize);
-      // A cross-encoder reads the pair in one batch: the batch is the context.
-      const context = await model.createRankingContext({
-        contextSize,
-        batchSize: contextSize,
-        threads: o.threads,
-      });
-      return new RankingEngine(llama, model, context, o);
-    } catch (err) {
-      await llama.dispose();
-      throw err;
-    }
+    // A cross-encoder reads the pair in one batch: the batch is the context.
+    const m = await loadSideModel(o, (model, opts) => model.createRankingContext(opts));
+    return new RankingEngine(m, o);
   }
 
   /** Queued behind the requests before it; the signal is checked between documents. */
   rank(query: string, documents: readonly string[], signal?: AbortSignal): Promise<RankedScores> {
-    const run = this.tail.then(() => this.run(query, documents, signal));
-    this.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.queue.run(() => this.run(query, documents, signal));
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.queue.drained();
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();

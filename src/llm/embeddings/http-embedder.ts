@@ -3,8 +3,8 @@
 // bounded size, a bounded number of requests at once across all callers, each with its own time
 // limit. Which model is served is learnt from /models when none is configured; the dimension is
 // learnt from the first answer and held: a vector of another dimension is an error, never kept.
-import { Semaphore } from '../../util/semaphore.ts';
 import { fetchModels } from '../model-info.ts';
+import { SideModelHttp } from '../side-http.ts';
 import type { Embedder, EmbedOptions, EmbedPurpose } from './embedder.ts';
 import { EmbeddingError, embeddingErrorOf } from './embedding-error.ts';
 import { parseEmbeddings } from './embeddings-wire.ts';
@@ -34,32 +34,28 @@ export interface HttpEmbedderOptions {
   fetch?: typeof fetch;
 }
 
-function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
-}
-
-/** A non-2xx answer, with its status for the classification. */
-class HttpStatusError extends Error {
-  readonly status: number;
-  constructor(message: string, status: number) {
-    super(message);
-    this.name = 'HttpStatusError';
-    this.status = status;
-  }
-}
-
 export class HttpEmbedder implements Embedder {
   private readonly o: HttpEmbedderOptions;
-  private readonly url: string;
-  private readonly gate: Semaphore;
+  private readonly http: SideModelHttp;
   private discovery: Promise<string> | undefined;
   private modelId: string | undefined;
   private dims: number | undefined;
 
   constructor(o: HttpEmbedderOptions) {
     this.o = o;
-    this.url = `${o.baseUrl.replace(/\/+$/, '')}/embeddings`;
-    this.gate = new Semaphore(Math.max(1, o.concurrency));
+    this.http = new SideModelHttp(
+      { ...o, path: 'embeddings' },
+      {
+        noun: 'embedding',
+        make: (reason, message, cause) => new EmbeddingError(reason, message, { cause }),
+        classify: embeddingErrorOf,
+        // A discovered model that is no longer served (the server was given another): learn
+        // again on the next call, under a new id, so old and new vectors are never compared.
+        onNotFound: () => {
+          if (!o.model) this.forget();
+        },
+      },
+    );
     if (o.model) this.modelId = o.model;
   }
 
@@ -123,7 +119,7 @@ export class HttpEmbedder implements Embedder {
 
   private resolveModel(signal: AbortSignal | undefined): Promise<string> {
     if (this.modelId !== undefined) return Promise.resolve(this.modelId);
-    this.discovery ??= this.discover(signal).then(
+    this.discovery ??= this.http.firstModel(signal).then(
       (id) => {
         this.modelId = id;
         return id;
@@ -136,85 +132,21 @@ export class HttpEmbedder implements Embedder {
     return this.discovery;
   }
 
-  private async discover(signal: AbortSignal | undefined): Promise<string> {
-    signal?.throwIfAborted();
-    let models: { id: string }[];
-    try {
-      models = await fetchModels({
-        baseUrl: this.o.baseUrl,
-        apiKey: this.o.apiKey,
-        timeoutMs: this.o.timeoutMs,
-        ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
-      });
-    } catch (err) {
-      throw new EmbeddingError('unavailable', `cannot list the embedding models: ${String(err)}`, {
-        cause: err,
-      });
-    }
-    const first = models[0];
-    if (!first)
-      throw new EmbeddingError('unavailable', `${this.o.baseUrl} lists no embedding model`);
-    return first.id;
-  }
-
   private async request(
     model: string,
     input: string[],
     signal: AbortSignal | undefined,
   ): Promise<Float32Array[]> {
-    const release = await this.gate.acquire();
-    try {
-      signal?.throwIfAborted();
-      const timeout = AbortSignal.timeout(this.o.timeoutMs);
-      const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      const format = this.o.encodingFormat ?? 'float';
-      let body: unknown;
-      try {
-        const res = await (this.o.fetch ?? fetch)(this.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}),
-          },
-          body: JSON.stringify({ model, input, encoding_format: format }),
-          signal: both,
-        });
-        if (!res.ok) {
-          await res.body?.cancel();
-          throw new HttpStatusError(`POST ${this.url} answered HTTP ${res.status}`, res.status);
-        }
-        body = await res.json();
-      } catch (err) {
-        // A discovered model that is no longer served (the server was given another): learn
-        // again on the next call, under a new id, so old and new vectors are never compared.
-        if (!this.o.model && err instanceof HttpStatusError && err.status === 404) this.forget();
-        throw this.failure(err, signal, timeout);
-      }
-      const vectors = parseEmbeddings(body, input.length, this.dims);
-      if (this.modelId === model) this.dims ??= vectors[0]?.length;
-      return vectors;
-    } finally {
-      release();
-    }
+    const format = this.o.encodingFormat ?? 'float';
+    const body = await this.http.post({ model, input, encoding_format: format }, signal);
+    const vectors = parseEmbeddings(body, input.length, this.dims);
+    if (this.modelId === model) this.dims ??= vectors[0]?.length;
+    return vectors;
   }
 
   private forget(): void {
     this.discovery = undefined;
     this.modelId = undefined;
     this.dims = undefined;
-  }
-
-  private failure(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal): Error {
-    if (signal?.aborted)
-      return new EmbeddingError('aborted', 'the caller stopped waiting', { cause: signal.reason });
-    if (timeout.aborted && isAbort(err))
-      return new EmbeddingError('timeout', `POST ${this.url} took over ${this.o.timeoutMs} ms`, {
-        cause: err,
-      });
-    if (err instanceof SyntaxError)
-      return new EmbeddingError('bad_response', `POST ${this.url} answered with no JSON`, {
-        cause: err,
-      });
-    return embeddingErrorOf(err, `POST ${this.url}`);
   }
 }

@@ -1,19 +1,9 @@
 // Why a rerank call failed. Every reason means "keep the fused order this time": a reranker only
 // refines what search already found, so none of them reaches the person in the thread.
 import { ThreadmindError } from '../../model/errors.ts';
-import { asCodedError } from '../classify-error.ts';
+import { type SideModelReason, sideModelFailureOf } from '../side-error.ts';
 
-export type RerankReason =
-  /** Down, refusing connections, 5xx, the model not served, or a key it does not accept. */
-  | 'unavailable'
-  /** No answer within the request's time. */
-  | 'timeout'
-  /** An answer that is not one score per document. */
-  | 'bad_response'
-  /** A 4xx about the input itself. */
-  | 'rejected'
-  /** The caller's own signal fired. */
-  | 'aborted';
+export type RerankReason = SideModelReason;
 
 export type RerankErrorCode = `rerank_${RerankReason}`;
 
@@ -39,13 +29,6 @@ export class RerankError extends ThreadmindError<RerankErrorCode> {
 /** Classifies a failed request (fetch's errors, an HTTP status) the way chat calls are. */
 export function rerankErrorOf(err: unknown, what: string): RerankError {
   if (RerankError.isRerankError(err)) return err;
-  const coded = asCodedError(err);
-  const reason: RerankReason =
-    coded.code === 'model_timeout'
-      ? 'timeout'
-      : coded.code === 'model_rejected' || coded.code === 'context_too_long'
-        ? 'rejected'
-        : 'unavailable';
-  const detail = err instanceof Error ? err.message : String(err);
-  return new RerankError(reason, `${what}: ${detail}`, { cause: err });
+  const { reason, message } = sideModelFailureOf(err, what);
+  return new RerankError(reason, message, { cause: err });
 }

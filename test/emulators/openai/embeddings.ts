@@ -4,7 +4,8 @@
 // hashed words, unit length, so equal text gives equal vectors and shared words give similar ones.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { exchangeSignal, sendJson, sleep, untilAborted } from './http.ts';
+import { exchangeSignal, sendJson, sleep } from './http.ts';
+import { answerSideFault } from './side-faults.ts';
 import { countTokens } from './tokenizer.ts';
 import type { EmbeddingModelSpec, EmbeddingReply, RequestBody } from './types.ts';
 import { errorBody, modelNotFound } from './wire.ts';
@@ -104,20 +105,8 @@ export async function handleEmbeddings(
   if (!(await sleep(reply.delayMs ?? 0, signal))) return;
   let dims = model.dimensions;
   let vectors = texts;
+  if (await answerSideFault(res, reply.fault, signal)) return;
   switch (reply.fault) {
-    case 'http500':
-      return sendJson(res, 500, errorBody('Internal server error', 'InternalServerError', 500));
-    case 'http503':
-      return sendJson(res, 503, errorBody('The model is loading.', 'ServiceUnavailableError', 503));
-    case 'hang':
-      return untilAborted(signal);
-    case 'reset':
-      res.socket?.destroy();
-      return;
-    case 'not_json':
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html><body>Bad gateway</body></html>');
-      return;
     case 'wrong_dimension':
       dims = model.dimensions + 1;
       break;

@@ -6,7 +6,8 @@
 // and an unrelated one 0.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { exchangeSignal, sendJson, sleep, untilAborted } from './http.ts';
+import { exchangeSignal, sendJson, sleep } from './http.ts';
+import { answerSideFault } from './side-faults.ts';
 import { countTokens } from './tokenizer.ts';
 import type { RequestBody, RerankModelSpec, RerankReply } from './types.ts';
 import { errorBody, modelNotFound } from './wire.ts';
@@ -70,18 +71,8 @@ export async function handleRerank(
     .sort((a, b) => b.score - a.score || a.index - b.index);
   const topN = typeof body.top_n === 'number' && body.top_n > 0 ? body.top_n : ranked.length;
   ranked = ranked.slice(0, topN);
+  if (await answerSideFault(res, reply.fault, signal)) return;
   switch (reply.fault) {
-    case 'http500':
-      return sendJson(res, 500, errorBody('Internal server error', 'InternalServerError', 500));
-    case 'hang':
-      return untilAborted(signal);
-    case 'reset':
-      res.socket?.destroy();
-      return;
-    case 'not_json':
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html><body>Bad gateway</body></html>');
-      return;
     case 'wrong_count':
       ranked = ranked.slice(0, -1);
       break;
