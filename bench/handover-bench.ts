@@ -5,6 +5,7 @@
 //  - messages lost (never answered) and answered twice, inside Discord's resume window (target 0);
 //  - takeover time: kill -9 → the standby hands the first replayed event to its client (its log
 //    line's time), and kill -9 → the standby connected to Discord.
+import { answeredTags, askTagged } from '../test/scale/discord-asks.ts';
 import { taggedAnswer } from '../test/scale/tagged-answers.ts';
 import type { Role } from '../test/support/cluster.ts';
 import { startClusterRig } from '../test/support/cluster-rig.ts';
@@ -32,15 +33,9 @@ scale:
     const first = [spawn('gateway'), spawn('gateway'), spawn('worker')];
     await Promise.all(first.map((p) => p.port()));
     await discord.waitFor(() => discord.gatewaySessions().connected === 1, 60_000);
-    const guild = discord.guilds[0];
-    const channelId = guild?.channels[0]?.id ?? '';
-    const user = discord.users[1]?.id ?? '';
     const answers = (): Map<string, number> => {
       const count = new Map<string, number>();
-      for (const th of discord.threads())
-        for (const m of discord.messages(th.id))
-          for (const hit of m.content.matchAll(/END-(q[\w-]+)\b/g))
-            count.set(hit[1] ?? '', (count.get(hit[1] ?? '') ?? 0) + 1);
+      for (const tag of answeredTags(discord)) count.set(tag, (count.get(tag) ?? 0) + 1);
       return count;
     };
     const rows: { lost: number; twice: number; replayMs: number; connectMs: number }[] = [];
@@ -51,14 +46,7 @@ scale:
       if (!active || !standby) throw new Error('handover bench: no active gateway and standby');
       const tags = Array.from({ length: BATCH }, (_, i) => `q-r${run}-${i}`);
       const send = async (from: number, to: number) => {
-        for (const tag of tags.slice(from, to))
-          await discord.userMessage({
-            guildId: guild?.id ?? '',
-            channelId,
-            userId: user,
-            content: `${tag} what is it?`,
-            mentionsBot: true,
-          });
+        for (const tag of tags.slice(from, to)) await askTagged(discord, tag);
       };
       const mark = standby.lines.length;
       await send(0, BATCH / 2);

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import type { DiscordEmulator } from '../emulators/discord/index.ts';
 import type { BotProcess, Role } from '../support/cluster.ts';
 import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
+import { answeredTags as answered, askTagged } from './discord-asks.ts';
 import { taggedAnswer } from './tagged-answers.ts';
 
 let rig: ClusterRig;
@@ -35,28 +36,12 @@ after(async () => {
   await rig?.close();
 });
 
-function answeredTags(): string[] {
-  return discord
-    .threads()
-    .flatMap((th) => discord.messages(th.id).map((m) => m.content))
-    .flatMap((t) => [...t.matchAll(/END-(q[\w-]+)\b/g)].map((m) => m[1] ?? ''));
-}
+const answeredTags = () => answered(discord);
 
 test('past the resume window the standby identifies anew and logs what may have been missed', {
   timeout: 120_000,
 }, async () => {
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
-  const ask = (tag: string) =>
-    discord.userMessage({
-      guildId: guild.id,
-      channelId,
-      userId: user,
-      content: `${tag} what is it?`,
-      mentionsBot: true,
-    });
+  const ask = (tag: string) => askTagged(discord, tag);
   const gateways = procs.filter((p) => p.role === 'gateway');
   const active = gateways.find((g) => g.lines.some((l) => l.msg === 'discord connected'));
   const standby = gateways.find((g) => g !== active);
@@ -99,24 +84,13 @@ test('past the resume window the standby identifies anew and logs what may have 
 test('a gateway stopped with SIGTERM hands its session over: the next one resumes it', {
   timeout: 120_000,
 }, async () => {
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
   const active = procs.find((p) => p.role === 'gateway' && p.alive);
   assert.ok(active, 'the gateway that took over in the test before');
   const next = rig.spawn('gateway', 'gateway-next', procEnv);
   await next.port(60_000);
   const stopped = active.stop();
   const tags = Array.from({ length: 10 }, (_, i) => `q-handover-${i}`);
-  for (const tag of tags)
-    await discord.userMessage({
-      guildId: guild.id,
-      channelId,
-      userId: user,
-      content: `${tag} what is it?`,
-      mentionsBot: true,
-    });
+  for (const tag of tags) await askTagged(discord, tag);
   assert.equal(await stopped, 0, 'the old gateway stopped cleanly');
   await next.waitLog((l) => l.msg === 'previous gateway session resumed and replayed', 60_000);
   await discord.waitFor(() => tags.every((t) => answeredTags().includes(t)) || undefined, 60_000);

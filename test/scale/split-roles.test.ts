@@ -17,6 +17,7 @@ import type { SlackEmulator } from '../emulators/slack/index.ts';
 import type { BotProcess } from '../support/cluster.ts';
 import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
 import type { TestRedis } from '../support/redis-server.ts';
+import { askTagged } from './discord-asks.ts';
 import { lastQuestionTag, taggedAnswer } from './tagged-answers.ts';
 
 const SLACK_THREADS = 50;
@@ -163,22 +164,12 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
   await killed.kill9();
 
   // Discord: mentions at the top level (each starts a thread), then the active gateway dies.
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
   const discordTags: string[] = [];
   const sendDiscord = async (n: number, phase: string) => {
     for (let i = 0; i < n; i++) {
       const tag = `q-d${phase}${i}`;
       discordTags.push(tag);
-      await discord.userMessage({
-        guildId: guild.id,
-        channelId,
-        userId: user,
-        content: `${tag} what is it?`,
-        mentionsBot: true,
-      });
+      await askTagged(discord, tag);
     }
   };
   const gateways = procs.filter((p) => p.role === 'gateway');
