@@ -8,14 +8,8 @@
 //    Redis): each event's signed request → HTTP 200.
 // The emulators and the load generator run in a child process (bench/emulator-process.ts), the
 // bot and the floor app in this one; the split roles are child processes of their own.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startDiscordEmulator } from '../test/emulators/discord/index.ts';
-import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
-import { startSlackEmulator } from '../test/emulators/slack/index.ts';
-import { BotProcess, clusterEnv, writeClusterConfig } from '../test/support/cluster.ts';
-import { startPrivateRedis } from '../test/support/redis-server.ts';
+import type { BotProcess } from '../test/support/cluster.ts';
+import { startClusterRig } from '../test/support/cluster-rig.ts';
 import { forkBareBolt, startBareBolt } from './bare-bolt.ts';
 import type { BurstResult } from './emulator-process.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
@@ -82,34 +76,18 @@ async function botAgainstFloor(): Promise<string[]> {
 
 /** Issue 24: 1,000 events at once at one ingress, a worker behind it, a private Redis. */
 async function ingressBurst(): Promise<string[]> {
-  const redis = await startPrivateRedis();
-  const llm = await startOpenAIEmulator();
-  const vision = await startOpenAIEmulator({
-    models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
+  const rig = await startClusterRig({
+    signingSecret: SIGNING_SECRET,
+    dirPrefix: 'tm-bench-burst-',
   });
-  const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  const discord = await startDiscordEmulator();
-  const dir = mkdtempSync(path.join(tmpdir(), 'tm-bench-burst-'));
+  const { llm, slack } = rig;
   // The turns stay unfinished: the figure is the ingress's, not the worker's.
   llm.setResponder(() => ({ content: 'ok', delayMs: 60_000 }));
-  const config = writeClusterConfig(
-    dir,
-    `doctor: { onStart: 'off' }
+  const env = rig.env(`doctor: { onStart: 'off' }
 scale:
   queue: { name: burst-${process.pid}, orderPollMs: 20 }
-`,
-  );
-  const env = clusterEnv({
-    dir,
-    storeUrl: redis.url,
-    config,
-    llm,
-    vision,
-    slack,
-    signingSecret: SIGNING_SECRET,
-    discord,
-  });
-  const ps = [new BotProcess('ingress', 'ingress', env), new BotProcess('worker', 'worker', env)];
+`);
+  const ps = [rig.spawn('ingress', 'ingress', env), rig.spawn('worker', 'worker', env)];
   try {
     // A loaded machine starts processes slowly.
     const listening = (p: BotProcess | undefined) =>
@@ -161,12 +139,6 @@ scale:
       await bare.stop();
     }
   } finally {
-    await Promise.all(ps.map((p) => p.kill9()));
-    await slack.close();
-    await discord.close();
-    await llm.close();
-    await vision.close();
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await rig.close();
   }
 }

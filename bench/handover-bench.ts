@@ -5,15 +5,10 @@
 //  - messages lost (never answered) and answered twice, inside Discord's resume window (target 0);
 //  - takeover time: kill -9 → the standby hands the first replayed event to its client (its log
 //    line's time), and kill -9 → the standby connected to Discord.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startDiscordEmulator } from '../test/emulators/discord/index.ts';
-import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
-import { startSlackEmulator } from '../test/emulators/slack/index.ts';
+import { answeredTags, askTagged } from '../test/scale/discord-asks.ts';
 import { taggedAnswer } from '../test/scale/tagged-answers.ts';
-import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../test/support/cluster.ts';
-import { startPrivateRedis } from '../test/support/redis-server.ts';
+import type { Role } from '../test/support/cluster.ts';
+import { startClusterRig } from '../test/support/cluster-rig.ts';
 
 const RUNS = 3;
 const BATCH = 40;
@@ -21,53 +16,26 @@ const ANSWER_WAIT_MS = 90_000;
 const SIGNING_SECRET = 'bench-handover-secret';
 
 export async function benchHandover(): Promise<string[]> {
-  const redis = await startPrivateRedis();
-  const llm = await startOpenAIEmulator();
-  const vision = await startOpenAIEmulator({
-    models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
+  const rig = await startClusterRig({
+    signingSecret: SIGNING_SECRET,
+    dirPrefix: 'tm-bench-handover-',
   });
-  llm.setResponder(taggedAnswer);
-  const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  const discord = await startDiscordEmulator();
-  const dir = mkdtempSync(path.join(tmpdir(), 'tm-bench-handover-'));
-  const config = writeClusterConfig(
-    dir,
-    `doctor: { onStart: 'off' }
+  const { discord, procs } = rig;
+  rig.llm.setResponder(taggedAnswer);
+  const env = rig.env(`doctor: { onStart: 'off' }
 scale:
   queue: { name: handover-${process.pid}, orderPollMs: 20 }
-`,
-  );
-  const env = clusterEnv({
-    dir,
-    storeUrl: redis.url,
-    config,
-    llm,
-    vision,
-    slack,
-    signingSecret: SIGNING_SECRET,
-    discord,
-  });
-  const procs: BotProcess[] = [];
+`);
   let n = 0;
-  const spawn = (role: Role) => {
-    const p = new BotProcess(role, `${role}-${n++}`, env);
-    procs.push(p);
-    return p;
-  };
+  const spawn = (role: Role) => rig.spawn(role, `${role}-${n++}`, env);
   const out: string[] = [];
   try {
     const first = [spawn('gateway'), spawn('gateway'), spawn('worker')];
     await Promise.all(first.map((p) => p.port()));
     await discord.waitFor(() => discord.gatewaySessions().connected === 1, 60_000);
-    const guild = discord.guilds[0];
-    const channelId = guild?.channels[0]?.id ?? '';
-    const user = discord.users[1]?.id ?? '';
     const answers = (): Map<string, number> => {
       const count = new Map<string, number>();
-      for (const th of discord.threads())
-        for (const m of discord.messages(th.id))
-          for (const hit of m.content.matchAll(/END-(q[\w-]+)\b/g))
-            count.set(hit[1] ?? '', (count.get(hit[1] ?? '') ?? 0) + 1);
+      for (const tag of answeredTags(discord)) count.set(tag, (count.get(tag) ?? 0) + 1);
       return count;
     };
     const rows: { lost: number; twice: number; replayMs: number; connectMs: number }[] = [];
@@ -78,14 +46,7 @@ scale:
       if (!active || !standby) throw new Error('handover bench: no active gateway and standby');
       const tags = Array.from({ length: BATCH }, (_, i) => `q-r${run}-${i}`);
       const send = async (from: number, to: number) => {
-        for (const tag of tags.slice(from, to))
-          await discord.userMessage({
-            guildId: guild?.id ?? '',
-            channelId,
-            userId: user,
-            content: `${tag} what is it?`,
-            mentionsBot: true,
-          });
+        for (const tag of tags.slice(from, to)) await askTagged(discord, tag);
       };
       const mark = standby.lines.length;
       await send(0, BATCH / 2);
@@ -120,13 +81,7 @@ scale:
       `takeover, kill -9 → the standby connected to Discord: ${rows.map((r) => s(r.connectMs)).join(', ')} s (n=${RUNS})`,
     );
   } finally {
-    await Promise.all(procs.map((p) => p.kill9()));
-    await slack.close();
-    await discord.close();
-    await llm.close();
-    await vision.close();
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await rig.close();
   }
   return out;
 }

@@ -7,14 +7,9 @@
 //    sent → the model request arriving at the emulated server (the bot's work before the model),
 //    each sample in the same run; the queue's own part (enqueue → a worker starts it) apart;
 //  - gateway takeover: kill -9 of the active gateway → the standby connected to Discord.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startDiscordEmulator } from '../test/emulators/discord/index.ts';
-import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
-import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
-import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../test/support/cluster.ts';
-import { startPrivateRedis } from '../test/support/redis-server.ts';
+import type { ApiCall } from '../test/emulators/slack/index.ts';
+import type { BotProcess, Role } from '../test/support/cluster.ts';
+import { startClusterRig } from '../test/support/cluster-rig.ts';
 import { fmt, summary } from './stats.ts';
 
 const SIGNING_SECRET = 'bench-scale-secret';
@@ -31,14 +26,11 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 export async function benchScale(): Promise<string[]> {
   const out: string[] = [];
-  const redis = await startPrivateRedis();
-  const llm = await startOpenAIEmulator();
-  const vision = await startOpenAIEmulator({
-    models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }],
+  const rig = await startClusterRig({
+    signingSecret: SIGNING_SECRET,
+    dirPrefix: 'tm-bench-scale-',
   });
-  const slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  const discord = await startDiscordEmulator();
-  const dir = mkdtempSync(path.join(tmpdir(), 'tm-bench-scale-'));
+  const { llm, slack } = rig;
   let modelMs = MODEL_MS;
   llm.setResponder(() => ({ content: 'ok, done', delayMs: modelMs }));
   const closed = new Map<string, () => void>();
@@ -53,30 +45,15 @@ export async function benchScale(): Promise<string[]> {
     return record(...items);
   };
   let cluster = 0;
-  const procs: BotProcess[] = [];
   const start = async (roles: Role[], concurrency = 64) => {
     cluster++;
-    const config = writeClusterConfig(
-      dir,
-      `doctor: { onStart: 'off' }
+    const env = rig.env(`doctor: { onStart: 'off' }
 core: { maxConcurrentTurns: ${concurrency} }
 slack: { updateIntervalMs: 200 }
 scale:
   queue: { name: bench-${process.pid}-${cluster}, concurrency: ${concurrency}, orderPollMs: 20 }
-`,
-    );
-    const env = clusterEnv({
-      dir,
-      storeUrl: redis.url,
-      config,
-      llm,
-      vision,
-      slack,
-      signingSecret: SIGNING_SECRET,
-      discord,
-    });
-    const ps = roles.map((r, i) => new BotProcess(r, `${r}-${cluster}-${i}`, env));
-    procs.push(...ps);
+`);
+    const ps = roles.map((r, i) => rig.spawn(r, `${r}-${cluster}-${i}`, env));
     await Promise.all(ps.map((p) => p.port()));
     const front = ps.find((p) => p.role === 'ingress' || p.role === 'all');
     if (front) slack.setEventsUrl(`http://127.0.0.1:${await front.port()}/slack/events`);
@@ -196,13 +173,7 @@ scale:
       await stopAll(ps.filter((p) => p.alive));
     }
   } finally {
-    await Promise.all(procs.map((p) => p.kill9()));
-    await slack.close();
-    await discord.close();
-    await llm.close();
-    await vision.close();
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await rig.close();
   }
   return out;
 }

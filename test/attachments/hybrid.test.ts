@@ -5,16 +5,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { DestinationStream } from 'pino';
 import { fuse } from '../../src/attachments/index/fusion.ts';
 import { AttachmentIndex, attachmentKeys, ownerKey } from '../../src/attachments/index/index.ts';
 import type { AttachmentRecord } from '../../src/attachments/types.ts';
 import { createStore } from '../../src/compose/create-store.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import type { Owner } from '../../src/scope/scope.ts';
 import type { Store } from '../../src/store/store.ts';
 import { HashingEmbedder } from '../support/hashing-embedder.ts';
 import { BrokenEmbedder, TableEmbedder } from './fake-embedders.ts';
+import { capturingLogger, textFile } from './index-fixtures.ts';
 
 let store: Store;
 before(async () => {
@@ -30,19 +29,7 @@ const owners = () => {
   return { session, channel, project, all: [session, channel, project] };
 };
 
-const file = (id: string) => ({
-  fileId: id,
-  filename: `${id}.txt`,
-  kind: 'text' as const,
-  mime: 'text/plain',
-  bytes: 100,
-});
-
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = { write: (s: string) => lines.push(JSON.parse(s)) } as DestinationStream;
-  return { log: createLogger('warn', destination), lines };
-}
+const file = textFile;
 
 // Query "refund window" points along the first axis.
 const table = (id = 'table-v1') =>

@@ -8,6 +8,7 @@ import { detectLanguage } from '../../src/attachments/index/language.ts';
 import { createStore } from '../../src/compose/create-store.ts';
 import type { Owner } from '../../src/scope/scope.ts';
 import type { Store } from '../../src/store/store.ts';
+import { textFile } from './index-fixtures.ts';
 
 let store: Store;
 before(async () => {
@@ -16,13 +17,7 @@ before(async () => {
 after(() => store.close());
 
 const channel = (): Owner => ({ kind: 'channel', key: `slack:T${randomUUID().slice(0, 8)}:C1` });
-const file = (id: string) => ({
-  fileId: id,
-  filename: `${id}.txt`,
-  kind: 'text' as const,
-  mime: 'text/plain',
-  bytes: 100,
-});
+const file = textFile;
 
 const GERMAN =
   'Der Mieter kann das Mietverhältnis mit einer Frist von drei Monaten schriftlich kündigen. ' +

@@ -4,22 +4,12 @@
 // files do not cover it; with the reranker down, the answer still comes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { OpenAIEmulator, ScriptedReply } from '../emulators/openai/index.ts';
+import type { OpenAIEmulator } from '../emulators/openai/index.ts';
 import { startOpenAIEmulator } from '../emulators/openai/index.ts';
 import { buildTextPdf } from '../fixtures/documents/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { callsTo, waitForReply } from '../support/slack-helpers.ts';
-
-type Req = { messages: { role: string; content: unknown }[] };
-
-/** The model searches once, then answers with what the tool returned. */
-function searchThenAnswer(query: string) {
-  return (req: Req): ScriptedReply => {
-    const last = req.messages.at(-1);
-    if (last?.role === 'tool') return { content: `TOOL RESULT: ${String(last.content)}` };
-    return { toolCalls: [{ name: 'search_attachment', arguments: { query } }] };
-  };
-}
+import { searchThenAnswer } from './search-then-answer.ts';
 
 // Pages enough that the file is never given whole (over the 6,000-character budget).
 const FILLER = Array.from(

@@ -6,14 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { DestinationStream } from 'pino';
 import { AttachmentIndex, type AttachmentIndexOptions } from '../../src/attachments/index/index.ts';
 import { createStore } from '../../src/compose/create-store.ts';
 import { HttpReranker } from '../../src/llm/rerank/http-reranker.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import type { Owner } from '../../src/scope/scope.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
+import { capturingLogger, textFile } from './index-fixtures.ts';
 
 const MODEL = { id: 'BAAI/bge-reranker-v2-m3', max_model_len: 512 };
 
@@ -33,19 +32,7 @@ beforeEach(() => {
 });
 
 const owner = (): Owner => ({ kind: 'session', key: `slack:T${randomUUID().slice(0, 8)}:C1:1.1` });
-const file = (id: string) => ({
-  fileId: id,
-  filename: `${id}.txt`,
-  kind: 'text' as const,
-  mime: 'text/plain',
-  bytes: 100,
-});
-
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = { write: (s: string) => lines.push(JSON.parse(s)) } as DestinationStream;
-  return { log: createLogger('warn', destination), lines };
-}
+const file = textFile;
 
 const reranker = (timeoutMs = 2000) =>
   new HttpReranker({ baseUrl: emu.baseURL, model: MODEL.id, timeoutMs, concurrency: 2 });

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreWatch } from '../contract/flow-driver.ts';
 import type { DiscordMessage } from '../emulators/discord/index.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { type HttpTestServer, startHttpTestServer } from '../support/mcp-test-server.ts';
+import { type ApprovalHarness, startApprovalHarness } from '../support/approval-harness.ts';
+import type { Harness } from '../support/harness.ts';
+import type { HttpTestServer } from '../support/mcp-test-server.ts';
 
 type Row = { components?: { custom_id?: string; label?: string }[] };
 const DELETE = { name: 'test__delete_everything', arguments: { project: 'DSC' } };
@@ -16,27 +17,25 @@ const buttonsOf = (m: DiscordMessage | undefined) =>
     .filter((c) => c.custom_id?.startsWith('t1.approval.'));
 
 describe('Discord: team tools wait for approval in the thread', () => {
+  let rig: ApprovalHarness;
   let h: Harness;
   let server: HttpTestServer;
   const watch = new CoreWatch();
 
   before(async () => {
-    server = await startHttpTestServer();
     // The guild's first channel, known before the harness starts only through the emulator's seed.
-    h = await startHarness({
+    rig = await startApprovalHarness(watch, (url) => ({
       discord: true,
       overrides: {
-        llm: { maxRetries: 0 },
-        mcp: { servers: [{ name: 'test', url: server.url }] },
+        mcp: { servers: [{ name: 'test', url }] },
         channels: { defaults: { mcpServers: 'test' } },
       },
-    });
+    }));
+    ({ h, server } = rig);
     await h.discord?.waitFor(() => h.discord?.gatewaySessions().connected === 1, 15_000);
-    watch.watch(h.app.core);
   });
   after(async () => {
-    await h?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   test('another member is refused; the asker approves once and the call runs on resume', async () => {

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreWatch } from '../contract/flow-driver.ts';
 import type { SlackMessage } from '../emulators/slack/types.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { type HttpTestServer, startHttpTestServer } from '../support/mcp-test-server.ts';
+import { type ApprovalHarness, startApprovalHarness } from '../support/approval-harness.ts';
+import type { Harness } from '../support/harness.ts';
+import type { HttpTestServer } from '../support/mcp-test-server.ts';
 
 const TEAM = 'T0EMU00001';
 const ASKER = 'U0ASKER001';
@@ -19,19 +20,18 @@ const CH_B = 'CAPPROVE02';
 const DELETE = { name: 'test__delete_everything', arguments: { project: 'OPS' } };
 
 describe('Slack: team tools wait for approval in the thread', () => {
+  let rig: ApprovalHarness;
   let h: Harness;
   let server: HttpTestServer;
   const watch = new CoreWatch();
 
   before(async () => {
-    server = await startHttpTestServer();
-    h = await startHarness({
+    rig = await startApprovalHarness(watch, (url) => ({
       overrides: {
-        llm: { maxRetries: 0 },
         mcp: {
           servers: [
-            { name: 'test', url: server.url },
-            { name: 'secret', url: server.url, private: true, allowTools: ['echo'] },
+            { name: 'test', url },
+            { name: 'secret', url, private: true, allowTools: ['echo'] },
           ],
           approvalTtlSeconds: 60,
           approvers: [APPROVER],
@@ -43,12 +43,11 @@ describe('Slack: team tools wait for approval in the thread', () => {
           },
         },
       },
-    });
-    watch.watch(h.app.core);
+    }));
+    ({ h, server } = rig);
   });
   after(async () => {
-    await h?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   const bot = () => h.slack.botUserId;

@@ -6,34 +6,33 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
 import { CoreWatch } from '../contract/flow-driver.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { type HttpTestServer, startHttpTestServer } from '../support/mcp-test-server.ts';
+import { type ApprovalHarness, startApprovalHarness } from '../support/approval-harness.ts';
+import type { Harness } from '../support/harness.ts';
+import type { HttpTestServer } from '../support/mcp-test-server.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 
 const DELETE = { name: 'test__delete_everything', arguments: { project: 'WEB' } };
 
 describe('Web chat: team tools wait for approval', () => {
+  let rig: ApprovalHarness;
   let h: Harness;
   let server: HttpTestServer;
   let client: WebChatClient;
   const watch = new CoreWatch();
 
   before(async () => {
-    server = await startHttpTestServer();
-    h = await startHarness({
+    rig = await startApprovalHarness(watch, (url) => ({
       env: { WEB_ENABLED: 'true' },
       overrides: {
-        llm: { maxRetries: 0 },
-        mcp: { servers: [{ name: 'test', url: server.url }] },
+        mcp: { servers: [{ name: 'test', url }] },
         channels: { overrides: { 'web:local:chat': { mcpServers: 'test' } } },
       },
-    });
-    watch.watch(h.app.core);
+    }));
+    ({ h, server } = rig);
     client = new WebChatClient(`http://127.0.0.1:${h.app.port}`);
   });
   after(async () => {
-    await h?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   const bot = (v: ThreadView): WebMessage[] => v.messages().filter((m) => m.author === 'bot');

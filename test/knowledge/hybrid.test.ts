@@ -4,14 +4,13 @@
 // nothing, a failing embedder still gets an answer (by words), another model's vectors are never
 // compared, and a person who may see little still gets their best passage.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { KnowledgeSettings } from '../../src/knowledge/settings.ts';
 import type { KnowledgeItem } from '../../src/knowledge/types.ts';
 import type { Embedder } from '../../src/llm/embeddings/embedder.ts';
 import { EmbeddingFallbackLog } from '../../src/llm/embeddings/embedding-fallback.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import { HashingEmbedder } from '../support/hashing-embedder.ts';
+import { capturedLog } from './captured-log.ts';
 import { type KgHarness, startKg, TEST_DIMENSIONS } from './kg-harness.ts';
 
 let kg: KgHarness;
@@ -26,18 +25,6 @@ const withVectors = (over: Partial<KnowledgeSettings['vectorSearch']> = {}): Kno
   ...kg.settings,
   vectorSearch: { ...kg.settings.vectorSearch, minSimilarity: 0.3, ...over },
 });
-
-/** A logger whose warnings the test can count. */
-function capturedLog() {
-  const lines: Array<{ msg: string; what?: string }> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { log: createLogger('warn', sink), lines };
-}
 
 const hasVectorScore = (i: KnowledgeItem) => i.retrieval_scores.vector !== undefined;
 

@@ -3,11 +3,10 @@
 // more than without it (the reranker only reads what the final ACL check let through); a reranker
 // that is down leaves the order as it was, and the log says so once.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { HttpReranker } from '../../src/llm/rerank/http-reranker.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
+import { capturedLog } from './captured-log.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
 
 const MODEL = { id: 'BAAI/bge-reranker-v2-m3', max_model_len: 8192 };
@@ -24,17 +23,6 @@ after(async () => {
 
 const reranker = () =>
   new HttpReranker({ baseUrl: emu.baseURL, model: MODEL.id, timeoutMs: 2000, concurrency: 1 });
-
-function capturedLog() {
-  const lines: Array<{ msg: string; what?: string }> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { log: createLogger('warn', sink), lines };
-}
 
 const QUESTION = 'order API timeout retry';
 

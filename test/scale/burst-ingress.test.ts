@@ -8,36 +8,32 @@ import { after, before, describe, test } from 'node:test';
 import type { RunningApp } from '../../src/compose/app.ts';
 import type { SlackMessage } from '../emulators/slack/index.ts';
 import { watchFileEvents } from '../support/file-events.ts';
-import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
-import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import type { Harness } from '../support/harness.ts';
 import { botReplies, callsTo, waitForReply } from '../support/slack-helpers.ts';
+import { type SplitHarness, startSplitHarness } from '../support/split-harness.ts';
 import { lastQuestionTag } from './tagged-answers.ts';
 
 const QUEUE = `burst-test-${process.pid}`;
 const WAVE = 8;
 
 describe('ingress bursts', () => {
-  let redis: TestRedis;
+  let split: SplitHarness;
   let h: Harness;
   let worker: RunningApp;
 
   before(async () => {
-    redis = await startPrivateRedis();
-    h = await startHarness({
-      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
+    split = await startSplitHarness({
       overrides: { scale: { queue: { name: QUEUE, orderPollMs: 20 } } },
     });
+    ({ h, worker } = split);
     h.llm.setResponder((body) => {
       const tag = lastQuestionTag(body) ?? 'q-none';
       return { content: `Answer for ${tag}. END-${tag}` };
     });
-    worker = await startWorkerBeside(h.config);
   });
 
   after(async () => {
-    await worker?.stop();
-    await h?.close();
-    await redis?.stop();
+    await split?.close();
   });
 
   /** The bot's finished answers in a thread, oldest first, as the tags they end with. */

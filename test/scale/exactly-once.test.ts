@@ -7,38 +7,32 @@
 // - a message whose job kills its worker four times: the thread gets the failure message and
 //   goes on.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createStore } from '../../src/compose/create-store.ts';
 import { messages } from '../../src/core/messages.ts';
 import { SessionHistory } from '../../src/store/session-history.ts';
 import type { Store } from '../../src/store/store.ts';
-import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
-import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
-import { BotProcess, clusterEnv, type LogLine, writeClusterConfig } from '../support/cluster.ts';
-import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import type { OpenAIEmulator } from '../emulators/openai/index.ts';
+import type { SlackEmulator } from '../emulators/slack/index.ts';
+import type { BotProcess, LogLine } from '../support/cluster.ts';
+import { type SlackClusterRig, startClusterRig } from '../support/cluster-rig.ts';
+import type { TestRedis } from '../support/redis-server.ts';
 import { lastQuestionTag, taggedAnswer } from './tagged-answers.ts';
 
-const SIGNING_SECRET = 'exactly-once-secret';
 const QUEUE = `exactly-once-${process.pid}`;
 
+let rig: SlackClusterRig;
 let redis: TestRedis;
 let llm: OpenAIEmulator;
-let vision: OpenAIEmulator;
 let slack: SlackEmulator;
 let store: Store;
-let dir: string;
 let env: Record<string, string>;
-const procs: BotProcess[] = [];
+let procs: BotProcess[] = [];
 let spawned = 0;
 
 function spawnWorker(): BotProcess {
-  const p = new BotProcess('worker', `worker-${spawned++}`, env);
-  procs.push(p);
-  return p;
+  return rig.spawn('worker', `worker-${spawned++}`, env);
 }
 
 /** Its HTTP port, once it listens (slow on a loaded machine: several processes start at once). */
@@ -49,42 +43,28 @@ async function ready(p: BotProcess): Promise<number> {
 const liveWorkers = () => procs.filter((p) => p.role === 'worker' && p.alive);
 
 before(async () => {
-  redis = await startPrivateRedis();
+  rig = await startClusterRig({
+    signingSecret: 'exactly-once-secret',
+    dirPrefix: 'tm-exactly-once-',
+    discord: false,
+  });
+  ({ redis, llm, slack, procs } = rig);
   store = await createStore(redis.url);
-  llm = await startOpenAIEmulator();
-  vision = await startOpenAIEmulator({ models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }] });
   // Answers stream slowly enough to freeze or kill a worker in the middle of one; the poisoned
   // message's never ends before its worker is killed.
   llm.setResponder((body) => ({
     ...taggedAnswer(body),
     chunkDelayMs: lastQuestionTag(body) === 'q-poison' ? 2000 : 60,
   }));
-  slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  dir = mkdtempSync(path.join(tmpdir(), 'tm-exactly-once-'));
-  const config = writeClusterConfig(
-    dir,
-    `store: { lockTtlSeconds: 2 }
+  env = rig.env(`store: { lockTtlSeconds: 2 }
 server: { shutdownGraceMs: 3000 }
 slack: { updateIntervalMs: 100, maxRetries: 2 }
 doctor: { onStart: 'off' }
 scale:
   ingressDrainMs: 0
   queue: { name: ${QUEUE}, lockMs: 2000, orderPollMs: 50, backoffMs: 3000, concurrency: 2, crashLimit: 4 }
-`,
-  );
-  const all = clusterEnv({
-    dir,
-    storeUrl: redis.url,
-    config,
-    llm,
-    vision,
-    slack,
-    signingSecret: SIGNING_SECRET,
-    discord: { botToken: '', applicationId: '', apiUrl: '' },
-  });
-  env = Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith('DISCORD_')));
-  const ingress = new BotProcess('ingress', 'ingress-0', env);
-  procs.push(ingress);
+`);
+  const ingress = rig.spawn('ingress', 'ingress-0', env);
   spawnWorker();
   spawnWorker();
   slack.setEventsUrls([`http://127.0.0.1:${await ready(ingress)}/slack/events`]);
@@ -95,11 +75,7 @@ after(async () => {
   for (const p of procs) if (p.alive) p.child.kill('SIGCONT');
   await Promise.all(procs.map((p) => p.kill9()));
   await store?.close();
-  await slack?.close();
-  await llm?.close();
-  await vision?.close();
-  await redis?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 function botMessages(channel: string, ts: string) {

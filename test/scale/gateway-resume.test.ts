@@ -5,93 +5,43 @@
 // may have been missed. Then a graceful hand-over (SIGTERM): the session is left resumable and the
 // next gateway resumes it. (A kill -9 inside the window is in split-roles.test.ts.)
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
-import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
-import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
-import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../support/cluster.ts';
-import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import type { DiscordEmulator } from '../emulators/discord/index.ts';
+import type { BotProcess, Role } from '../support/cluster.ts';
+import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
+import { answeredTags as answered, askTagged } from './discord-asks.ts';
 import { taggedAnswer } from './tagged-answers.ts';
 
-const SIGNING_SECRET = 'resume-signing-secret';
-
-let redis: TestRedis;
-let llm: OpenAIEmulator;
-let vision: OpenAIEmulator;
-let slack: SlackEmulator;
+let rig: ClusterRig;
 let discord: DiscordEmulator;
-let dir: string;
 let procEnv: Record<string, string>;
-const procs: BotProcess[] = [];
+let procs: BotProcess[] = [];
 
 before(async () => {
-  redis = await startPrivateRedis();
-  llm = await startOpenAIEmulator();
-  vision = await startOpenAIEmulator({ models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }] });
-  llm.setResponder(taggedAnswer);
-  slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  discord = await startDiscordEmulator();
-  dir = mkdtempSync(path.join(tmpdir(), 'tm-resume-'));
-  const config = writeClusterConfig(
-    dir,
-    `doctor: { onStart: 'off' }
+  rig = await startClusterRig({ signingSecret: 'resume-signing-secret', dirPrefix: 'tm-resume-' });
+  ({ discord, procs } = rig);
+  rig.llm.setResponder(taggedAnswer);
+  procEnv = rig.env(`doctor: { onStart: 'off' }
 scale:
   queue: { name: resume-${process.pid}, lockMs: 3000, orderPollMs: 50, backoffMs: 200 }
   gateway: { leaseMs: 2000, renewMs: 500, pollMs: 300, sessionSaveMs: 200 }
-`,
-  );
-  const env = clusterEnv({
-    dir,
-    storeUrl: redis.url,
-    config,
-    llm,
-    vision,
-    slack,
-    signingSecret: SIGNING_SECRET,
-    discord,
-  });
-  procEnv = env;
+`);
   const roles: Role[] = ['gateway', 'gateway', 'worker'];
-  for (const [i, role] of roles.entries()) procs.push(new BotProcess(role, `${role}-${i}`, env));
+  for (const [i, role] of roles.entries()) rig.spawn(role, `${role}-${i}`, procEnv);
   await Promise.all(procs.map((p) => p.port(60_000)));
   await discord.waitFor(() => discord.gatewaySessions().connected === 1, 30_000);
 });
 
 after(async () => {
-  await Promise.all(procs.map((p) => p.kill9()));
-  await slack?.close();
-  await discord?.close();
-  await llm?.close();
-  await vision?.close();
-  await redis?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
-function answeredTags(): string[] {
-  return discord
-    .threads()
-    .flatMap((th) => discord.messages(th.id).map((m) => m.content))
-    .flatMap((t) => [...t.matchAll(/END-(q[\w-]+)\b/g)].map((m) => m[1] ?? ''));
-}
+const answeredTags = () => answered(discord);
 
 test('past the resume window the standby identifies anew and logs what may have been missed', {
   timeout: 120_000,
 }, async () => {
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
-  const ask = (tag: string) =>
-    discord.userMessage({
-      guildId: guild.id,
-      channelId,
-      userId: user,
-      content: `${tag} what is it?`,
-      mentionsBot: true,
-    });
+  const ask = (tag: string) => askTagged(discord, tag);
   const gateways = procs.filter((p) => p.role === 'gateway');
   const active = gateways.find((g) => g.lines.some((l) => l.msg === 'discord connected'));
   const standby = gateways.find((g) => g !== active);
@@ -134,25 +84,13 @@ test('past the resume window the standby identifies anew and logs what may have 
 test('a gateway stopped with SIGTERM hands its session over: the next one resumes it', {
   timeout: 120_000,
 }, async () => {
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
   const active = procs.find((p) => p.role === 'gateway' && p.alive);
   assert.ok(active, 'the gateway that took over in the test before');
-  const next = new BotProcess('gateway', 'gateway-next', procEnv);
-  procs.push(next);
+  const next = rig.spawn('gateway', 'gateway-next', procEnv);
   await next.port(60_000);
   const stopped = active.stop();
   const tags = Array.from({ length: 10 }, (_, i) => `q-handover-${i}`);
-  for (const tag of tags)
-    await discord.userMessage({
-      guildId: guild.id,
-      channelId,
-      userId: user,
-      content: `${tag} what is it?`,
-      mentionsBot: true,
-    });
+  for (const tag of tags) await askTagged(discord, tag);
   assert.equal(await stopped, 0, 'the old gateway stopped cleanly');
   await next.waitLog((l) => l.msg === 'previous gateway session resumed and replayed', 60_000);
   await discord.waitFor(() => tags.every((t) => answeredTags().includes(t)) || undefined, 60_000);

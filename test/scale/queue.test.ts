@@ -7,13 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
 import type { RunningApp } from '../../src/compose/app.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
-import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
-import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import type { Harness } from '../support/harness.ts';
+import type { TestRedis } from '../support/redis-server.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
+import { type SplitHarness, startSplitHarness } from '../support/split-harness.ts';
 
 const QUEUE = `queue-test-${process.pid}`;
 
 describe('turn queue (ingress → BullMQ → worker)', () => {
+  let split: SplitHarness;
   let redis: TestRedis;
   let h: Harness;
   let worker: RunningApp;
@@ -32,9 +34,7 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
     });
 
   before(async () => {
-    redis = await startPrivateRedis();
-    h = await startHarness({
-      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
+    split = await startSplitHarness({
       overrides: {
         scale: {
           ingressDrainMs: 1000,
@@ -43,14 +43,12 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
         server: { shutdownGraceMs: 10_000 },
       },
     });
-    worker = await startWorkerBeside(h.config);
+    ({ redis, h, worker } = split);
     worker.core.events.on('handled', (e: HandledEvent) => seen.push(e));
   });
 
   after(async () => {
-    await worker?.stop();
-    await h?.close();
-    await redis?.stop();
+    await split?.close();
   });
 
   test('the ingress queues the message and the worker answers it in the thread', async () => {
@@ -234,24 +232,19 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
 });
 
 describe('turn queue with Slack Socket Mode (one connection feeding the queue)', () => {
-  let redis: TestRedis;
+  let split: SplitHarness;
   let h: Harness;
-  let worker: RunningApp;
 
   before(async () => {
-    redis = await startPrivateRedis();
-    h = await startHarness({
+    split = await startSplitHarness({
       socketMode: true,
-      env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url },
       overrides: { scale: { ingressDrainMs: 0, queue: { name: `${QUEUE}-socket` } } },
     });
-    worker = await startWorkerBeside(h.config);
+    ({ h } = split);
   });
 
   after(async () => {
-    await worker?.stop();
-    await h?.close();
-    await redis?.stop();
+    await split?.close();
   });
 
   test('a mention over Socket Mode is queued by the ingress and answered by the worker', async () => {

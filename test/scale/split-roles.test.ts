@@ -9,49 +9,37 @@
 // 150 Slack mentions (each two events: message and app_mention, so 300, plus retries of a third)
 // and 100 Discord messages.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
-import { type OpenAIEmulator, startOpenAIEmulator } from '../emulators/openai/index.ts';
-import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
-import { BotProcess, clusterEnv, type Role, writeClusterConfig } from '../support/cluster.ts';
-import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
+import type { DiscordEmulator } from '../emulators/discord/index.ts';
+import type { OpenAIEmulator } from '../emulators/openai/index.ts';
+import type { SlackEmulator } from '../emulators/slack/index.ts';
+import type { BotProcess } from '../support/cluster.ts';
+import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
+import type { TestRedis } from '../support/redis-server.ts';
+import { askTagged } from './discord-asks.ts';
 import { lastQuestionTag, taggedAnswer } from './tagged-answers.ts';
 
-const SIGNING_SECRET = 'cluster-signing-secret';
 const SLACK_THREADS = 50;
 const PER_THREAD = 3;
 const DISCORD_BEFORE = 50;
 const DISCORD_AFTER = 50;
 
+let rig: ClusterRig;
 let redis: TestRedis;
 let llm: OpenAIEmulator;
-let vision: OpenAIEmulator;
 let slack: SlackEmulator;
 let discord: DiscordEmulator;
-let dir: string;
-const procs: BotProcess[] = [];
-
-function spawnRole(role: Role, n: number, env: Record<string, string>): BotProcess {
-  const p = new BotProcess(role, `${role}-${n}`, env);
-  procs.push(p);
-  return p;
-}
+let procs: BotProcess[] = [];
 
 before(async () => {
-  redis = await startPrivateRedis();
-  llm = await startOpenAIEmulator();
-  vision = await startOpenAIEmulator({ models: [{ id: 'qwen2.5-vl-7b', max_model_len: 16384 }] });
+  rig = await startClusterRig({
+    signingSecret: 'cluster-signing-secret',
+    dirPrefix: 'tm-cluster-',
+  });
+  ({ redis, llm, slack, discord, procs } = rig);
   llm.setResponder(taggedAnswer);
-  slack = await startSlackEmulator({ signingSecret: SIGNING_SECRET });
-  discord = await startDiscordEmulator();
-  dir = mkdtempSync(path.join(tmpdir(), 'tm-cluster-'));
-  const config = writeClusterConfig(
-    dir,
-    `store: { lockTtlSeconds: 3 }
+  const env = rig.env(`store: { lockTtlSeconds: 3 }
 server: { shutdownGraceMs: 8000 }
 slack: { updateIntervalMs: 100, maxRetries: 2 }
 doctor: { onStart: 'off' }
@@ -59,21 +47,10 @@ scale:
   ingressDrainMs: 300
   queue: { name: cluster-${process.pid}, lockMs: 3000, orderPollMs: 50, backoffMs: 200, concurrency: 4 }
   gateway: { leaseMs: 3000, renewMs: 1000, pollMs: 500 }
-`,
-  );
-  const env = clusterEnv({
-    dir,
-    storeUrl: redis.url,
-    config,
-    llm,
-    vision,
-    slack,
-    signingSecret: SIGNING_SECRET,
-    discord,
-  });
-  for (let i = 0; i < 2; i++) spawnRole('ingress', i, env);
-  for (let i = 0; i < 3; i++) spawnRole('worker', i, env);
-  for (let i = 0; i < 2; i++) spawnRole('gateway', i, env);
+`);
+  for (let i = 0; i < 2; i++) rig.spawn('ingress', `ingress-${i}`, env);
+  for (let i = 0; i < 3; i++) rig.spawn('worker', `worker-${i}`, env);
+  for (let i = 0; i < 2; i++) rig.spawn('gateway', `gateway-${i}`, env);
   // Seven processes start at once: on a busy machine that takes a while.
   const ports = await Promise.all(
     procs.filter((p) => p.role === 'ingress').map((p) => p.port(120_000)),
@@ -84,13 +61,7 @@ scale:
 });
 
 after(async () => {
-  await Promise.all(procs.map((p) => p.kill9()));
-  await slack?.close();
-  await discord?.close();
-  await llm?.close();
-  await vision?.close();
-  await redis?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** Whether the active gateway's session is kept in Redis. */
@@ -193,22 +164,12 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
   await killed.kill9();
 
   // Discord: mentions at the top level (each starts a thread), then the active gateway dies.
-  const guild = discord.guilds[0];
-  assert.ok(guild);
-  const channelId = guild.channels[0]?.id ?? '';
-  const user = discord.users[1]?.id ?? '';
   const discordTags: string[] = [];
   const sendDiscord = async (n: number, phase: string) => {
     for (let i = 0; i < n; i++) {
       const tag = `q-d${phase}${i}`;
       discordTags.push(tag);
-      await discord.userMessage({
-        guildId: guild.id,
-        channelId,
-        userId: user,
-        content: `${tag} what is it?`,
-        mentionsBot: true,
-      });
+      await askTagged(discord, tag);
     }
   };
   const gateways = procs.filter((p) => p.role === 'gateway');
