@@ -48,6 +48,9 @@ export function createConversation(
             await queue.enqueue(m, opened);
           }
         : undefined,
+    // Half the gateway lease: a standby resumes no sooner than the lease lapses after its last
+    // renewal (a third of the lease by default), so a dead holder's pending claims are gone by then.
+    claimPendingMs: Math.max(1000, Math.floor(config.scale.gateway.leaseMs / 2)),
     wrapPort: worker?.wrap,
     seesEveryMessage: roles.role === 'all',
     feedback: turns.feedback,

@@ -39,6 +39,12 @@ export interface ConversationOptions {
    */
   handoff?: Handoff | undefined;
   /**
+   * With `handoff`: how long a delivery's claim holds until its message is queued (then the full
+   * window). Shorter than a gateway takeover, so a resumed session's replay finds a message whose
+   * process died before queuing it unclaimed (ARCHITECTURE.md, "Scaling out").
+   */
+  claimPendingMs?: number | undefined;
+  /**
    * False where this process does not receive every message (a worker gets only queued ones): the
    * hint that lets a follow-up start beside its thread read needs to have seen them all.
    */

@@ -211,14 +211,19 @@ export class Conversation {
     if (m.addressed === 'ambient' && !(channel && (await this.answersUnaddressed(m, channel)))) {
       return done({ status: 'ignored' });
     }
-    if (!(await this.o.state.claimOnce(m.dedupe))) {
+    const pendingMs = this.o.handoff ? this.o.claimPendingMs : undefined;
+    if (!(await this.o.state.claimOnce(m.dedupe, pendingMs))) {
       this.o.metrics.duplicateEvents.inc({ platform: m.ref.platform });
       this.logFor(m).debug({ message_id: m.messageId }, 'duplicate delivery ignored');
       return done({ status: 'duplicate' });
     }
     try {
       const { handoff } = this.o;
-      if (handoff) return done(await this.handOff(m, handoff));
+      if (handoff) {
+        const queued = await this.handOff(m, handoff);
+        if (pendingMs !== undefined) await this.o.state.confirmClaims(m.dedupe);
+        return done(queued);
+      }
       if (!channel) throw new Error('channel settings were not read');
       return done(await this.router.route(m, channel));
     } catch (err) {

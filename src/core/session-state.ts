@@ -44,13 +44,26 @@ export class SessionState {
    * True the first time any of these delivery keys is seen (in the store, so every replica agrees).
    * All keys are claimed: a retried event and the same message under another event both count.
    */
-  async claimOnce(keys: readonly string[]): Promise<boolean> {
+  /**
+   * `pendingMs`: the claim lasts only that long until `confirmClaims` makes it last the full
+   * de-duplication window, so a process killed between claiming and queuing does not leave the
+   * message claimed for good: a redelivery or a resumed gateway's replay takes it after that.
+   */
+  async claimOnce(keys: readonly string[], pendingMs?: number): Promise<boolean> {
     // Every key is claimed (a repeat under any of them still claims the others), all at once: the
     // store's client sends the claims of a burst's deliveries together (one round trip).
+    const ttl = pendingMs ?? this.o.dedupeTtlMs;
     const claimed = await Promise.all(
-      keys.map((key) => this.o.store.claim(`seen:${key}`, 'seen', this.o.dedupeTtlMs)),
+      keys.map((key) => this.o.store.claim(`seen:${key}`, 'seen', ttl)),
     );
     return claimed.every(Boolean);
+  }
+
+  /** The message is queued: its claims last the full de-duplication window. */
+  async confirmClaims(keys: readonly string[]): Promise<void> {
+    await Promise.all(
+      keys.map((key) => this.o.store.renew(`seen:${key}`, 'seen', this.o.dedupeTtlMs)),
+    );
   }
 
   lock(ref: ThreadRef, waitMs: number): Promise<HeldLock> {
