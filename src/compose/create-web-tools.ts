@@ -9,7 +9,7 @@ import { fetchUrlTool, type WebToolDeps, webSearchTool } from '../webtools/web-t
 export function createWebTools(
   config: Config,
   log: Logger,
-  /** Tests stub DNS here; production uses the system resolver. */
+  /** Tests give their own resolver here; production uses the system one. */
   resolve?: Resolver,
 ): StructuredToolInterface[] {
   const w = config.webTools;

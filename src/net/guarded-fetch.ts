@@ -14,7 +14,7 @@ export interface ResolvedAddress {
   family: number;
 }
 
-/** Every address a host name resolves to (injected so tests can stub DNS). */
+/** Every address a host name resolves to (injected so tests can answer with addresses of their choosing). */
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });

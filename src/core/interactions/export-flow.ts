@@ -1,34 +1,25 @@
 // Feedback export: an admin gets the project's votes as a file (CSV, or JSON when asked). The
 // platform says who is an admin; the flow asks it. Anyone else is told privately who may.
-import type { Actor } from '../../model/interaction.ts';
 import type { ExportFormat, FeedbackService } from '../feedback.ts';
 import { messages } from '../messages.ts';
+import { AdminOnlyFlow } from './admin-only.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart } from './flow.ts';
 
 /** The form value (a command's option) that picks the format. */
 export const FORMAT_FIELD = 'format';
 
-export class ExportFlow implements Flow<never> {
+export class ExportFlow extends AdminOnlyFlow implements Flow<never> {
   readonly name = 'export' as const;
   private readonly feedback: FeedbackService | undefined;
 
   /** Without a feedback service there is nothing to export, and everyone is refused. */
   constructor(feedback: FeedbackService | undefined) {
+    super();
     this.feedback = feedback;
   }
 
-  async may(_ctx: FlowContext, actor: Actor): Promise<boolean> {
-    return this.feedback !== undefined && actor.may('admin');
-  }
-
-  refusal(ctx: FlowContext): string {
-    return messages.feedbackExportRefused(
-      ctx.settings.feedbackAdmins ?? ctx.settings.settingsAdmins,
-    );
-  }
-
-  expired(): string {
-    return messages.actionUsed;
+  protected get available(): boolean {
+    return this.feedback !== undefined;
   }
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {

@@ -1,9 +1,9 @@
 // Usage: an admin sees who used the GPU over the last 1, 7 or 30 days (the top people and channels
 // of this project), or gets every row as a file (CSV or JSON). Anyone else is told who may.
-import type { Actor } from '../../model/interaction.ts';
 import { messages } from '../messages.ts';
 import type { UsageAccounting } from '../usage-accounting.ts';
 import { lastDays, type UsageReport, usageCsv, usageReport } from '../usage-report.ts';
+import { AdminOnlyFlow } from './admin-only.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart } from './flow.ts';
 
 export const DAYS_FIELD = 'days';
@@ -21,26 +21,17 @@ function describe(r: UsageReport, days: string): string {
   ].join('\n\n');
 }
 
-export class UsageFlow implements Flow<never> {
+export class UsageFlow extends AdminOnlyFlow implements Flow<never> {
   readonly name = 'usage' as const;
   private readonly usage: UsageAccounting | undefined;
 
   constructor(usage: UsageAccounting | undefined) {
+    super();
     this.usage = usage;
   }
 
-  async may(_ctx: FlowContext, actor: Actor): Promise<boolean> {
-    return this.usage !== undefined && actor.may('admin');
-  }
-
-  refusal(ctx: FlowContext): string {
-    return messages.feedbackExportRefused(
-      ctx.settings.feedbackAdmins ?? ctx.settings.settingsAdmins,
-    );
-  }
-
-  expired(): string {
-    return messages.actionUsed;
+  protected get available(): boolean {
+    return this.usage !== undefined;
   }
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
