@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { DiscordEmulator } from '../emulators/discord/index.ts';
-import type { BotProcess, Role } from '../support/cluster.ts';
+import { type BotProcess, connectedGateway, type Role } from '../support/cluster.ts';
 import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
 import { answeredTags as answered, askTagged } from './discord-asks.ts';
 import { taggedAnswer } from './tagged-answers.ts';
@@ -42,10 +42,9 @@ test('past the resume window the standby identifies anew and logs what may have 
   timeout: 120_000,
 }, async () => {
   const ask = (tag: string) => askTagged(discord, tag);
-  const gateways = procs.filter((p) => p.role === 'gateway');
-  const active = gateways.find((g) => g.lines.some((l) => l.msg === 'discord connected'));
-  const standby = gateways.find((g) => g !== active);
-  assert.ok(active && standby);
+  const active = await connectedGateway(procs);
+  const standby = procs.find((p) => p.role === 'gateway' && p !== active);
+  assert.ok(standby);
   await ask('q-before');
   await discord.waitFor(() => answeredTags().includes('q-before') || undefined, 30_000);
 
@@ -84,8 +83,7 @@ test('past the resume window the standby identifies anew and logs what may have 
 test('a gateway stopped with SIGTERM hands its session over: the next one resumes it', {
   timeout: 120_000,
 }, async () => {
-  const active = procs.find((p) => p.role === 'gateway' && p.alive);
-  assert.ok(active, 'the gateway that took over in the test before');
+  const active = await connectedGateway(procs);
   const next = rig.spawn('gateway', 'gateway-next', procEnv);
   await next.port(60_000);
   const stopped = active.stop();

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import type { DiscordEmulator } from '../emulators/discord/index.ts';
 import type { OpenAIEmulator } from '../emulators/openai/index.ts';
 import type { SlackEmulator } from '../emulators/slack/index.ts';
-import type { BotProcess } from '../support/cluster.ts';
+import { type BotProcess, connectedGateway } from '../support/cluster.ts';
 import { type ClusterRig, startClusterRig } from '../support/cluster-rig.ts';
 import type { TestRedis } from '../support/redis-server.ts';
 import { askTagged } from './discord-asks.ts';
@@ -173,8 +173,7 @@ test('2 ingress + 3 workers + 2 gateways: every message answered once, in order,
     }
   };
   const gateways = procs.filter((p) => p.role === 'gateway');
-  const active = gateways.find((g) => g.lines.some((l) => l.msg === 'discord connected'));
-  assert.ok(active, 'one gateway connected');
+  const active = await connectedGateway(procs);
   const standby = gateways.find((g) => g !== active);
   assert.ok(standby);
   assert.equal(

@@ -104,6 +104,18 @@ export class BotProcess {
   }
 }
 
+/**
+ * The gateway that holds the Discord connection, once it has logged so. The emulator counts a
+ * session at IDENTIFY, before the gateway has handled READY, so waiting on the emulator alone can
+ * find no gateway that knows it is connected yet.
+ */
+export function connectedGateway(procs: BotProcess[], timeoutMs = 30_000): Promise<BotProcess> {
+  const gateways = procs.filter((p) => p.role === 'gateway' && p.alive);
+  return Promise.any(
+    gateways.map((g) => g.waitLog((l) => l.msg === 'discord connected', timeoutMs).then(() => g)),
+  );
+}
+
 /** Writes the extra config file every process of a cluster reads (THREADMIND_CONFIG). */
 export function writeClusterConfig(dir: string, yaml: string): string {
   const file = path.join(dir, 'cluster.yaml');
