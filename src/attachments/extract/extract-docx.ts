@@ -16,7 +16,7 @@ export async function extractDocx(
   limits: ExtractLimits,
 ): Promise<ExtractedDocument> {
   refuseOle(bytes);
-  checkDocxZip(bytes, limits.maxUnzippedBytes);
+  await checkDocxZip(bytes, limits.maxUnzippedBytes);
 
   let html: string;
   try {
