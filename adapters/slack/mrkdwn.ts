@@ -1,19 +1,14 @@
-// Converts Markdown as LLMs write it (CommonMark + GFM) into Slack mrkdwn, block by block (fences,
-// tables in mrkdwn-table.ts, headings, quotes, lists; inline Markdown in mrkdwn-inline.ts), and
-// neutralises broadcast mentions in model output.
+// Markdown into Slack mrkdwn for the few places that take no `markdown` block: a modal's text, a
+// context line, a section's fields, a slash command's reply and a file shown inline (a message's
+// text, longer than a markdown block holds). Answers are Markdown in a `markdown` block and Slack
+// renders them (slack-markdown.ts). The bot's own words are short: fences, headings, quotes, lists
+// and inline Markdown (mrkdwn-inline.ts) are enough here.
 import { fenceCloseLine, fenceOpening } from '../../src/text/fences.ts';
 import { convertInline, escapeText, PLACEHOLDER_CHARS } from './mrkdwn-inline.ts';
-import { isTableStart, renderTable } from './mrkdwn-table.ts';
 
-/** What a Markdown horizontal rule becomes: Slack mrkdwn has no rule of its own. */
-export const MRKDWN_RULE = '———';
-
-const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const SETEXT_UNDERLINE = /^ {0,3}=+[ \t]*$/;
 const QUOTE = /^ {0,3}>[ \t]?(.*)$/;
 const BULLET = /^([ \t]*)[-*+][ \t]+(.*)$/;
-const TASK = /^\[([ xX])\][ \t]+(.*)$/;
 const ORDERED = /^([ \t]*)(\d{1,9}[.)])[ \t]+(.*)$/;
 
 // Bold inside a heading would nest asterisks inside the heading's own bold and break both.
@@ -28,7 +23,6 @@ function convertHeading(text: string): string {
 
 function convertLine(line: string): string {
   if (line.trim() === '') return '';
-  if (RULE.test(line)) return MRKDWN_RULE;
   const heading = HEADING.exec(line);
   if (heading) return convertHeading(heading[1] ?? '');
   const quote = QUOTE.exec(line);
@@ -41,16 +35,12 @@ function convertLine(line: string): string {
   const bullet = BULLET.exec(line);
   if (bullet) {
     const indent = bullet[1] ?? '';
-    const item = bullet[2] ?? '';
-    const task = TASK.exec(item);
-    if (task) return `${indent}${task[1] === ' ' ? '☐' : '☑'} ${convertInline(task[2] ?? '')}`;
-    return `${indent}• ${convertInline(item)}`;
+    return `${indent}• ${convertInline(bullet[2] ?? '')}`;
   }
   const ordered = ORDERED.exec(line);
   if (ordered) return `${ordered[1] ?? ''}${ordered[2] ?? ''} ${convertInline(ordered[3] ?? '')}`;
   return convertInline(line);
 }
-// --- Blocks ------------------------------------------------------------------------------------
 
 /**
  * Converts Markdown to Slack mrkdwn. Code spans and fenced blocks pass through unchanged apart
@@ -71,62 +61,7 @@ export function markdownToMrkdwn(md: string): string {
       i = close;
       continue;
     }
-    if (isTableStart(lines, i)) {
-      const rows = [line, lines[i + 1] ?? ''];
-      for (i += 2; i < lines.length && (lines[i] ?? '').includes('|') && lines[i]?.trim(); i++) {
-        rows.push(lines[i] ?? '');
-      }
-      i--;
-      out.push(...renderTable(rows));
-      continue;
-    }
-    const next = lines[i + 1];
-    if (next !== undefined && SETEXT_UNDERLINE.test(next) && isParagraphLine(line)) {
-      out.push(convertHeading(line.trim()));
-      i++;
-      continue;
-    }
     out.push(convertLine(line));
   }
   return out.join('\n');
-}
-
-function isParagraphLine(line: string): boolean {
-  return (
-    line.trim() !== '' &&
-    !RULE.test(line) &&
-    !HEADING.test(line) &&
-    !QUOTE.test(line) &&
-    !BULLET.test(line) &&
-    !ORDERED.test(line)
-  );
-}
-
-// --- Mentions ----------------------------------------------------------------------------------
-
-// `<!here>`, `<!channel>`, `<!everyone>`, legacy `<!group>` and user groups `<!subteam^ID|@name>`,
-// raw or already entity-escaped. `<!date^…>` and user mentions `<@U…>` are left alone.
-const SPECIAL_MENTION =
-  /(?:<|&lt;)!(here|channel|everyone|group|subteam\^[^|<>&\s]*)(?:\|((?:(?!&gt;)[^<>])*))?(?:>|&gt;)/gi;
-const PLAIN_BROADCAST = /(?<![\p{L}\p{N}_.@])@(here|channel|everyone)(?![\p{L}\p{N}_])/giu;
-// Fullwidth commercial at: reads as "@" but Slack only parses ASCII "@" (and `<!…>`) as mentions.
-const SAFE_AT = '\uff20';
-
-/**
- * Neutralises broadcast mentions in model output so it can never ping a channel or a group:
- * `<!here>`/`<!channel>`/`<!everyone>`/`<!subteam^…>` and plain `@here`/`@channel`/`@everyone`
- * become visible text with a fullwidth `＠`. User mentions `<@U…>` are kept. Changes nothing else,
- * so it suits mrkdwn (after {@link markdownToMrkdwn}) and raw `markdown_text` alike, code included.
- */
-export function escapeBroadcasts(text: string): string {
-  return text
-    .replace(SPECIAL_MENTION, (_m, keyword: string, label: string | undefined) => {
-      const shown = label?.trim();
-      if (shown) return shown.includes('@') ? shown.replace(/@/g, SAFE_AT) : SAFE_AT + shown;
-      const name = keyword.toLowerCase().startsWith('subteam')
-        ? 'usergroup'
-        : keyword.toLowerCase();
-      return SAFE_AT + name;
-    })
-    .replace(PLAIN_BROADCAST, `${SAFE_AT}$1`);
 }

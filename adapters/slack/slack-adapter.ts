@@ -11,6 +11,7 @@ import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Records } from '../../src/model/records.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
+import { markdownToMrkdwn } from './mrkdwn.ts';
 import { SlackAgentView } from './slack-agent-view.ts';
 import { createSlackApp, type FixedCredentials } from './slack-app.ts';
 import { listenAppEvents } from './slack-app-events.ts';
@@ -25,7 +26,8 @@ import {
 } from './slack-installations.ts';
 import { SlackIntake } from './slack-intake.ts';
 import { SlackInteractions } from './slack-interactions.ts';
-import { MRKDWN_LIMIT, SlackPort } from './slack-port.ts';
+import { MARKDOWN_LIMIT } from './slack-markdown.ts';
+import { SlackPort } from './slack-port.ts';
 import { projectIdOf } from './slack-source.ts';
 import { answerUnknownInteractions } from './slack-unknown.ts';
 
@@ -204,10 +206,13 @@ export class SlackAdapter {
     if (this.socketReceiver && this.listening) await this.socketReceiver.stop();
   }
 
-  /** Bot text for an ephemeral reply, rendered like every other post. */
-  private render(markdown: string, limit = MRKDWN_LIMIT): string {
+  /**
+   * Bot text for a slash command's or an old button's ephemeral reply, rendered like every other
+   * post, then as the reply's mrkdwn `text`.
+   */
+  private render(markdown: string, limit = MARKDOWN_LIMIT): string {
     return RenderedText.render(this.port.format, markdown, 'message', limit)
-      .map((r) => r.text)
+      .map((r) => markdownToMrkdwn(r.text))
       .join('\n');
   }
 }

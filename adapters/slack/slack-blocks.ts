@@ -5,6 +5,7 @@ import type { Block } from '@slack/web-api';
 import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
+import { markdownToMrkdwn } from './mrkdwn.ts';
 import { INTERACTION_ID } from './slack-cards.ts';
 
 const text = (t: string) => ({ type: 'plain_text' as const, text: t, emoji: true });
@@ -71,7 +72,7 @@ export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_F
   else if (footer.sourcesText) {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: footer.sourcesText.text }],
+      elements: [{ type: 'mrkdwn', text: markdownToMrkdwn(footer.sourcesText.text) }],
     } as Block);
   }
   const [up, down] = footer.votes ?? [];

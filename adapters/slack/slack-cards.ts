@@ -18,7 +18,9 @@ import type {
 } from '../../src/model/interaction.ts';
 import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { markdownToMrkdwn } from './mrkdwn.ts';
 import { escapeText } from './mrkdwn-inline.ts';
+import { MARKDOWN_LIMIT, markdownBlocks } from './slack-markdown.ts';
 
 /** Block Kit's limits (docs.slack.dev, Block Kit reference). */
 export const LIMITS = {
@@ -62,10 +64,13 @@ const plain = (text: string, max: number) => ({
   emoji: true,
 });
 
-/** Sections for a text of any length (a section holds 3,000 characters). */
+/**
+ * A modal's text as mrkdwn sections, for any length (a section holds 3,000 characters): modals
+ * take no `markdown` block.
+ */
 function sections(text: RenderedText): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const chars = [...text.text];
+  const chars = [...markdownToMrkdwn(text.text)];
   for (let i = 0; i < chars.length; i += LIMITS.sectionText)
     out.push({
       type: 'section',
@@ -99,25 +104,25 @@ function actions(
   return [{ type: 'actions', elements }];
 }
 
-/** A card as message blocks. */
+/** A card as message blocks: its text in a `markdown` block, which Slack renders. */
 export function cardBlocks(card: Card, names?: readonly string[]): Record<string, unknown>[] {
   const blocks: Record<string, unknown>[] = [];
   if (card.title) blocks.push({ type: 'header', text: plain(card.title, LIMITS.headerText) });
-  blocks.push(...sections(card.text));
+  blocks.push(...markdownBlocks(clip(card.text.text, MARKDOWN_LIMIT)));
   const fields = (card.fields ?? []).slice(0, LIMITS.sectionFields);
   if (fields.length > 0)
     blocks.push({
       type: 'section',
       fields: fields.map((f) => ({
         type: 'mrkdwn',
-        text: clip(`*${f.label}*\n${f.value.text}`, LIMITS.fieldText),
+        text: clip(`*${escapeText(f.label)}*\n${markdownToMrkdwn(f.value.text)}`, LIMITS.fieldText),
       })),
     });
   for (const line of [card.context, card.sources])
     if (line)
       blocks.push({
         type: 'context',
-        elements: [{ type: 'mrkdwn', text: clip(line.text, LIMITS.sectionText) }],
+        elements: [{ type: 'mrkdwn', text: clip(markdownToMrkdwn(line.text), LIMITS.sectionText) }],
       });
   blocks.push(...actions(card.actions ?? [], names));
   return blocks.slice(0, LIMITS.messageBlocks);
@@ -307,7 +312,8 @@ export function valuesOf(state: Record<string, Record<string, StateValue>>): For
 
 /**
  * A file shown inline, privately (Slack has no private file): its words, then the file as a code
- * block, cut to what a message holds with a note saying so.
+ * block, cut to what a message holds with a note saying so. Longer than a `markdown` block holds,
+ * so it is the message's mrkdwn `text`.
  */
 export function fileText(s: { text: RenderedText; file: SharedFile }): string {
   const body = escapeText(s.file.body);
@@ -316,7 +322,7 @@ export function fileText(s: { text: RenderedText; file: SharedFile }): string {
   const shown = body.length > room ? body.slice(0, room).replace(/&[a-z]*$/, '') : body;
   const note =
     shown.length < body.length ? `\n${messages.exportCut(shown.length, body.length)}` : '';
-  return `${s.text.text} \`${s.file.name}\`\n\`\`\`\n${shown}\`\`\`${note}`;
+  return `${markdownToMrkdwn(s.text.text)} \`${escapeText(s.file.name)}\`\n\`\`\`\n${shown}\`\`\`${note}`;
 }
 
 /** The first field errors a reply carries, kept to what Slack shows. */

@@ -1,6 +1,5 @@
 // The footer under a Slack answer (sources, feedback buttons), in the newest blocks the workspace
 // accepts: a workspace that refuses them gets plainer ones, one step at a time, remembered.
-import type { Block } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import { messages } from '../../src/core/messages.ts';
 import type { AnswerFooter, Destination } from '../../src/model/platform-port.ts';
@@ -8,6 +7,7 @@ import type { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SlackApi } from './slack-api.ts';
 import { type FooterStyle, footerBlocks, NATIVE_FOOTER, plainerStyle } from './slack-blocks.ts';
 import { slackErrorCode } from './slack-errors.ts';
+import { fallbackText, markdownMessage } from './slack-markdown.ts';
 
 /** Slack's answers to a block it does not know (an older workspace without feedback_buttons). */
 export function isBlocksRefusal(code: string | undefined): boolean {
@@ -52,9 +52,8 @@ export class SlackFooters {
   }
 
   /**
-   * The footer (sources, feedback buttons) under an answer: the last message rewritten as blocks
-   * (its text in a section, which holds as much mrkdwn as a message), or a message of its own when
-   * there is none to edit.
+   * The footer (sources, feedback buttons) under an answer: the last message rewritten with the
+   * footer's blocks after its `markdown` block, or a message of its own when there is none to edit.
    */
   async finishAnswer(
     to: Destination,
@@ -68,22 +67,20 @@ export class SlackFooters {
       const extra = footerBlocks(footer, style);
       if (extra.length === 0) return;
       if (messageId !== undefined && text !== undefined) {
+        const body = markdownMessage(text);
         await client.chat.update({
           token,
           channel: to.ref.channelId,
           ts: messageId,
-          text: text.text,
-          blocks: [
-            { type: 'section', text: { type: 'mrkdwn', text: text.text } } as Block,
-            ...extra,
-          ],
+          text: body.text,
+          blocks: [...body.blocks, ...extra],
         });
       } else {
         await client.chat.postMessage({
           token,
           channel: to.ref.channelId,
           thread_ts: to.ref.sessionId,
-          text: footer.sourcesText?.text ?? messages.rateAnswer,
+          text: footer.sourcesText ? fallbackText(footer.sourcesText.text) : messages.rateAnswer,
           blocks: extra,
         });
       }

@@ -34,6 +34,7 @@ import {
 } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
+import { fallbackText, markdownMessage } from './slack-markdown.ts';
 import { slackContext } from './slack-port.ts';
 import { mayChangeSettings } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
@@ -186,7 +187,7 @@ export class SlackInteractions implements InteractionSurface {
       token: creds.token,
       channel: to.ref.channelId,
       thread_ts: to.ref.sessionId,
-      text,
+      text: fallbackText(text),
       blocks,
     } as Parameters<WebClient['chat']['postMessage']>[0]);
   }
@@ -317,18 +318,18 @@ export class SlackInteractions implements InteractionSurface {
         } as Parameters<WebClient['chat']['postEphemeral']>[0]);
       };
       if (s.kind === 'notice')
-        await say({ text: s.text.text, ...(s.replace ? { replace: true } : {}) });
+        await say({ ...markdownMessage(s.text), ...(s.replace ? { replace: true } : {}) });
       else if (s.kind === 'file') await say({ text: fileText(s) });
       else if (s.kind === 'card')
         await say({
-          text: s.card.text.text,
+          text: fallbackText(s.card.text.text),
           blocks: cardBlocks(s.card),
           inChannel: s.audience === 'place',
           ...(s.replace ? { replace: true } : {}),
         });
       else if (s.kind === 'confirm' && !s.confirmation.typedWord)
         await say({
-          text: s.confirmation.question.text,
+          text: fallbackText(s.confirmation.question.text),
           blocks: confirmationBlocks(s.confirmation),
           inChannel: s.audience === 'place',
         });
@@ -339,9 +340,9 @@ export class SlackInteractions implements InteractionSurface {
         >[0]);
       } else {
         // A form reached without a trigger (a slow step): its words, privately.
-        const text =
-          s.kind === 'form' ? (s.form.intro?.text ?? s.form.title) : s.confirmation.question.text;
-        await say({ text });
+        if (s.kind === 'confirm') await say(markdownMessage(s.confirmation.question));
+        else if (s.form.intro) await say(markdownMessage(s.form.intro));
+        else await say({ text: fallbackText(s.form.title) });
       }
     }
   }

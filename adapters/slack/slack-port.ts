@@ -25,12 +25,9 @@ import type { SlackFiles } from './slack-files.ts';
 import { SlackFooters } from './slack-footer.ts';
 import { slackFormat } from './slack-format.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
+import { MARKDOWN_LIMIT, markdownMessage } from './slack-markdown.ts';
 import { SlackReader, tsBefore } from './slack-reader.ts';
 import { SlackStreams } from './slack-stream.ts';
-
-/** Slack's limits: mrkdwn section text 3,000 characters, markdown_text 12,000. */
-export const MRKDWN_LIMIT = 3000;
-export const MARKDOWN_LIMIT = 12_000;
 
 const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: 'warning' };
 
@@ -55,7 +52,8 @@ export const CANNOT_SEE_CHANNEL =
 
 export class SlackPort implements PlatformPort {
   readonly platform = 'slack' as const;
-  readonly limits = { message: MRKDWN_LIMIT, stream: MARKDOWN_LIMIT };
+  /** A message is one `markdown` block, a stream `markdown_text`: 12,000 characters each. */
+  readonly limits = { message: MARKDOWN_LIMIT, stream: MARKDOWN_LIMIT };
   readonly format = slackFormat;
   private readonly o: SlackPortOptions;
   private readonly api: SlackApi;
@@ -111,7 +109,7 @@ export class SlackPort implements PlatformPort {
           this.format,
           CANNOT_SEE_CHANNEL,
           'message',
-          MRKDWN_LIMIT,
+          MARKDOWN_LIMIT,
         );
         if (text) await this.post(to, text);
       }
@@ -127,7 +125,7 @@ export class SlackPort implements PlatformPort {
       channel: to.ref.channelId,
       user: userId,
       thread_ts: to.ref.sessionId,
-      text: text.text,
+      ...markdownMessage(text),
     });
   }
 
@@ -151,7 +149,7 @@ export class SlackPort implements PlatformPort {
       token,
       channel: to.ref.channelId,
       thread_ts: to.ref.sessionId,
-      text: text.text,
+      ...markdownMessage(text),
     });
     return res.ts ?? '';
   }
@@ -162,7 +160,7 @@ export class SlackPort implements PlatformPort {
       token,
       channel: to.ref.channelId,
       ts: messageId,
-      text: text.text,
+      ...markdownMessage(text),
     });
   }
 

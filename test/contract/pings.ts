@@ -1,9 +1,10 @@
 // "Pinged", from each platform's protocol: which recorded requests would notify someone.
 import type { ApiCall as DiscordCall, DiscordMessage } from '../emulators/discord/index.ts';
+import { shownText } from '../emulators/slack/block-kit.ts';
 import type { ApiCall as SlackCall, SlackMessage } from '../emulators/slack/index.ts';
 
 // Slack parses `<!here>`, `<!channel>`, `<!everyone>`, `<!subteam^…>` (optionally `|label`) and
-// raw user mentions in message text and in a stream's markdown_text.
+// raw user mentions in message text, in a `markdown` block and in a stream's markdown_text.
 const SLACK_SPECIAL = /<!(?:here|channel|everyone|group|subteam\^[^|<>\s]*)(?:\|[^<>]*)?>/i;
 const SLACK_USER = /<@[UW][A-Z0-9]+(?:\|[^<>]*)?>/;
 // link_names: a plain @here / @channel / @everyone that starts a word.
@@ -53,7 +54,7 @@ export function slackPings(calls: SlackCall[], botMessages: SlackMessage[]): str
     }
   }
   for (const m of botMessages) {
-    const hit = slackProblem(m.markdown_text ?? m.text);
+    const hit = slackProblem(shownText(m)) ?? slackProblem(m.text);
     if (hit) found.push(`message ${m.channel}/${m.ts} reads ${JSON.stringify(hit)}`);
   }
   return found;

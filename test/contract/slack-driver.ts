@@ -3,6 +3,7 @@
 // a thread's channel holds nothing else.
 
 import { SessionHistory } from '../../src/store/session-history.ts';
+import { shownText } from '../emulators/slack/block-kit.ts';
 import type { SlackMessage, UserMessageInput } from '../emulators/slack/index.ts';
 import { waitFor } from '../emulators/slack/wait-for.ts';
 import { changeTakenIn } from '../support/core-events.ts';
@@ -24,8 +25,8 @@ import type {
 } from './driver.ts';
 import { slackPings } from './pings.ts';
 
-// Slack's limits: 3,000 characters of mrkdwn in a message's text, 12,000 in a stream's markdown_text.
-const MRKDWN_LIMIT = 3000;
+// Slack's limit: 12,000 characters of Markdown in a message's markdown block or a stream's
+// markdown_text.
 const MARKDOWN_LIMIT = 12_000;
 
 const STARTER = 'U0STARTER1';
@@ -282,8 +283,8 @@ class SlackDriver implements ThreadDriver {
   botMessages(thread: Thread): BotMessage[] {
     const t = this.of(thread);
     return this.botOnly(this.h.slack.messages(t.channel, t.ts)).map((m) => ({
-      text: m.markdown_text ?? m.text,
-      limit: m.markdown_text !== undefined ? MARKDOWN_LIMIT : MRKDWN_LIMIT,
+      text: shownText(m),
+      limit: MARKDOWN_LIMIT,
     }));
   }
 

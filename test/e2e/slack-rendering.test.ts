@@ -1,6 +1,7 @@
 // What people see: statuses, streaming, fallbacks, long answers, no broadcasts.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { shownText } from '../emulators/slack/block-kit.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { botReplies, callsTo, waitForReply } from '../support/slack-helpers.ts';
 
@@ -12,7 +13,7 @@ function longAnswer(): string {
     (_, i) => `Paragraph ${i}: the deployment pipeline builds, tests and ships the service.`,
   ).join('\n\n');
   const code = Array.from(
-    { length: 80 },
+    { length: 250 },
     (_, i) => `    result_${i} = compute(value_${i}) * 2  # step ${i}`,
   ).join('\n');
   return `${prose}\n\n\`\`\`python\ndef main():\n${code}\n\`\`\`\n\nThat is **all** — END-OF-ANSWER`;
@@ -87,13 +88,15 @@ describe('Slack rendering', () => {
     const replies = await waitForReply(h.slack, 'C12', ts, 'END-OF-ANSWER', 15_000);
     assert.ok(replies.length >= 2, `split into ${replies.length} messages`);
     for (const m of replies) {
-      assert.ok(m.text.length <= 3000, `part of ${m.text.length} chars`);
-      assert.equal(fenceCount(m.text) % 2, 0, `balanced fences in:\n${m.text.slice(0, 200)}`);
+      const shown = shownText(m);
+      assert.ok(shown.length <= 12_000, `part of ${shown.length} chars`);
+      assert.equal(fenceCount(shown) % 2, 0, `balanced fences in:\n${shown.slice(0, 200)}`);
+      assert.ok(m.text.length > 0, 'a text beside the blocks for notifications');
     }
-    const all = replies.map((m) => m.text).join('\n');
+    const all = replies.map(shownText).join('\n');
     for (const i of [0, 17, 29]) assert.match(all, new RegExp(`Paragraph ${i}:`));
-    for (const i of [0, 40, 79]) assert.match(all, new RegExp(`result_${i} = compute`));
-    assert.match(all, /That is \*all\*/, 'Markdown bold became mrkdwn bold');
+    for (const i of [0, 120, 249]) assert.match(all, new RegExp(`result_${i} = compute`));
+    assert.match(all, /That is \*\*all\*\*/, 'Markdown left for Slack to render');
     // Updates are throttled: the test interval is 50 ms.
     const updates = callsTo(h.slack, 'chat.update').filter((c) => c.args.channel === 'C12');
     for (let i = 1; i < updates.length; i++) {

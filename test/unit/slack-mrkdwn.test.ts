@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { escapeBroadcasts, MRKDWN_RULE, markdownToMrkdwn } from '../../adapters/slack/mrkdwn.ts';
+import { markdownToMrkdwn } from '../../adapters/slack/mrkdwn.ts';
+import { escapeBroadcasts } from '../../adapters/slack/slack-format.ts';
 import { splitMessage } from '../../src/text/split-message.ts';
 
 const ZWSP = '\u200b';
 
 type Case = { name: string; md: string; mrkdwn: string };
 
-// Answers shaped like what self-hosted models actually produce.
+// Text for the places without a `markdown` block (modals, context lines, fields, slash-command
+// replies): shaped like what the bot and models write.
 const CASES: Case[] = [
   {
     name: 'headings of any level become bold lines',
-    md: '# Overview\n### Step **2**: install ###\n\nSetext title\n===',
-    mrkdwn: '*Overview*\n*Step 2: install*\n\n*Setext title*',
+    md: '# Overview\n### Step **2**: install ###',
+    mrkdwn: '*Overview*\n*Step 2: install*',
   },
   {
     name: 'bold, italic, strike and bold-italic',
@@ -57,8 +59,8 @@ const CASES: Case[] = [
   },
   {
     name: 'nested bullet lists keep their indentation',
-    md: '- first\n  - nested **bold**\n    * deeper\n+ plus\n- [ ] todo\n- [x] done',
-    mrkdwn: '• first\n  • nested *bold*\n    • deeper\n• plus\n☐ todo\n☑ done',
+    md: '- first\n  - nested **bold**\n    * deeper\n+ plus',
+    mrkdwn: '• first\n  • nested *bold*\n    • deeper\n• plus',
   },
   {
     name: 'numbered lists are kept',
@@ -69,11 +71,6 @@ const CASES: Case[] = [
     name: 'quotes are kept and nesting collapses',
     md: '> **Warning:** this deletes data\n> > really',
     mrkdwn: '> *Warning:* this deletes data\n> really',
-  },
-  {
-    name: 'horizontal rules',
-    md: 'above\n\n---\n\n* * *\n___',
-    mrkdwn: `above\n\n${MRKDWN_RULE}\n\n${MRKDWN_RULE}\n${MRKDWN_RULE}`,
   },
   {
     name: 'inline code is untouched apart from escaping',
@@ -95,18 +92,6 @@ const CASES: Case[] = [
     name: 'an unclosed fence is closed',
     md: 'Start:\n```js\nconsole.log(1)',
     mrkdwn: 'Start:\n```\nconsole.log(1)\n```',
-  },
-  {
-    name: 'tables become an aligned code block',
-    md: '| Model | VRAM | Notes |\n|:---|---:|:---:|\n| **Llama 3 8B** | 16 GB | fast |\n| 큐웬 | 48 GB | `a|b` & c |',
-    mrkdwn: [
-      '```',
-      '| Model      |  VRAM |  Notes  |',
-      '|------------|-------|---------|',
-      '| Llama 3 8B | 16 GB |  fast   |',
-      '| 큐웬       | 48 GB | a|b &amp; c |',
-      '```',
-    ].join('\n'),
   },
   {
     name: 'ampersands and angle brackets in text are escaped once',
@@ -165,11 +150,9 @@ describe('markdownToMrkdwn', () => {
   });
 
   test('never double-escapes, wherever the ampersand is', () => {
-    const out = markdownToMrkdwn(
-      'a & b `c & d`\n```\ne & f\n```\n| x | y |\n|---|---|\n| g & h | i |',
-    );
+    const out = markdownToMrkdwn('a & b `c & d`\n```\ne & f\n```');
     assert.doesNotMatch(out, /&amp;amp;/);
-    assert.equal(out.match(/&amp;/g)?.length, 4);
+    assert.equal(out.match(/&amp;/g)?.length, 3);
     assert.doesNotMatch(out.replace(/&(amp|lt|gt);/g, ''), /&/);
   });
 

@@ -1,6 +1,7 @@
 // Block Kit's documented limits, checked the way Slack checks them: a message or modal that breaks
 // one is refused whole (`invalid_blocks`, or `invalid_arguments` for a view), with a pointer to the
 // offending field. Only the blocks and elements the bot uses are known; anything else passes.
+// `markdown` blocks are for messages only, and hold 12,000 characters together per payload.
 
 const MAX = {
   messageBlocks: 50,
@@ -23,6 +24,7 @@ const MAX = {
   checkboxOptions: 10,
   optionText: 75,
   optionValue: 150,
+  markdownTotal: 12_000,
 } as const;
 
 type Obj = Record<string, unknown>;
@@ -138,6 +140,10 @@ function block(b: unknown, at: string): string[] {
       });
       break;
     }
+    case 'markdown':
+      if (typeof b.text !== 'string') out.push(`missing required field: text [${at}]`);
+      else if (b.text.length === 0) out.push(`must be at least 1 character [${at}/text]`);
+      break;
     case 'input':
       out.push(...text(b.label, `${at}/label`, MAX.inputLabel, true));
       if (b.hint !== undefined) out.push(...text(b.hint, `${at}/hint`, MAX.inputHint, true));
@@ -162,5 +168,26 @@ export function blockProblems(
   });
   if (surface === 'message' && blocks.some((b) => isObj(b) && b.type === 'input'))
     out.push(`input blocks are not allowed in messages [json-pointer:${at}/blocks]`);
+  const markdown = blocks.filter((b) => isObj(b) && b.type === 'markdown') as Obj[];
+  if (surface === 'modal' && markdown.length > 0)
+    out.push(`markdown blocks are only allowed in messages [json-pointer:${at}/blocks]`);
+  const total = markdown.reduce((n, b) => n + length(b.text), 0);
+  if (total > MAX.markdownTotal)
+    out.push(
+      `markdown blocks must hold at most ${MAX.markdownTotal} characters together [json-pointer:${at}/blocks]`,
+    );
   return out;
+}
+
+/**
+ * What a person sees in a message, as the source Slack renders: the Markdown of its `markdown`
+ * blocks, else a stream's `markdown_text`, else its `text` (mrkdwn).
+ */
+export function shownText(m: { text: string; blocks?: unknown[]; markdown_text?: string }): string {
+  const markdown = (m.blocks ?? []).filter(
+    (b): b is { type: 'markdown'; text: string } =>
+      isObj(b) && b.type === 'markdown' && typeof b.text === 'string',
+  );
+  if (markdown.length > 0) return markdown.map((b) => b.text).join('\n');
+  return m.markdown_text ?? m.text;
 }

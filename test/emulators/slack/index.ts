@@ -37,6 +37,7 @@ import { postUserMessage } from './user-messages.ts';
 import { clip, waitFor } from './wait-for.ts';
 import { createWebApi } from './web-api.ts';
 
+export { shownText } from './block-kit.ts';
 export { DEFAULT_CHANNEL_CREATOR } from './methods/lookup.ts';
 export type {
   ApiCall,
