@@ -1,5 +1,5 @@
 // How 👍/👎 look under Slack answers, end to end through Bolt: Slack's feedback buttons on a
-// streamed answer (chat.stopStream blocks) and on an edited one (its text a section above them),
+// streamed answer (chat.stopStream blocks) and on an edited one (its markdown block above them),
 // plain buttons where a workspace refuses them, and those vote too. Voting, the reason form, a
 // second vote and the export are the interaction contract's (test/contract/feedback-contract.ts).
 import assert from 'node:assert/strict';
@@ -58,10 +58,10 @@ describe('vote buttons under Slack answers', () => {
     assert.match(el.positive_button?.value ?? '', /^t1\.feedback\.up\./);
   });
 
-  test('an edited answer keeps its text as a section above the buttons', async () => {
+  test('an edited answer keeps its text as a markdown block above the buttons', async () => {
     h.slack.setStreamingAvailable(false);
     const answer = await ask('C0FB00001', 'and the timeout?');
-    assert.equal((answer.blocks as Block[])[0]?.type, 'section');
+    assert.equal((answer.blocks as Block[])[0]?.type, 'markdown');
     assert.equal(feedbackBlock(answer)?.type, 'context_actions');
   });
 

@@ -12,6 +12,7 @@ import { WebClient } from '@slack/web-api';
 import {
   DEFAULT_CHANNEL_CREATOR,
   type SlackEmulator,
+  shownText,
   startSlackEmulator,
   viewState,
 } from '../emulators/slack/index.ts';
@@ -713,4 +714,30 @@ test('task cards: documented shape accepted, a non-web source or a workspace wit
   await assert.rejects(post([{ type: 'task_card', title: 'no id' }]), /invalid_blocks/);
   emu.setTaskCardsAvailable(false);
   await assert.rejects(post([card('https://files.example/plan.pdf')]), /invalid_blocks/);
+});
+
+test('markdown blocks: shown as written, 12,000 characters per payload, messages only', async (t) => {
+  const defer = cleanups(t);
+  const emu = await emulator(defer);
+  const web = client(emu);
+  const md = (text: string) => ({ type: 'markdown', text });
+  const post = (blocks: unknown[]) =>
+    web.chat.postMessage({ channel: 'C1', text: 'fallback', blocks: blocks as never });
+  const res = await post([md('**bold** and a [link](https://example.com)')]);
+  const posted = emu.allMessages().find((m) => m.ts === res.ts);
+  assert.ok(posted);
+  assert.equal(shownText(posted), '**bold** and a [link](https://example.com)');
+  assert.equal(posted.text, 'fallback');
+  assert.equal((await post([md('x'.repeat(6000)), md('y'.repeat(6000))])).ok, true);
+  await assert.rejects(post([md('x'.repeat(6000)), md('y'.repeat(6001))]), /invalid_blocks/);
+  await assert.rejects(post([md('')]), /invalid_blocks/);
+  await assert.rejects(
+    web.chat.update({ channel: 'C1', ts: res.ts ?? '', blocks: [md('z'.repeat(12_001))] as never }),
+    /invalid_blocks/,
+  );
+  const inModal = { ...MODAL, blocks: [md('**not here**')] };
+  await assert.rejects(
+    web.views.open({ trigger_id: emu.newTriggerId('U1'), view: inModal as never }),
+    /invalid_arguments/,
+  );
 });
