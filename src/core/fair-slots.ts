@@ -3,7 +3,12 @@
 // a channel over people. VTC rather than deficit round robin because a turn's cost is known only
 // afterwards: VTC charges an estimate when a turn starts and corrects it with the tokens the turn
 // really used, where DRR needs the cost to decide. A counter that was idle is lifted to the least
-// busy waiting one when it comes back, so quiet time is not banked into a burst later.
+// busy waiting one when it comes back, so quiet time is not banked into a burst later. With
+// `shared` counters (split roles: every worker's), each admission step is decided on the shared
+// counters instead (redis-fair-counters.ts); this worker's counters then only mirror them, for
+// the queue positions it shows.
+import type { FairCorrection, SharedFairCounters } from '../store/fair-counters.ts';
+import { Level } from './fair-level.ts';
 
 /** Who a waiting turn is for; `weight` is the channel's share (fairShareWeight). */
 export interface FairClaim {
@@ -20,72 +25,20 @@ interface Waiter {
   grant: (release: FairRelease) => void;
 }
 
-/** Counters of one level (channels, or one channel's people) with their waiting turns. */
-class Level<T> {
-  readonly counter = new Map<string, number>();
-  readonly waiting = new Map<string, T[]>();
-  /** When each key was last served (a sequence number): ties go to the one served longest ago. */
-  readonly servedAt = new Map<string, number>();
-  private lastServed = 0;
-  private seq = 0;
-
-  /** Lifts a newly waiting key to the least counter among those waiting (or the last served). */
-  join(key: string, item: T): void {
-    const q = this.waiting.get(key);
-    if (q) {
-      q.push(item);
-      return;
-    }
-    let floor = Number.POSITIVE_INFINITY;
-    for (const k of this.waiting.keys()) floor = Math.min(floor, this.counter.get(k) ?? 0);
-    if (floor === Number.POSITIVE_INFINITY) floor = this.lastServed;
-    this.counter.set(key, Math.max(this.counter.get(key) ?? 0, floor));
-    this.waiting.set(key, [item]);
-  }
-
-  /** The waiting key with the least counter (ties: the one served longest ago). */
-  least(): string | undefined {
-    let best: string | undefined;
-    let bestCount = Number.POSITIVE_INFINITY;
-    let bestServed = Number.POSITIVE_INFINITY;
-    for (const k of this.waiting.keys()) {
-      const c = this.counter.get(k) ?? 0;
-      const at = this.servedAt.get(k) ?? -1;
-      if (c < bestCount || (c === bestCount && at < bestServed)) {
-        best = k;
-        bestCount = c;
-        bestServed = at;
-      }
-    }
-    return best;
-  }
-
-  /** The next item of `key`; the key stops waiting when its queue is empty. */
-  take(key: string): T | undefined {
-    const q = this.waiting.get(key);
-    const item = q?.shift();
-    if (q && q.length === 0) this.waiting.delete(key);
-    this.served(key);
-    return item;
-  }
-
-  served(key: string): void {
-    this.lastServed = this.counter.get(key) ?? 0;
-    this.servedAt.set(key, ++this.seq);
-  }
-
-  charge(key: string, amount: number): void {
-    this.counter.set(key, (this.counter.get(key) ?? 0) + amount);
-  }
-}
-
 export interface FairSlotsOptions {
   slots: number;
   /** `fair` (VTC) or `fifo` (first come, first served: the old order, for comparison). */
   mode: 'fair' | 'fifo';
   /** Charged when a turn starts; corrected at its end. */
   estimateTokens: number;
+  /** Counters shared with the other workers; absent: this process's own. */
+  shared?: SharedFairCounters | undefined;
+  /** The shared counters failed: this step was decided on this process's own. */
+  onSharedError?: ((err: unknown) => void) | undefined;
 }
+
+/** Idle counters are pruned after this many admissions. */
+const PRUNE_EVERY = 64;
 
 export class FairSlots {
   private readonly o: FairSlotsOptions;
@@ -94,9 +47,13 @@ export class FairSlots {
   private readonly people = new Map<string, Level<Waiter>>();
   private readonly fifo: Waiter[] = [];
   private count = 0;
+  private admitted = 0;
   /** Bumped whenever the queue or a counter changes. */
   private version = 0;
   private cached: { version: number; at: Map<FairClaim, number> } | undefined;
+  /** Corrections not yet sent to the shared counters. */
+  private readonly corrections: FairCorrection[] = [];
+  private stepping = false;
 
   constructor(o: FairSlotsOptions) {
     this.o = o;
@@ -108,6 +65,18 @@ export class FairSlots {
     return this.count;
   }
 
+  /** No admission step is under way with the shared counters (tests and benches wait for it). */
+  get settled(): boolean {
+    return !this.stepping && this.corrections.length === 0;
+  }
+
+  /** Channels and people with a counter kept (idle ones are pruned). */
+  get known(): number {
+    let n = this.channels.counter.size;
+    for (const level of this.people.values()) n += level.counter.size;
+    return n;
+  }
+
   acquire(claim: FairClaim): Promise<FairRelease> {
     return new Promise((grant) => {
       const w: Waiter = { claim, grant };
@@ -115,18 +84,32 @@ export class FairSlots {
       this.version += 1;
       if (this.o.mode === 'fifo') this.fifo.push(w);
       else {
-        let level = this.people.get(claim.channel);
-        if (!level) {
-          level = new Level<Waiter>();
-          this.people.set(claim.channel, level);
-        }
-        level.join(claim.person, w);
+        this.levelOf(claim.channel).join(claim.person, w);
         // The channel level knows which channels wait, not how many of their turns.
         if (!this.channels.waiting.has(claim.channel))
           this.channels.join(claim.channel, claim.channel);
       }
       this.dispatch();
     });
+  }
+
+  /** The waiting turn that claimed with `claim` leaves the queue (never granted); false if not waiting. */
+  withdraw(claim: FairClaim): boolean {
+    let gone = false;
+    if (this.o.mode === 'fifo') {
+      const at = this.fifo.findIndex((w) => w.claim === claim);
+      if (at >= 0) gone = this.fifo.splice(at, 1).length > 0;
+    } else {
+      const level = this.people.get(claim.channel);
+      const w = level?.waiting.get(claim.person)?.find((x) => x.claim === claim);
+      gone = w !== undefined && (level?.remove(claim.person, w) ?? false);
+      if (gone && level?.waiting.size === 0) this.channels.remove(claim.channel, claim.channel);
+    }
+    if (gone) {
+      this.count -= 1;
+      this.version += 1;
+    }
+    return gone;
   }
 
   /**
@@ -141,38 +124,134 @@ export class FairSlots {
     return this.cached.at.get(claim);
   }
 
+  private levelOf(channel: string): Level<Waiter> {
+    let level = this.people.get(channel);
+    if (!level) {
+      level = new Level<Waiter>();
+      this.people.set(channel, level);
+    }
+    return level;
+  }
+
   private next(): Waiter | undefined {
     if (this.o.mode === 'fifo') return this.fifo.shift();
     const channel = this.channels.least();
     if (channel === undefined) return undefined;
+    const person = this.people.get(channel)?.least();
+    return person === undefined ? undefined : this.take(channel, person);
+  }
+
+  private take(channel: string, person: string): Waiter | undefined {
     const level = this.people.get(channel);
-    const person = level?.least();
-    const w = person === undefined ? undefined : level?.take(person);
+    const w = level?.take(person);
     if (!level || level.waiting.size === 0) this.channels.take(channel);
     else this.channels.served(channel);
+    if (++this.admitted % PRUNE_EVERY === 0) this.prune();
     return w;
   }
 
+  /** Forgets idle counters that say nothing (see fair-level.ts), and channels left without any. */
+  private prune(): void {
+    this.channels.prune();
+    for (const [ch, level] of this.people) {
+      if (level.prune() === 0 && level.waiting.size === 0) this.people.delete(ch);
+    }
+  }
+
   private dispatch(): void {
+    if (this.o.shared && this.o.mode === 'fair') {
+      void this.sharedSteps(this.o.shared);
+      return;
+    }
     while (this.free > 0) {
       const w = this.next();
       if (!w) return;
-      this.free -= 1;
-      this.count -= 1;
-      this.version += 1;
-      w.grant(this.start(w.claim));
+      this.grant(w);
     }
+  }
+
+  private grant(w: Waiter): void {
+    this.free -= 1;
+    this.count -= 1;
+    this.version += 1;
+    w.grant(this.start(w.claim));
+  }
+
+  /** Admission steps on the shared counters, one at a time, while a slot is free and turns wait. */
+  private async sharedSteps(shared: SharedFairCounters): Promise<void> {
+    if (this.stepping) return;
+    this.stepping = true;
+    try {
+      for (;;) {
+        const want = this.free > 0 && this.count > 0;
+        const corrections = this.corrections.splice(0);
+        if (!want && corrections.length === 0) return;
+        const w = await this.sharedStep(shared, corrections, want);
+        if (w) this.grant(w);
+      }
+    } finally {
+      this.stepping = false;
+    }
+  }
+
+  private async sharedStep(
+    shared: SharedFairCounters,
+    corrections: FairCorrection[],
+    want: boolean,
+  ): Promise<Waiter | undefined> {
+    const candidates = want
+      ? [...this.channels.waiting.keys()].map((channel) => {
+          const level = this.people.get(channel);
+          const head = level?.waiting.values().next().value?.[0];
+          return {
+            channel,
+            weight: head?.claim.weight ?? 1,
+            people: [...(level?.waiting.keys() ?? [])],
+          };
+        })
+      : [];
+    try {
+      const step = await shared.step(corrections, candidates, this.o.estimateTokens);
+      for (const [ch, c] of step.channels) this.channels.counter.set(ch, c);
+      for (const [ch, ps] of step.people) {
+        for (const [p, c] of ps) this.levelOf(ch).counter.set(p, c);
+      }
+      this.version += 1;
+      if (!step.pick) return want ? this.next() : undefined;
+      const w = this.take(step.pick.channel, step.pick.person);
+      // It left while the step ran: give back what the step charged it.
+      if (!w) this.refund(step.pick.channel, step.pick.person);
+      return w;
+    } catch (err) {
+      this.o.onSharedError?.(err);
+      return want ? this.next() : undefined;
+    }
+  }
+
+  private refund(channel: string, person: string): void {
+    const est = this.o.estimateTokens;
+    this.corrections.push({ channel, person, channelTokens: -est, personTokens: -est });
   }
 
   private start(claim: FairClaim): FairRelease {
     const est = this.o.estimateTokens;
     this.chargeTo(claim, est);
+    this.channels.run(claim.channel, 1);
+    this.levelOf(claim.channel).run(claim.person, 1);
     let released = false;
     return (tokens) => {
       if (released) return;
       released = true;
+      this.channels.run(claim.channel, -1);
+      this.levelOf(claim.channel).run(claim.person, -1);
       // A count that is not a number would poison the counters and stall every waiting turn.
-      if (tokens !== undefined && Number.isFinite(tokens)) this.chargeTo(claim, tokens - est);
+      if (tokens !== undefined && Number.isFinite(tokens)) {
+        this.chargeTo(claim, tokens - est);
+        if (this.o.shared && this.o.mode === 'fair') {
+          const channelTokens = (tokens - est) / Math.max(1, claim.weight);
+          this.corrections.push({ ...claim, channelTokens, personTokens: tokens - est });
+        }
+      }
       this.free += 1;
       this.version += 1;
       this.dispatch();
@@ -182,27 +261,20 @@ export class FairSlots {
   private chargeTo(claim: FairClaim, tokens: number): void {
     if (this.o.mode === 'fifo') return;
     this.channels.charge(claim.channel, tokens / Math.max(1, claim.weight));
-    let level = this.people.get(claim.channel);
-    if (!level) {
-      level = new Level<Waiter>();
-      this.people.set(claim.channel, level);
-    }
-    level.charge(claim.person, tokens);
+    this.levelOf(claim.channel).charge(claim.person, tokens);
   }
 
   /** The order the waiting turns would start in if nobody else came and every estimate held. */
   private order(): Waiter[] {
-    const sim = new FairSlots({ ...this.o, slots: 0 });
-    for (const [k, v] of this.channels.counter) sim.channels.counter.set(k, v);
-    for (const [k, v] of this.channels.servedAt) sim.channels.servedAt.set(k, v);
-    for (const [ch, level] of this.people) {
-      const copy = new Level<Waiter>();
-      for (const [k, v] of level.counter) copy.counter.set(k, v);
-      for (const [k, v] of level.servedAt) copy.servedAt.set(k, v);
-      for (const [k, q] of level.waiting) copy.waiting.set(k, [...q]);
-      sim.people.set(ch, copy);
-    }
-    for (const [k, q] of this.channels.waiting) sim.channels.waiting.set(k, [...q]);
+    const sim = new FairSlots({ ...this.o, slots: 0, shared: undefined });
+    const channels = this.channels.copy();
+    for (const [k, v] of channels.counter) sim.channels.counter.set(k, v);
+    for (const [k, v] of channels.servedAt) sim.channels.servedAt.set(k, v);
+    for (const [k, q] of channels.waiting) sim.channels.waiting.set(k, q);
+    sim.channels.lastServed = channels.lastServed;
+    for (const [ch, level] of this.people) sim.people.set(ch, level.copy());
+    // The simulation must not prune (it would count its admissions toward it).
+    sim.admitted = Number.NaN;
     const out: Waiter[] = [];
     for (let w = sim.next(); w; w = sim.next()) {
       out.push(w);

@@ -68,3 +68,59 @@ export function floodScenario(flood: number, quiet: number): SimQuestion[] {
   }
   return qs;
 }
+
+/** A question held by one of several workers (split roles: BullMQ decides which). */
+export interface WorkerQuestion extends SimQuestion {
+  worker: number;
+}
+
+/** Until no worker has an admission step under way (the shared counters answer over Redis). */
+async function settle(workers: readonly FairSlots[]): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    await flush();
+    if (workers.every((w) => w.settled)) {
+      await flush();
+      if (workers.every((w) => w.settled)) return;
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error('the workers did not settle');
+}
+
+/**
+ * The same in token time over several workers, each with its own FairSlots (and slots), all of
+ * them perhaps sharing counters: the questions arrive in order at time 0, each at its worker.
+ */
+export async function simulateWorkers(
+  questions: readonly WorkerQuestion[],
+  workers: readonly FairSlots[],
+  cost: number,
+): Promise<SimResult> {
+  const startAt: number[] = [];
+  const order: number[] = [];
+  const running: { end: number; tokens: number; release: (t?: number) => void }[] = [];
+  let now = 0;
+  for (const [i, q] of questions.entries()) {
+    const slots = workers[q.worker];
+    if (!slots) throw new Error(`no worker ${q.worker}`);
+    void slots
+      .acquire({ channel: q.channel, person: q.person, weight: q.weight ?? 1 })
+      .then((release) => {
+        startAt[i] = now;
+        order.push(i);
+        const tokens = q.tokens ?? cost;
+        running.push({ end: now + tokens, tokens, release });
+      });
+    // Arrivals are one at a time, as jobs reach their workers.
+    await settle(workers);
+  }
+  while (running.length > 0) {
+    running.sort((a, b) => a.end - b.end);
+    const done = running.shift();
+    if (!done) break;
+    now = done.end;
+    done.release(done.tokens);
+    await settle(workers);
+  }
+  return { startAt, order };
+}
