@@ -233,6 +233,7 @@ async function closeAfterFailedStart(
   await p.store.close();
   await p.turns.knowledge?.close();
   await p.turns.usage.close().catch(() => undefined);
+  await p.turns.fairCounters?.close();
   await p.closeModels();
 }
 
@@ -261,6 +262,7 @@ async function stopApp(p: Parts): Promise<void> {
   await p.http.close();
   await p.turns.knowledge?.close();
   await p.turns.usage.close().catch(() => undefined);
+  await p.turns.fairCounters?.close();
   await p.turns.mcp?.close();
   await p.store.close();
   await p.closeModels();

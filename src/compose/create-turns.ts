@@ -18,6 +18,7 @@ import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import { ContextManager } from '../memory/context-manager.ts';
 import { chainPromptCounter } from '../memory/prompt-counter.ts';
+import { RedisFairCounters } from '../store/redis-fair-counters.ts';
 import { SessionHistory } from '../store/session-history.ts';
 import { SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
@@ -107,6 +108,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
   const feedback = new FeedbackService({ store, metrics, log, ...config.feedback });
   const eraser = new ProjectEraser({ store, log });
   eraser.alsoErase(usage.eraseProject);
+  const fairCounters = sharedFairCounters(config);
   const runner = new TurnRunner(
     {
       botName: config.agent.name,
@@ -121,6 +123,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       admission: config.sharing.fairness.admission,
       turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
       queueNoticeMs: config.sharing.fairness.showPlaceEveryMs,
+      forgetIdleMs: config.sharing.fairness.forgetIdleMs,
     },
     {
       llm,
@@ -132,6 +135,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       metrics,
       log,
       budgets: budgetGuard(config, usage),
+      fairCounters,
       context: attachments.context,
       feedback,
       erasures: eraser,
@@ -140,9 +144,23 @@ export function createTurns(config: Config, d: TurnsDeps) {
   return {
     ...{ llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner },
     usage,
+    fairCounters,
     mcp,
     approvals,
   };
+}
+
+/** Fair admission's counters in Redis when workers share them (auto: in split roles). */
+function sharedFairCounters(config: Config): RedisFairCounters | undefined {
+  const f = config.sharing.fairness;
+  const redis = /^rediss?:\/\//.test(config.storeUrl);
+  const on =
+    f.sharedCounters === 'on' || (f.sharedCounters === 'auto' && config.scale.role !== 'all');
+  if (!redis || !on || f.admission !== 'fair') return undefined;
+  return new RedisFairCounters(config.storeUrl, {
+    prefix: `threadmind:${config.scale.queue.name}:fair`,
+    forgetIdleMs: f.forgetIdleMs,
+  });
 }
 
 /** What keeps a thread inside the window, and the session state (lock, claims) beside it. */

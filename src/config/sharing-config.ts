@@ -47,6 +47,10 @@ export const sharingSettingsSchema = z
         turnEstimateTokens: z.number().int().min(1),
         /** How often a waiting question's place is updated in its status; 0: not shown. */
         showPlaceEveryMs: z.number().int().min(0),
+        /** Counters in Redis, shared by every worker: auto (in split roles), on (a Redis store), off. */
+        sharedCounters: z.enum(['auto', 'on', 'off']),
+        /** A channel or person without an admission this long is forgotten (its counter starts over). */
+        forgetIdleMs: z.number().int().min(1000),
       })
       .strict(),
   })

@@ -1,7 +1,8 @@
 // One level of the Virtual Token Counter (fair-slots.ts): the counters of channels, or of one
 // channel's people, with their waiting turns. A counter is only ever compared with the others of
 // its level, and one at or below the level's floor (the counter of the one served last) would be
-// lifted to the floor when it waits again: such a counter says nothing and is pruned.
+// lifted to the floor when it waits again: such a counter says nothing and is pruned. So is one
+// idle for longer than the forgetting window: fairness is about recent use.
 
 export class Level<T> {
   readonly counter = new Map<string, number>();
@@ -10,6 +11,8 @@ export class Level<T> {
   readonly servedAt = new Map<string, number>();
   /** Turns of each key running now (their corrections are still to come). */
   readonly running = new Map<string, number>();
+  /** When each key was last served or charged (ms), for forgetting idle ones. */
+  readonly touched = new Map<string, number>();
   lastServed = 0;
   private seq = 0;
 
@@ -69,8 +72,9 @@ export class Level<T> {
   }
 
   /** A key pruned while idle counts from the floor, as it would be lifted there. */
-  charge(key: string, amount: number): void {
+  charge(key: string, amount: number, now = 0): void {
     this.counter.set(key, (this.counter.get(key) ?? this.lastServed) + amount);
+    this.touched.set(key, now);
   }
 
   /** A turn of `key` started (+1) or ended (-1). */
@@ -80,12 +84,17 @@ export class Level<T> {
     else this.running.delete(key);
   }
 
-  /** Forgets idle keys whose counter is at or below the floor; how many keys are left. */
-  prune(): number {
+  /**
+   * Forgets keys neither waiting nor running whose counter is at or below the floor or which were
+   * last touched before `idleSince`; how many keys are left.
+   */
+  prune(idleSince: number): number {
     for (const [k, c] of this.counter) {
-      if (c > this.lastServed || this.waiting.has(k) || this.running.has(k)) continue;
+      if (this.waiting.has(k) || this.running.has(k)) continue;
+      if (c > this.lastServed && (this.touched.get(k) ?? 0) >= idleSince) continue;
       this.counter.delete(k);
       this.servedAt.delete(k);
+      this.touched.delete(k);
     }
     return this.counter.size;
   }
@@ -95,6 +104,7 @@ export class Level<T> {
     const c = new Level<T>();
     for (const [k, v] of this.counter) c.counter.set(k, v);
     for (const [k, v] of this.servedAt) c.servedAt.set(k, v);
+    for (const [k, v] of this.touched) c.touched.set(k, v);
     for (const [k, q] of this.waiting) c.waiting.set(k, [...q]);
     c.lastServed = this.lastServed;
     c.seq = this.seq;

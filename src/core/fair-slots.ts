@@ -33,12 +33,16 @@ export interface FairSlotsOptions {
   estimateTokens: number;
   /** Counters shared with the other workers; absent: this process's own. */
   shared?: SharedFairCounters | undefined;
+  /** A channel or person idle this long is forgotten (its counter starts over); default 1 h. */
+  forgetIdleMs?: number | undefined;
+  now?: (() => number) | undefined;
   /** The shared counters failed: this step was decided on this process's own. */
   onSharedError?: ((err: unknown) => void) | undefined;
 }
 
 /** Idle counters are pruned after this many admissions. */
 const PRUNE_EVERY = 64;
+const DEFAULT_FORGET_MS = 3_600_000;
 
 export class FairSlots {
   private readonly o: FairSlotsOptions;
@@ -150,12 +154,17 @@ export class FairSlots {
     return w;
   }
 
-  /** Forgets idle counters that say nothing (see fair-level.ts), and channels left without any. */
+  /** Forgets idle counters (see fair-level.ts), and channels left without any. */
   private prune(): void {
-    this.channels.prune();
+    const idleSince = this.now() - (this.o.forgetIdleMs ?? DEFAULT_FORGET_MS);
+    this.channels.prune(idleSince);
     for (const [ch, level] of this.people) {
-      if (level.prune() === 0 && level.waiting.size === 0) this.people.delete(ch);
+      if (level.prune(idleSince) === 0 && level.waiting.size === 0) this.people.delete(ch);
     }
+  }
+
+  private now(): number {
+    return (this.o.now ?? Date.now)();
   }
 
   private dispatch(): void {
@@ -260,8 +269,9 @@ export class FairSlots {
 
   private chargeTo(claim: FairClaim, tokens: number): void {
     if (this.o.mode === 'fifo') return;
-    this.channels.charge(claim.channel, tokens / Math.max(1, claim.weight));
-    this.levelOf(claim.channel).charge(claim.person, tokens);
+    const now = this.now();
+    this.channels.charge(claim.channel, tokens / Math.max(1, claim.weight), now);
+    this.levelOf(claim.channel).charge(claim.person, tokens, now);
   }
 
   /** The order the waiting turns would start in if nobody else came and every estimate held. */

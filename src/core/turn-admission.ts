@@ -39,6 +39,10 @@ export class TurnAdmission {
       slots: env.o.maxConcurrentTurns,
       mode: env.o.admission ?? 'fifo',
       estimateTokens: env.o.turnEstimateTokens ?? 2000,
+      shared: env.d.fairCounters,
+      forgetIdleMs: env.o.forgetIdleMs,
+      onSharedError: (err) =>
+        env.d.log.warn({ err }, 'shared fair-admission counters failed; this step used our own'),
     });
   }
 

@@ -12,6 +12,7 @@ import type { ActionButton } from '../model/interaction.ts';
 import type { Owner } from '../model/thread-ref.ts';
 import type { PriorityClass } from '../scope/model-call.ts';
 import type { TurnScope } from '../scope/scope.ts';
+import type { SharedFairCounters } from '../store/fair-counters.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import type { AnswerAudience } from './audience.ts';
@@ -39,6 +40,8 @@ export interface TurnRunnerOptions {
   admission?: 'fair' | 'fifo' | undefined;
   /** Tokens charged to a turn as it starts, corrected at its end. */
   turnEstimateTokens?: number | undefined;
+  /** A channel or person with no turn admitted this long is forgotten by fair admission. */
+  forgetIdleMs?: number | undefined;
   /** A waiting turn's place is shown and updated at most this often; absent or 0: not shown. */
   queueNoticeMs?: number | undefined;
 }
@@ -62,6 +65,8 @@ export interface TurnRunnerDeps {
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
   /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
   budgets?: Pick<BudgetGuard, 'check'> | undefined;
+  /** Fair admission's counters shared with the other workers (split roles); absent: this process's. */
+  fairCounters?: SharedFairCounters | undefined;
 }
 
 /** The MCP tools of some servers (src/agent/mcp/mcp-hub.ts). */

@@ -104,4 +104,39 @@ describe('fair admission', () => {
     (await after)();
     assert.equal(slots.waiting, 0);
   });
+
+  it('a turn withdrawn while it waits never starts, and the ones behind it move up', async () => {
+    const slots = new FairSlots({ slots: 1, mode: 'fair', estimateTokens: COST });
+    const first = await slots.acquire({ channel: 'A', person: 'a', weight: 1 });
+    const gone = { channel: 'B', person: 'b', weight: 1 };
+    const behind = { channel: 'A', person: 'a', weight: 1 };
+    let started = false;
+    void slots.acquire(gone).then(() => {
+      started = true;
+    });
+    const next = slots.acquire(behind);
+    assert.equal(slots.ahead(behind), 1);
+    assert.equal(slots.withdraw(gone), true);
+    assert.equal(slots.ahead(behind), 0, 'moved up');
+    assert.equal(slots.withdraw(gone), false, 'only once');
+    first(COST);
+    (await next)(COST);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(started, false);
+    assert.equal(slots.waiting, 0);
+  });
+
+  it('forgets idle channels and people: what it keeps does not grow with everyone who ever asked', async () => {
+    let now = 0;
+    const slots = new FairSlots({
+      ...{ slots: 1, mode: 'fair', estimateTokens: COST },
+      ...{ forgetIdleMs: 10 * 60_000, now: () => now },
+    });
+    for (let i = 0; i < 500; i++) {
+      now += 60_000;
+      (await slots.acquire({ channel: `C${i}`, person: `U${i}`, weight: 1 }))(COST * (1 + (i % 3)));
+    }
+    // Pruned every 64 admissions: at most the last 64 + 10 minutes' channels, and their people.
+    assert.ok(slots.known <= 2 * (64 + 10), `${slots.known} kept`);
+  });
 });
