@@ -18,12 +18,17 @@ export function createRoles(
   const { store, metrics, log } = d;
   const role = config.scale.role;
   const redis = role === 'all' ? undefined : queueRedis(config.storeUrl);
-  const queue = redis ? new TurnQueue(redis, config.scale.queue) : undefined;
+  // Fair admission starts in the queue: channels take turns there (BullMQ priorities).
+  const settings = {
+    ...config.scale.queue,
+    fairIntake: config.sharing.fairness.admission === 'fair',
+  };
+  const queue = redis ? new TurnQueue(redis, settings) : undefined;
   // An erased project's queued and failed messages go too: a failed job keeps its text a week.
   if (queue) eraser.alsoErase((pk) => queue.eraseProject(pk));
   const worker =
     redis && role === 'worker'
-      ? new TurnWorker(redis, config.scale.queue, { metrics, log, store })
+      ? new TurnWorker(redis, settings, { metrics, log, store })
       : undefined;
   return {
     role,

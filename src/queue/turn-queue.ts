@@ -2,8 +2,11 @@
 // worker (turn-worker.ts) runs it through the core. Per-session order across workers: every message
 // takes the next number of its session (`seq`, one HINCRBY), and a job runs only once its
 // predecessor is done (`done`); a job that comes early goes back to the delayed set for
-// `orderPollMs`. The session lock (in TurnRunner) still keeps two turns of one thread apart. See
-// ARCHITECTURE.md, "Scaling out".
+// `orderPollMs`. The session lock (in TurnRunner) still keeps two turns of one thread apart.
+// Channels take turns in the queue itself (`fairIntake`): a job's BullMQ priority is how many of
+// its channel's jobs wait before it, plus one, so a flooding channel's hundredth question waits
+// behind a quiet channel's first, on whichever worker is free. See ARCHITECTURE.md, "Scaling out"
+// and "Sharing the GPU".
 import { createHash } from 'node:crypto';
 import { type Job, type JobType, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -32,6 +35,8 @@ export interface QueueSettings {
   name: string;
   attempts: number;
   backoffMs: number;
+  /** Channels take turns in the queue (BullMQ priorities); off: first in, first out. */
+  fairIntake?: boolean | undefined;
 }
 
 export interface WorkerSettings extends QueueSettings {
@@ -59,6 +64,22 @@ export function orderKey(name: string, session: string): string {
 export function recordsPrefix(name: string): string {
   return `${PREFIX}:${name}`;
 }
+
+/** A channel's jobs not yet taken by a worker (a sorted set of job ids by enqueue time). */
+export function waitingKey(name: string, channel: string): string {
+  return `${PREFIX}:${name}:waiting:${channel}`;
+}
+
+/** The channel a job counts against for fair intake (as usage counts it). */
+export function channelOf(data: Pick<TurnJobData, 'msg'>): string {
+  const ref = (data.msg.opened ?? data.msg).ref;
+  return `${ref.platform}:${ref.projectId}:${ref.channelId}`;
+}
+
+/** BullMQ's largest priority. */
+const MAX_PRIORITY = 2_097_151;
+/** An id left behind (a job erased before a worker took it) stops counting after this. */
+const WAITING_FORGET_MS = 3_600_000;
 
 /** The job states an erase clears; an active job is a worker's until it ends. */
 const ERASABLE: JobType[] = ['wait', 'delayed', 'prioritized', 'failed', 'completed'];
@@ -108,14 +129,21 @@ export class TurnQueue {
     }
     const res = await multi.exec();
     const queuedAt = Date.now();
-    const jobs = items.map(({ m, opened }, i) => {
+    const numbered = items.map(({ m, opened }, i) => {
       const session = sessions[i] as string;
       const seq = Number(res?.[2 * i]?.[1]);
       if (!Number.isInteger(seq)) throw new Error(`could not number a message of ${session}`);
+      return { session, seq, msg: toQueued(m, opened), queuedAt };
+    });
+    const priorities = this.o.fairIntake ? await this.places(numbered) : [];
+    const jobs = numbered.map((data, i) => {
+      const { session, seq } = data;
+      const priority = priorities[i];
       return {
         name: 'turn',
-        data: { session, seq, msg: toQueued(m, opened), queuedAt },
+        data,
         opts: {
+          ...(priority !== undefined ? { priority } : {}),
           jobId: jobIdOf(session, seq),
           attempts: this.o.attempts,
           backoff: { type: 'exponential', delay: this.o.backoffMs },
@@ -127,6 +155,24 @@ export class TurnQueue {
     });
     await this.queue.addBulk(jobs);
     return jobs.map((j) => j.opts.jobId);
+  }
+
+  /** Each job's place among its channel's waiting jobs (1: none before it), as its priority. */
+  private async places(jobs: readonly TurnJobData[]): Promise<number[]> {
+    const multi = this.redis.multi();
+    for (const data of jobs) {
+      const key = waitingKey(this.o.name, channelOf(data));
+      multi
+        .zremrangebyscore(key, '-inf', data.queuedAt - WAITING_FORGET_MS)
+        .zadd(key, data.queuedAt, jobIdOf(data.session, data.seq))
+        .zcard(key)
+        .pexpire(key, WAITING_FORGET_MS);
+    }
+    const res = await multi.exec();
+    return jobs.map((_, i) => {
+      const n = Number(res?.[4 * i + 2]?.[1]);
+      return Number.isInteger(n) ? Math.min(MAX_PRIORITY, Math.max(1, n)) : 1;
+    });
   }
 
   /**

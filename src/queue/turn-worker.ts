@@ -18,6 +18,7 @@ import { settlesWithin } from '../util/deadline.ts';
 import { PostRecords, RecordingPort } from './recording-port.ts';
 import { RunFences } from './run-fence.ts';
 import {
+  channelOf,
   jobIdOf,
   ORDER_TTL_S,
   orderKey,
@@ -25,6 +26,7 @@ import {
   recordsPrefix,
   type TurnJobData,
   type WorkerSettings,
+  waitingKey,
 } from './turn-queue.ts';
 import { fromQueued, isQueuedMessage, jobLeaseKey, jobOnceKey } from './wire.ts';
 
@@ -130,6 +132,10 @@ export class TurnWorker {
       metrics.queueJobsFailed.inc();
       log.error({ job: job.id }, 'a queued job is not a message; it goes to the failed set');
       throw new UnrecoverableError('the job is not a queued message');
+    }
+    // Taken by a worker: it no longer holds its channel's later jobs back (fair intake).
+    if (this.o.fairIntake) {
+      await this.redis.zrem(waitingKey(this.o.name, channelOf(data)), String(job.id));
     }
     const key = orderKey(this.o.name, data.session);
     const done = Number((await this.redis.hget(key, 'done')) ?? 0);
