@@ -124,3 +124,68 @@ export async function simulateWorkers(
   }
   return { startAt, order };
 }
+
+export interface ClusterOptions {
+  /** Each worker's scheduler (its slots: turns running at once on it). */
+  workers: readonly FairSlots[];
+  /** Jobs one worker holds at once (BullMQ concurrency): running or waiting for its slots. */
+  concurrency: number;
+  /** Channels take turns in the queue (BullMQ priority: place among the channel's waiting jobs). */
+  fairIntake: boolean;
+  cost: number;
+}
+
+/**
+ * Split roles in token time: the questions arrive in order at time 0 in the shared queue; a worker
+ * takes the next job whenever it holds fewer than `concurrency`, and its scheduler gives it a slot.
+ */
+export async function simulateCluster(
+  questions: readonly SimQuestion[],
+  o: ClusterOptions,
+): Promise<SimResult> {
+  const waitingOf = new Map<string, number>();
+  const queue = questions.map((q, i) => {
+    const place = (waitingOf.get(q.channel) ?? 0) + 1;
+    waitingOf.set(q.channel, place);
+    return { i, q, priority: o.fairIntake ? place : 0 };
+  });
+  queue.sort((a, b) => a.priority - b.priority || a.i - b.i);
+  const held = o.workers.map(() => 0);
+  const startAt: number[] = [];
+  const order: number[] = [];
+  const running: { end: number; tokens: number; worker: number; release: (t?: number) => void }[] =
+    [];
+  let now = 0;
+  const pull = async () => {
+    for (let w = 0; w < o.workers.length; w++) {
+      const slots = o.workers[w] as FairSlots;
+      while ((held[w] ?? 0) < o.concurrency && queue.length > 0) {
+        const job = queue.shift();
+        if (!job) break;
+        held[w] = (held[w] ?? 0) + 1;
+        const { q, i } = job;
+        void slots
+          .acquire({ channel: q.channel, person: q.person, weight: q.weight ?? 1 })
+          .then((release) => {
+            startAt[i] = now;
+            order.push(i);
+            const tokens = q.tokens ?? o.cost;
+            running.push({ end: now + tokens, tokens, worker: w, release });
+          });
+        await settle(o.workers);
+      }
+    }
+  };
+  await pull();
+  while (running.length > 0) {
+    running.sort((a, b) => a.end - b.end);
+    const done = running.shift();
+    if (!done) break;
+    now = done.end;
+    held[done.worker] = (held[done.worker] ?? 1) - 1;
+    done.release(done.tokens);
+    await settle(o.workers);
+    await pull();
+  }
+  return { startAt, order };
+}
