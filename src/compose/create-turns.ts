@@ -134,7 +134,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       memory,
       metrics,
       log,
-      budgets: budgetGuard(config, usage),
+      budgets: budgetGuard(config, usage, store),
       fairCounters,
       context: attachments.context,
       feedback,
@@ -203,7 +203,7 @@ function createMemory(
 }
 
 /** Budgets from config; the configured admins are exempt when `adminsExempt` says so. */
-function budgetGuard(config: Config, usage: UsageAccounting): BudgetGuard {
+function budgetGuard(config: Config, usage: UsageAccounting, store: Store): BudgetGuard {
   const b = config.sharing.budgets;
   const admins = b.adminsExempt
     ? [
@@ -211,5 +211,9 @@ function budgetGuard(config: Config, usage: UsageAccounting): BudgetGuard {
         ...config.discord.admins.map((u) => `discord:${u}`),
       ]
     : [];
-  return new BudgetGuard({ budgets: b, exempt: new Set([...b.exempt, ...admins]), usage });
+  // Warnings are marked in the store: once per budget and period, whichever process answers.
+  return new BudgetGuard({
+    ...{ budgets: b, exempt: new Set([...b.exempt, ...admins]), usage },
+    marks: store,
+  });
 }

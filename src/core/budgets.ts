@@ -4,6 +4,7 @@
 // admitted turn is never refused, so a thread always stays inside the window.
 import type { IncomingMessage } from '../model/incoming.ts';
 import { type UsageScope, usageDay } from '../store/usage-ledger.ts';
+import type { Store } from '../store/store.ts';
 import type { ChannelSettings } from './channel-settings.ts';
 import { usageKeys } from './model-call-tags.ts';
 import type { UsageAccounting } from './usage-accounting.ts';
@@ -46,6 +47,11 @@ export interface BudgetGuardOptions {
   /** Person keys (`platform:user`) not held to budgets. */
   exempt: ReadonlySet<string>;
   usage: UsageAccounting;
+  /**
+   * Where a warning given is marked, so each budget warns once per period across every process
+   * (an atomic set-if-absent that lasts until the period resets); absent: once per process.
+   */
+  marks?: Pick<Store, 'claim'> | undefined;
   now?: () => number;
 }
 
@@ -79,7 +85,7 @@ function periodOf(period: Period, now: number): { from: string; to: string; rese
 export class BudgetGuard {
   private readonly o: BudgetGuardOptions;
   private readonly now: () => number;
-  /** Warnings given, so each budget warns once per period (per process). */
+  /** Warnings given here (all of them without `marks`, else those the store could not mark). */
   private readonly warned = new Set<string>();
 
   constructor(o: BudgetGuardOptions) {
@@ -129,14 +135,32 @@ export class BudgetGuard {
         const used = t.prompt + t.completion;
         const hit = { scope, period, used, limit, resetsAt: p.resetsAt };
         if (used >= limit) return { status: 'over', hit };
-        const once = `${scope}:${limits[scope].id}:${period}:${p.from}`;
-        if (!warn && used >= this.o.budgets.warnAt * limit && !this.warned.has(once)) {
-          this.warned.add(once);
-          warn = hit;
+        if (!warn && used >= this.o.budgets.warnAt * limit) {
+          if (await this.firstWarning(limits[scope].id, scope, period, p)) warn = hit;
         }
       }
     }
     return warn ? { status: 'warn', hit: warn } : { status: 'ok' };
+  }
+
+  /** Whether this is the budget's first warning in its period: the store's mark, else ours. */
+  private async firstWarning(
+    id: string,
+    scope: UsageScope,
+    period: Period,
+    p: { from: string; resetsAt: number },
+  ): Promise<boolean> {
+    // Starts with the channel's or project's key, so erasing a project erases its marks.
+    const key = `${id}:budget-warned:${scope}:${period}:${p.from}`;
+    const marks = this.o.marks;
+    if (marks) {
+      const ttl = Math.max(1000, p.resetsAt - this.now() + 60_000);
+      const first = await marks.claim(key, 'warned', ttl).catch(() => undefined);
+      if (first !== undefined) return first;
+    }
+    if (this.warned.has(key)) return false;
+    this.warned.add(key);
+    return true;
   }
 }
 

@@ -89,6 +89,38 @@ describe('token budgets', () => {
     assert.equal((await guard.check(msg('UB'), undefined)).status, 'ok', 'warned once');
   });
 
+  it('warns once per budget and period across processes (the mark is in the shared store)', async () => {
+    const url = process.env.TEST_REDIS_URL;
+    if (!url) throw new Error('TEST_REDIS_URL is required');
+    const store = await createStore(url);
+    const ledger = new SqliteUsageLedger(':memory:');
+    const channel = `C${Date.now().toString(36)}${process.pid}`;
+    try {
+      // Two workers: each its own guard, one store between them.
+      const guards = [0, 1].map(
+        () =>
+          new BudgetGuard({
+            budgets: budgets({ channel: { daily: 1000, monthly: 0 } }),
+            exempt: new Set(),
+            usage: new UsageAccounting({ ledger, metrics: createMetrics(), log, now: () => NOW }),
+            marks: store,
+            now: () => NOW,
+          }),
+      );
+      await ledger.add({
+        ...{ day: '2026-12-01', project: 'slack:T1', channel: `slack:T1:${channel}` },
+        ...{ person: 'slack:UA', model: 'm', kind: 'answer', prompt: 840, completion: 10 },
+      });
+      const seen = await Promise.all(
+        [...guards, ...guards].map((g) => g.check(msg('UA', channel), undefined)),
+      );
+      assert.equal(seen.filter((v) => v.status === 'warn').length, 1, 'one warning in all');
+      assert.equal((await guards[1]?.check(msg('UB', channel), undefined))?.status, 'ok');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('exempt people are never held to budgets', async () => {
     const { guard, spend } = setup(budgets({ person: { daily: 10, monthly: 10 } }));
     await spend('UADMIN', 'C1', 100);
