@@ -192,6 +192,18 @@ export class SlackPort implements PlatformPort {
     }
   }
 
+  /** Slack takes an empty status as none. */
+  async clearStatus(to: Destination): Promise<void> {
+    if (this.assistantStatus !== true) return;
+    const { token } = await this.api.creds(to.ref.projectId);
+    await this.o.client.assistant.threads.setStatus({
+      token,
+      channel_id: to.ref.channelId,
+      thread_ts: to.ref.sessionId,
+      status: '',
+    });
+  }
+
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
     const { token } = await this.api.creds(to.ref.projectId);
     await this.o.client.reactions.add({

@@ -92,6 +92,10 @@ export class WebPort implements PlatformPort {
     return 'text';
   }
 
+  async clearStatus(to: Destination): Promise<void> {
+    this.transcript.setStatus(to.ref.sessionId, null);
+  }
+
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {
     await this.transcript.update(to.ref.sessionId, messageId, (m) => {
       m.reactions = [...(m.reactions ?? []).filter((r) => r !== reaction), reaction];

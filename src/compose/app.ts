@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.ts';
 import type { Conversation } from '../core/conversation.ts';
 import type { ToolApprovals } from '../core/tool-approvals.ts';
 import type { TurnRunner } from '../core/turn-runner.ts';
+import type { UsageAccounting } from '../core/usage-accounting.ts';
 import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import type { HttpServer } from '../http/server.ts';
 import type { PlatformGroups } from '../knowledge/platform-groups.ts';
@@ -56,6 +57,8 @@ export interface RunningApp {
   metrics: Metrics;
   runner: TurnRunner;
   core: Conversation;
+  /** Where model usage is booked (tests wait for its writes: `usage.settled()`). */
+  usage: UsageAccounting;
   /** Approvals of team-tool calls (their expiry sweep, for tests). */
   approvals: ToolApprovals;
   slack: SlackAdapter | undefined;
@@ -171,6 +174,7 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
     runner: turns.runner,
     core,
     approvals: turns.approvals,
+    usage: turns.usage,
     slack: platforms.slack,
     discord: platforms.discord,
     startupChecks: live.startupChecks,

@@ -136,6 +136,7 @@ export function createTurns(config: Config, d: TurnsDeps) {
       log,
       budgets: budgetGuard(config, usage, store),
       fairCounters,
+      withdrawals: store,
       context: attachments.context,
       feedback,
       erasures: eraser,

@@ -3,8 +3,8 @@
 // only tighten what the config allows. Checked when a question is admitted; compression inside an
 // admitted turn is never refused, so a thread always stays inside the window.
 import type { IncomingMessage } from '../model/incoming.ts';
-import { type UsageScope, usageDay } from '../store/usage-ledger.ts';
 import type { Store } from '../store/store.ts';
+import { type UsageScope, usageDay } from '../store/usage-ledger.ts';
 import type { ChannelSettings } from './channel-settings.ts';
 import { usageKeys } from './model-call-tags.ts';
 import type { UsageAccounting } from './usage-accounting.ts';

@@ -305,7 +305,9 @@ export class Conversation {
    * A message was edited or deleted. In a conversation the bot follows, stored history takes the
    * new text or loses the message (a summary that covered it is made again before it is used).
    */
-  receiveChange(c: MessageChange): Promise<boolean> {
+  async receiveChange(c: MessageChange): Promise<boolean> {
+    // A question deleted while it waits for a slot leaves the queue.
+    if (c.text === undefined) await this.o.runner.withdraw(c.ref, c.messageId);
     return applyMessageChange(
       {
         state: this.o.state,

@@ -121,6 +121,15 @@ export class ThreadOutput {
     });
   }
 
+  /** The question left before its turn: its status and placeholder go, nothing is posted. */
+  async withdraw(): Promise<void> {
+    const { port, to } = this.o;
+    const placeholder = await this.takePlaceholder();
+    this.stopStatus();
+    if (placeholder !== undefined) await port.delete(to, placeholder);
+    await port.clearStatus?.(to);
+  }
+
   /** The turn is over: nothing more is renewed. */
   close(): void {
     this.stopStatus();

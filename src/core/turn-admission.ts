@@ -3,16 +3,29 @@
 // a refused message is told so in its thread.
 import type { Logger } from '../log/logger.ts';
 import type { IncomingMessage } from '../model/incoming.ts';
-import { sessionKey } from '../model/thread-ref.ts';
+import { sessionKey, type ThreadRef } from '../model/thread-ref.ts';
 import type { HeldLock } from '../store/session-lock.ts';
 import { settlesWithin } from '../util/deadline.ts';
 import { KeyedQueue } from '../util/keyed-queue.ts';
-import { type FairClaim, FairSlots } from './fair-slots.ts';
+import { type FairClaim, type FairRelease, FairSlots } from './fair-slots.ts';
 import { messages } from './messages.ts';
 import type { ThreadOutput } from './thread-output.ts';
 import type { Admitted, TurnEnv, TurnInput, TurnOutcome } from './turn-types.ts';
 
 export type TurnWork = (a: Admitted) => Promise<TurnOutcome>;
+
+/** A question deleted by its asker: the mark lasts longer than any wait for a slot. */
+const WITHDRAWN_TTL_MS = 3_600_000;
+
+function withdrawnKey(ref: ThreadRef, messageId: string): string {
+  return `${ref.platform}:${ref.projectId}:withdrawn:${messageId}`;
+}
+
+/** A question between its arrival and its slot; `leave` takes it out of the slot queue. */
+interface Waiting {
+  withdrawn: boolean;
+  leave?: (() => void) | undefined;
+}
 
 /** Whose turn it is for fair admission, and where its calls count their tokens. */
 export interface Fairness {
@@ -30,6 +43,8 @@ export class TurnAdmission {
   private readonly queue: KeyedQueue;
   private readonly slots: FairSlots;
   private readonly running = new Set<Promise<TurnOutcome>>();
+  /** Questions not yet in a slot, by platform and message id. */
+  private readonly waiting = new Map<string, Waiting>();
   private closing = false;
 
   constructor(env: TurnEnv) {
@@ -46,6 +61,11 @@ export class TurnAdmission {
     });
   }
 
+  /** Turns waiting for a slot (their thread opened, their place shown). */
+  get waitingForSlot(): number {
+    return this.slots.waiting;
+  }
+
   /** Messages waiting or running, over all sessions. */
   get pending(): number {
     return this.queue.size;
@@ -55,6 +75,29 @@ export class TurnAdmission {
   async drain(timeoutMs: number): Promise<boolean> {
     this.closing = true;
     return settlesWithin(Promise.allSettled([...this.running]), timeoutMs);
+  }
+
+  /**
+   * The asker deleted the question: if it has not started it leaves the queue (here at once; on
+   * another worker when it looks next, through the store's mark) and its notice goes.
+   */
+  async withdraw(ref: ThreadRef, messageId: string): Promise<boolean> {
+    const marks = this.env.d.withdrawals;
+    await marks
+      ?.claim(withdrawnKey(ref, messageId), 'deleted', WITHDRAWN_TTL_MS)
+      .catch((err: unknown) => this.env.d.log.warn({ err }, 'could not mark a withdrawn question'));
+    const w = this.waiting.get(`${ref.platform}:${messageId}`);
+    if (!w) return false;
+    w.withdrawn = true;
+    w.leave?.();
+    return true;
+  }
+
+  private async markedWithdrawn(msg: IncomingMessage): Promise<boolean> {
+    const marks = this.env.d.withdrawals;
+    if (!marks) return false;
+    const at = await marks.holder(withdrawnKey(msg.ref, msg.messageId)).catch(() => undefined);
+    return at !== undefined;
   }
 
   /** Turns that would start before the one that claimed with `claim`, while it waits. */
@@ -84,12 +127,16 @@ export class TurnAdmission {
       return this.refuse(out, log, messages.shuttingDown, 'shutting_down');
     }
     const enqueued = performance.now();
+    const id = `${msg.ref.platform}:${msg.messageId}`;
+    const waiting: Waiting = { withdrawn: false };
+    this.waiting.set(id, waiting);
     const queued = this.queue.push(key, () =>
-      this.inSlot({ msg, out, key, log, input }, enqueued, work, fair),
+      this.inSlot({ msg, out, key, log, input }, { enqueued, waiting }, work, fair),
     );
     if (!queued) {
       log.warn({ pending: this.queue.pending(key) }, 'session queue full; message refused');
       d.metrics.errors.inc({ kind: 'queue_full' });
+      this.waiting.delete(id);
       return this.refuse(out, log, messages.queueFull(o.maxQueuedPerSession), 'queue_full');
     }
     d.metrics.queueDepth.set(this.queue.size);
@@ -97,6 +144,7 @@ export class TurnAdmission {
     this.running.add(queued);
     void queued.finally(() => {
       this.running.delete(queued);
+      if (this.waiting.get(id) === waiting) this.waiting.delete(id);
       d.metrics.queueDepth.set(this.queue.size);
     });
     return queued;
@@ -114,10 +162,19 @@ export class TurnAdmission {
     return { status: 'rejected', reason };
   }
 
-  /** Shows a waiting turn's place as it moves, at most once per `everyMs`; stopped at its start. */
-  private showPlace(claim: FairClaim, out: ThreadOutput, everyMs: number): () => void {
+  /**
+   * Shows a waiting turn's place as it moves, at most once per `everyMs`; stopped at its start.
+   * Each look also asks whether the question was deleted on another process (`lookAgain`).
+   */
+  private showPlace(
+    claim: FairClaim,
+    out: ThreadOutput,
+    everyMs: number,
+    lookAgain: () => void,
+  ): () => void {
     let shown: number | undefined;
     const tick = () => {
+      lookAgain();
       const ahead = this.slots.ahead(claim);
       if (ahead === undefined || ahead === shown || (shown === undefined && ahead === 0)) return;
       shown = ahead;
@@ -129,20 +186,49 @@ export class TurnAdmission {
     return () => clearInterval(timer);
   }
 
+  /** The slot, or undefined when the question was withdrawn while it waited. */
+  private async slotFor(
+    a: Omit<Admitted, 'lock'>,
+    waiting: Waiting,
+    fair: Fairness,
+  ): Promise<FairRelease | undefined> {
+    const { o } = this.env;
+    if (waiting.withdrawn || (await this.markedWithdrawn(a.msg))) return undefined;
+    const granted = this.slots.acquire(fair.claim);
+    const left = new Promise<undefined>((resolve) => {
+      waiting.leave = () => {
+        if (this.slots.withdraw(fair.claim)) resolve(undefined);
+      };
+    });
+    const lookAgain = () =>
+      void this.markedWithdrawn(a.msg).then((gone) => {
+        if (gone) waiting.leave?.();
+      });
+    const stopNotice = o.queueNoticeMs
+      ? this.showPlace(fair.claim, a.out, o.queueNoticeMs, lookAgain)
+      : undefined;
+    const release = await Promise.race([granted, left]);
+    stopNotice?.();
+    waiting.leave = undefined;
+    return release;
+  }
+
   private async inSlot(
     a: Omit<Admitted, 'lock'>,
-    enqueued: number,
+    at: { enqueued: number; waiting: Waiting },
     work: TurnWork,
     fair: Fairness,
   ): Promise<TurnOutcome> {
     const { d, o } = this.env;
     const { msg, out, log } = a;
-    const granted = this.slots.acquire(fair.claim);
-    const stopNotice = o.queueNoticeMs
-      ? this.showPlace(fair.claim, out, o.queueNoticeMs)
-      : undefined;
-    const release = await granted;
-    stopNotice?.();
+    const { enqueued, waiting } = at;
+    const release = await this.slotFor(a, waiting, fair);
+    if (!release) {
+      log.info('question deleted while it waited; it left the queue');
+      await out.withdraw().catch((err: unknown) => log.warn({ err }, 'could not clear a notice'));
+      out.close();
+      return { status: 'rejected', reason: 'withdrawn' };
+    }
     d.metrics.queueWaitSeconds.observe(
       { platform: msg.ref.platform },
       (performance.now() - enqueued) / 1000,

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from '../model/incoming.ts';
+import type { ThreadRef } from '../model/thread-ref.ts';
 import { withModelCall } from '../scope/model-call.ts';
 import { answerTurn } from './answer-turn.ts';
 import { budgetMessages } from './budgets.ts';
@@ -44,6 +45,11 @@ export class TurnRunner {
 
   get pendingTurns(): number {
     return this.admission.pending;
+  }
+
+  /** Turns waiting for a slot (fair admission's queue). */
+  get waitingTurns(): number {
+    return this.admission.waitingForSlot;
   }
 
   /** Queues a message for its session; resolves when it has been answered (or failed visibly). */
@@ -101,6 +107,11 @@ export class TurnRunner {
     // Where nothing private exists, the refusal still has to reach the asker.
     if (over && !told) await out.reportError(text).catch(() => undefined);
     return over ? { status: 'failed', code: 'over_budget', userMessage: text } : undefined;
+  }
+
+  /** The asker deleted the question: it leaves the queue if it has not started (true: it was here). */
+  withdraw(ref: ThreadRef, messageId: string): Promise<boolean> {
+    return this.admission.withdraw(ref, messageId);
   }
 
   /** Stops taking messages and waits (bounded) for queued and running turns to finish. */

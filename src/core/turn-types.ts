@@ -15,6 +15,7 @@ import type { TurnScope } from '../scope/scope.ts';
 import type { SharedFairCounters } from '../store/fair-counters.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { HeldLock } from '../store/session-lock.ts';
+import type { Store } from '../store/store.ts';
 import type { AnswerAudience } from './audience.ts';
 import type { BudgetGuard } from './budgets.ts';
 import type { ChannelSettings } from './channel-settings.ts';
@@ -65,6 +66,8 @@ export interface TurnRunnerDeps {
   erasures?: Pick<ProjectEraser, 'erasedSince'> | undefined;
   /** Token budgets (ARCHITECTURE.md, "Sharing the GPU"); absent: none. */
   budgets?: Pick<BudgetGuard, 'check'> | undefined;
+  /** Where a question deleted while it waits is marked, so the worker holding it lets it go. */
+  withdrawals?: Pick<Store, 'claim' | 'holder'> | undefined;
   /** Fair admission's counters shared with the other workers (split roles); absent: this process's. */
   fairCounters?: SharedFairCounters | undefined;
 }

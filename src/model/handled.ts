@@ -5,7 +5,7 @@
 export type TurnOutcome =
   | { status: 'answered'; text: string; private?: boolean }
   | { status: 'failed'; code: string; userMessage: string }
-  | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' };
+  | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' | 'withdrawn' };
 
 /** What became of a delivery. */
 export type Handled =

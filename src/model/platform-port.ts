@@ -51,6 +51,8 @@ export interface PlatformPort {
   edit(to: Destination, messageId: string, text: RenderedText): Promise<void>;
   delete(to: Destination, messageId: string): Promise<void>;
   showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown>;
+  /** Takes a shown status away without posting (a question withdrawn); absent: it lapses. */
+  clearStatus?(to: Destination): Promise<void>;
   react(to: Destination, messageId: string, reaction: Reaction): Promise<void>;
   /**
    * How many messages one answer may take at this destination, where the platform caps it (a

@@ -373,6 +373,21 @@ class DiscordDriver implements ThreadDriver {
     return this.botIn(t.parentId, t.root).map((m) => m.content);
   }
 
+  privateMessages(): string[] {
+    return this.d
+      .messages(this.d.dmChannelId(this.starter))
+      .filter((m) => this.isBot(m))
+      .map((m) => m.content);
+  }
+
+  turnsWaiting(): number {
+    return this.h.app.runner.waitingTurns;
+  }
+
+  usageBooked(): Promise<void> {
+    return this.h.app.usage.settled();
+  }
+
   reactions(messageId: string): ReactionKind[] {
     const channelId = this.channelOf.get(messageId) ?? '';
     const m = this.d.messages(channelId).find((x) => x.id === messageId);

@@ -80,6 +80,16 @@ export interface PlatformDriver {
   /** The thread's starter asks the bot to forget it, the platform's way. */
   forget(thread: Thread): Promise<Posted>;
 
+  /**
+   * What the person who started threads was told privately, so far, oldest first (Slack: ephemeral
+   * messages; Discord: direct messages; the web chat, one person's: its thread's messages).
+   */
+  privateMessages(thread: Thread): string[];
+  /** Questions waiting for a turn slot now (their thread open, their place shown). */
+  turnsWaiting(): number;
+  /** Resolves once the model usage booked so far is written (budgets read it). */
+  usageBooked(): Promise<void>;
+
   /** Resolves once every delivery of the message (and any file it carried) was fully handled. */
   handled(messageId: string, deliveries?: number): Promise<Handled[]>;
 

@@ -292,6 +292,21 @@ class SlackDriver implements ThreadDriver {
     return this.botOnly(this.h.slack.messages(this.of(thread).channel)).map((m) => m.text);
   }
 
+  privateMessages(): string[] {
+    return this.h.slack
+      .ephemeralMessages()
+      .filter((m) => m.user === STARTER)
+      .map((m) => m.text);
+  }
+
+  turnsWaiting(): number {
+    return this.h.app.runner.waitingTurns;
+  }
+
+  usageBooked(): Promise<void> {
+    return this.h.app.usage.settled();
+  }
+
   reactions(messageId: string): ReactionKind[] {
     const channel = this.channelOf.get(messageId);
     const m = this.h.slack.allMessages().find((x) => x.channel === channel && x.ts === messageId);

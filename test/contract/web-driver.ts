@@ -192,6 +192,19 @@ class WebDriver implements PlatformDriver {
     return [];
   }
 
+  /** The web chat is one person's: what is private to them is told in the thread. */
+  privateMessages(thread: Thread): string[] {
+    return this.botMessages(thread).map((m) => m.text);
+  }
+
+  turnsWaiting(): number {
+    return this.h.app.runner.waitingTurns;
+  }
+
+  usageBooked(): Promise<void> {
+    return this.h.app.usage.settled();
+  }
+
   reactions(messageId: string): ReactionKind[] {
     const s = this.sent.get(messageId);
     const m =
