@@ -105,3 +105,19 @@ export async function channelReaders(
     after = last;
   }
 }
+
+const MANAGE_GUILD = 1n << 5n;
+
+/** The guild's owner, or a member whose roles give Administrator or Manage Server (REST). */
+export async function isGuildAdmin(rest: REST, guildId: string, userId: string): Promise<boolean> {
+  const [guild, roles, member] = await Promise.all([
+    rest.get(Routes.guild(guildId)) as Promise<{ owner_id: string }>,
+    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+    rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
+  ]);
+  if (guild.owner_id === userId) return true;
+  const perm = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));
+  let p = perm.get(guildId) ?? 0n;
+  for (const id of member.roles) p |= perm.get(id) ?? 0n;
+  return (p & (ADMINISTRATOR | MANAGE_GUILD)) !== 0n;
+}

@@ -18,7 +18,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
-import { channelReaders, everyoneCanView } from './discord-audience.ts';
+import { channelReaders, everyoneCanView, isGuildAdmin } from './discord-audience.ts';
 import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
 import { discordFormat } from './discord-format.ts';
@@ -104,6 +104,13 @@ export class DiscordPort implements PlatformPort {
     const { projectId: guild, channelId } = to.ref;
     if (guild.startsWith('dm:') || to.context[INTERACTION_ONLY] === true) return 'private';
     return (await everyoneCanView(this.o.rest, guild, channelId)) ? 'public' : 'private';
+  }
+
+  /** Not in a server (a DM, a user install): nobody is its admin. */
+  async isAdmin(to: Destination, userId: string): Promise<boolean> {
+    const guild = to.ref.projectId;
+    if (guild.startsWith('dm:') || guild.startsWith('user:')) return false;
+    return isGuildAdmin(this.o.rest, guild, userId);
   }
 
   /** A direct message to the person (Discord has ephemeral replies only for interactions). */

@@ -192,6 +192,16 @@ export class SlackPort implements PlatformPort {
     }
   }
 
+  /** The workspace's admins and owners (users.info). */
+  async isAdmin(to: Destination, userId: string): Promise<boolean> {
+    const { token } = await this.api.creds(to.ref.projectId);
+    const res = (await this.o.client.users.info({ token, user: userId })) as {
+      user?: { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean };
+    };
+    const u = res.user;
+    return u?.is_admin === true || u?.is_owner === true || u?.is_primary_owner === true;
+  }
+
   /** Slack takes an empty status as none. */
   async clearStatus(to: Destination): Promise<void> {
     if (this.assistantStatus !== true) return;

@@ -215,6 +215,6 @@ function budgetGuard(config: Config, usage: UsageAccounting, store: Store): Budg
   // Warnings are marked in the store: once per budget and period, whichever process answers.
   return new BudgetGuard({
     ...{ budgets: b, exempt: new Set([...b.exempt, ...admins]), usage },
-    marks: store,
+    ...{ marks: store, platformAdminsExempt: b.adminsExempt },
   });
 }

@@ -46,6 +46,8 @@ export interface BudgetGuardOptions {
   budgets: BudgetSettings;
   /** Person keys (`platform:user`) not held to budgets. */
   exempt: ReadonlySet<string>;
+  /** The platform's own admins (workspace admins, server managers) are not held to budgets either. */
+  platformAdminsExempt?: boolean | undefined;
   usage: UsageAccounting;
   /**
    * Where a warning given is marked, so each budget warns once per period across every process
@@ -114,16 +116,41 @@ export class BudgetGuard {
     };
   }
 
-  /** Over a budget (the first found: person, channel, project; day before month), near one, or fine. */
+  /**
+   * Over a budget (the first found: person, channel, project; day before month), near one, or
+   * fine. `isAdmin` asks the platform whether the asker is its admin, only once a budget is hit.
+   */
   async check(
     msg: Pick<IncomingMessage, 'ref' | 'principal'>,
     settings: Pick<ChannelSettings, 'dailyTokenBudget' | 'monthlyTokenBudget'> | undefined,
+    isAdmin?: () => Promise<boolean>,
   ): Promise<BudgetVerdict> {
     const k = usageKeys(msg);
     if (this.o.exempt.has(k.person)) return { status: 'ok' };
+    const { over, near } = await this.hits(msg, settings);
+    if (!over && near.length === 0) return { status: 'ok' };
+    // Asked only now, and before a warning is marked: an admin's question uses up no warning.
+    // A platform that cannot say holds the asker to the budget.
+    if (this.o.platformAdminsExempt && isAdmin && (await isAdmin().catch(() => false))) {
+      return { status: 'ok' };
+    }
+    if (over) return { status: 'over', hit: over };
+    for (const n of near) {
+      if (await this.firstWarning(n.id, n.hit.scope, n.hit.period, n.from)) {
+        return { status: 'warn', hit: n.hit };
+      }
+    }
+    return { status: 'ok' };
+  }
+
+  /** The first budget used up, else the budgets past the warning share, in order. */
+  private async hits(
+    msg: Pick<IncomingMessage, 'ref' | 'principal'>,
+    settings: Pick<ChannelSettings, 'dailyTokenBudget' | 'monthlyTokenBudget'> | undefined,
+  ): Promise<{ over?: BudgetHit; near: { hit: BudgetHit; id: string; from: string }[] }> {
     const limits = this.limits(msg, settings);
     const now = this.now();
-    let warn: BudgetHit | undefined;
+    const near: { hit: BudgetHit; id: string; from: string }[] = [];
     for (const scope of SCOPES) {
       for (const period of PERIODS) {
         const limit = limits[scope].budget[period];
@@ -131,16 +158,15 @@ export class BudgetGuard {
         const p = periodOf(period, now);
         const t = await this.o.usage.totals(scope, limits[scope].id, p.from, p.to);
         // A ledger that failed just now: budgets pause (the accounting logged it).
-        if (!this.o.usage.enforcing) return { status: 'ok' };
+        if (!this.o.usage.enforcing) return { near: [] };
         const used = t.prompt + t.completion;
         const hit = { scope, period, used, limit, resetsAt: p.resetsAt };
-        if (used >= limit) return { status: 'over', hit };
-        if (!warn && used >= this.o.budgets.warnAt * limit) {
-          if (await this.firstWarning(limits[scope].id, scope, period, p)) warn = hit;
-        }
+        if (used >= limit) return { over: hit, near };
+        if (used >= this.o.budgets.warnAt * limit)
+          near.push({ hit, id: limits[scope].id, from: p.from });
       }
     }
-    return warn ? { status: 'warn', hit: warn } : { status: 'ok' };
+    return { near };
   }
 
   /** Whether this is the budget's first warning in its period: the store's mark, else ours. */
@@ -148,13 +174,13 @@ export class BudgetGuard {
     id: string,
     scope: UsageScope,
     period: Period,
-    p: { from: string; resetsAt: number },
+    from: string,
   ): Promise<boolean> {
     // Starts with the channel's or project's key, so erasing a project erases its marks.
-    const key = `${id}:budget-warned:${scope}:${period}:${p.from}`;
+    const key = `${id}:budget-warned:${scope}:${period}:${from}`;
     const marks = this.o.marks;
     if (marks) {
-      const ttl = Math.max(1000, p.resetsAt - this.now() + 60_000);
+      const ttl = Math.max(1000, periodOf(period, this.now()).resetsAt - this.now() + 60_000);
       const first = await marks.claim(key, 'warned', ttl).catch(() => undefined);
       if (first !== undefined) return first;
     }

@@ -101,6 +101,12 @@ export class ThreadOutput {
     return true;
   }
 
+  /** Whether the platform makes `userId` an admin here; false where it cannot say. */
+  async isAdmin(userId: string): Promise<boolean> {
+    const { port, to } = this.o;
+    return (await port.isAdmin?.(to, userId)) ?? false;
+  }
+
   reportError(userMessage: string): Promise<void> {
     return this.post(messages.error(userMessage));
   }

@@ -98,7 +98,7 @@ export class TurnRunner {
   ): Promise<TurnOutcome | undefined> {
     const { budgets, log } = this.env.d;
     if (!budgets) return undefined;
-    const verdict = await budgets.check(msg, input.settings);
+    const verdict = await budgets.check(msg, input.settings, () => out.isAdmin(msg.principal));
     if (verdict.status === 'ok') return undefined;
     const over = verdict.status === 'over';
     const text = over ? budgetMessages.over(verdict.hit) : budgetMessages.warn(verdict.hit);

@@ -92,6 +92,12 @@ export interface PlatformPort {
    * asks first; absent: treated as private.
    */
   reach?(to: Destination): Promise<'public' | 'private'>;
+  /**
+   * Whether the platform makes `userId` an admin where `to` is (a Slack workspace's admins and
+   * owners, a Discord server's owner and members with Administrator or Manage Server); absent:
+   * the platform has no such people (the web chat).
+   */
+  isAdmin?(to: Destination, userId: string): Promise<boolean>;
   /** Posts a message only `userId` sees (Slack ephemeral, a Discord DM); absent: not possible. */
   postPrivate?(to: Destination, userId: string, text: RenderedText): Promise<void>;
   /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */

@@ -121,6 +121,38 @@ describe('token budgets', () => {
     }
   });
 
+  it("the platform's own admins are exempt when configured so; the platform is asked only once a budget is hit", async () => {
+    const ledger = new SqliteUsageLedger(':memory:');
+    const usage = new UsageAccounting({ ledger, metrics: createMetrics(), log, now: () => NOW });
+    const guard = (platformAdminsExempt: boolean) =>
+      new BudgetGuard({
+        ...{ budgets: budgets({ person: { daily: 1000, monthly: 0 } }), exempt: new Set() },
+        ...{ usage, platformAdminsExempt, now: () => NOW },
+      });
+    let asked = 0;
+    const admin = async () => {
+      asked += 1;
+      return true;
+    };
+    assert.equal((await guard(true).check(msg('UA'), undefined, admin)).status, 'ok');
+    assert.equal(asked, 0, 'nothing used: the platform is not asked');
+    await ledger.add({
+      ...{ day: '2026-12-01', project: 'slack:T1', channel: 'slack:T1:C1', person: 'slack:UA' },
+      ...{ model: 'm', kind: 'answer', prompt: 1500, completion: 0 },
+    });
+    assert.equal((await guard(true).check(msg('UA'), undefined, admin)).status, 'ok');
+    assert.equal(asked, 1);
+    assert.equal((await guard(false).check(msg('UA'), undefined, admin)).status, 'over');
+    const failing = async (): Promise<boolean> => {
+      throw new Error('users.info failed');
+    };
+    assert.equal(
+      (await guard(true).check(msg('UA'), undefined, failing)).status,
+      'over',
+      'a platform that cannot say holds the asker to the budget',
+    );
+  });
+
   it('exempt people are never held to budgets', async () => {
     const { guard, spend } = setup(budgets({ person: { daily: 10, monthly: 10 } }));
     await spend('UADMIN', 'C1', 100);
