@@ -9,7 +9,7 @@ import { FeedbackService } from '../core/feedback.ts';
 import { ProjectEraser } from '../core/project-eraser.ts';
 import { lockLostError, SessionState } from '../core/session-state.ts';
 import { ToolApprovals } from '../core/tool-approvals.ts';
-import { TurnRunner } from '../core/turn-runner.ts';
+import { TurnRunner, type TurnRunnerOptions } from '../core/turn-runner.ts';
 import { UsageAccounting } from '../core/usage-accounting.ts';
 import type { HttpEmbedder } from '../llm/embeddings/http-embedder.ts';
 import { ModelEndpoint } from '../llm/model-endpoint.ts';
@@ -109,45 +109,47 @@ export function createTurns(config: Config, d: TurnsDeps) {
   const eraser = new ProjectEraser({ store, log });
   eraser.alsoErase(usage.eraseProject);
   const fairCounters = sharedFairCounters(config);
-  const runner = new TurnRunner(
-    {
-      botName: config.agent.name,
-      maxConcurrentTurns: config.core.maxConcurrentTurns,
-      maxQueuedPerSession: config.core.maxQueuedPerSession,
-      maxToolRounds: config.agent.maxToolRounds,
-      maxReplyTokens: config.llm.text.maxReplyTokens,
-      summaryMaxTokens: config.memory.summaryMaxTokens,
-      turnTimeoutMs: config.agent.turnTimeoutMs,
-      firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
-      historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
-      admission: config.sharing.fairness.admission,
-      turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
-      queueNoticeMs: config.sharing.fairness.showPlaceEveryMs,
-      forgetIdleMs: config.sharing.fairness.forgetIdleMs,
-    },
-    {
-      llm,
-      tools,
-      mcp,
-      history,
-      state,
-      memory,
-      metrics,
-      log,
-      budgets: budgetGuard(config, usage, store),
-      fairCounters,
-      withdrawals: store,
-      context: attachments.context,
-      feedback,
-      erasures: eraser,
-    },
-  );
+  const runner = new TurnRunner(runnerOptions(config), {
+    llm,
+    tools,
+    mcp,
+    history,
+    state,
+    memory,
+    metrics,
+    log,
+    budgets: budgetGuard(config, usage, store),
+    fairCounters,
+    withdrawals: store,
+    context: attachments.context,
+    feedback,
+    erasures: eraser,
+  });
   return {
     ...{ llm, embedder: d.embedder, attachments, knowledge, state, feedback, eraser, runner },
     usage,
     fairCounters,
     mcp,
     approvals,
+  };
+}
+
+/** The turn pipeline's settings. */
+function runnerOptions(config: Config): TurnRunnerOptions {
+  return {
+    botName: config.agent.name,
+    maxConcurrentTurns: config.core.maxConcurrentTurns,
+    maxQueuedPerSession: config.core.maxQueuedPerSession,
+    maxToolRounds: config.agent.maxToolRounds,
+    maxReplyTokens: config.llm.text.maxReplyTokens,
+    summaryMaxTokens: config.memory.summaryMaxTokens,
+    turnTimeoutMs: config.agent.turnTimeoutMs,
+    firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs,
+    historyTurnsInPrompt: config.agent.historyTurnsInPrompt,
+    admission: config.sharing.fairness.admission,
+    turnEstimateTokens: config.sharing.fairness.turnEstimateTokens,
+    queueNoticeMs: config.sharing.fairness.showPlaceEveryMs,
+    forgetIdleMs: config.sharing.fairness.forgetIdleMs,
   };
 }
 
