@@ -164,9 +164,19 @@ async function acrossWorkers(redis: string): Promise<string[]> {
   );
   const ratio = (v: number[]) =>
     (percentileOf(v, 95) / Math.max(1, percentileOf(base, 95))).toFixed(2);
+  // The heavy client's waits in the same runs (its 20 questions, n=20).
+  const heavyOf = (startAt: number[]) =>
+    qs.flatMap((q, i) => (q.channel === 'heavy' ? [startAt[i] ?? Number.NaN] : []));
+  const heavyOwn = heavyOf(
+    (await simulateWorkers(qs, twoWorkers(1, undefined, opened), COST)).startAt,
+  );
+  const heavyShared = heavyOf(
+    (await simulateWorkers(qs, twoWorkers(1, redis, opened), COST)).startAt,
+  );
   lines.push(
     `2 workers x 1 slot, light client (5 questions on worker 2, n=5) alone: ${p(base)}`,
     `  beside a heavy client (20 over both): own counters per worker ${p(own)} (p95 ${ratio(own)}x); counters shared in Redis ${p(shared)} (p95 ${ratio(shared)}x)`,
+    `  the heavy client's own waits (n=20): own counters ${p(heavyOwn)}; shared ${p(heavyShared)}`,
   );
   const flood = floodScenario(100, 5);
   const quiet = floodScenario(0, 5);
