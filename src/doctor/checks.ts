@@ -11,6 +11,7 @@ import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
 import { rerankCheckGroup } from './rerank-check.ts';
+import { searxngCheckGroups } from './searxng-check.ts';
 import { type StoreAccess, storeCheckGroup } from './store-check.ts';
 
 export function configResult(config: Config): CheckResult {
@@ -76,6 +77,7 @@ export function doctorGroups(
     rerankCheckGroup(config),
     storeCheckGroup(config, store),
     ...neo4jCheckGroups(config),
+    ...searxngCheckGroups(config),
     egressCheckGroup(config),
   ];
 }

@@ -45,6 +45,8 @@ export function configuredTargets(config: Config): Target[] {
   add(config.llm.vision.baseUrl, 'vision model');
   if (/^rediss?:/.test(config.storeUrl)) add(config.storeUrl, 'Redis store');
   if (config.neo4j) add(config.neo4j.uri, 'Neo4j');
+  if (config.webTools.searxngUrl) add(config.webTools.searxngUrl, 'SearXNG (web_search)');
+  for (const s of config.mcpServers) if (s.url) add(s.url, `MCP server ${s.name}`);
   return out;
 }
 
