@@ -26,6 +26,8 @@ async function callOverhead(): Promise<string[]> {
         env: {},
         connectTimeoutMs: 5000,
         callTimeoutMs: 5000,
+        retryInitialMs: 1000,
+        retryMaxMs: 60_000,
         allowTools: [],
         denyTools: [],
         private: false,

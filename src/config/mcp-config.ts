@@ -26,6 +26,9 @@ const mcpServerSchema = z
     envFromEnv: z.record(z.string(), envName).default({}),
     connectTimeoutMs: z.number().int().positive().default(10_000),
     callTimeoutMs: z.number().int().positive().default(30_000),
+    /** A server that is down (at start or later) is tried again after this, doubling up to retryMaxMs. */
+    retryInitialMs: z.number().int().min(10).default(1000),
+    retryMaxMs: z.number().int().min(10).default(60_000),
     /** Only these tools (empty: all), never these. */
     allowTools: z.array(z.string()).default([]),
     denyTools: z.array(z.string()).default([]),

@@ -2,10 +2,13 @@
 // (namespaced, allow/deny), called inside a turn's scope, errors and time-outs as tool errors the
 // model reads, list_changed picked up, a server that is down costs only its own tools.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { McpHub } from '../../src/agent/mcp/mcp-hub.ts';
+import { Reconnector } from '../../src/agent/mcp/mcp-retry.ts';
 import type { McpServerSpec } from '../../src/agent/mcp/mcp-spec.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { runInScope, type TurnScope } from '../../src/scope/scope.ts';
@@ -20,6 +23,8 @@ function spec(over: Partial<McpServerSpec> & { name: string }): McpServerSpec {
     env: {},
     connectTimeoutMs: 5000,
     callTimeoutMs: 5000,
+    retryInitialMs: 1000,
+    retryMaxMs: 60_000,
     allowTools: [],
     denyTools: [],
     private: false,
@@ -160,5 +165,101 @@ describe('MCP client over stdio', () => {
   test('a server that is down has no tools; the others go on', () => {
     assert.deepEqual(hub.toolsFor(['down']), []);
     assert.ok(hub.toolsFor(['local', 'down']).length > 0);
+  });
+});
+
+/** A loopback port nothing listens on (yet). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('MCP client: a server that is down, at start or later', () => {
+  let hub: McpHub;
+  let port: number;
+  let server: HttpTestServer | undefined;
+  before(async () => {
+    port = await freePort();
+    hub = new McpHub({
+      servers: [
+        spec({
+          name: 'late',
+          url: `http://127.0.0.1:${port}/mcp`,
+          connectTimeoutMs: 1000,
+          retryInitialMs: 20,
+          retryMaxMs: 200,
+        }),
+      ],
+      limits,
+      log: silentLogger(),
+    });
+    await hub.start();
+  });
+  after(async () => {
+    await hub.close();
+    await server?.close();
+  });
+
+  test('down at start: no tools; when it comes up its tools are listed and calls work', async () => {
+    assert.deepEqual(hub.toolsFor(['late']), []);
+    server = await startHttpTestServer(port);
+    await until(() => byName(hub.toolsFor(['late']), 'late__echo') !== undefined);
+    assert.equal(
+      await call(byName(hub.toolsFor(['late']), 'late__echo'), { text: 'up now' }),
+      inData('late__echo', 'echo: up now'),
+    );
+  });
+
+  test('gone at call time: the model reads that the server is not reachable; back, it works again', async () => {
+    await server?.close();
+    server = undefined;
+    const echo = byName(hub.toolsFor(['late']), 'late__echo');
+    const first = await call(echo, { text: 'anyone?' });
+    assert.match(first, /^Error: .*late tool server/);
+    assert.match(first, /(failed during the call|not reachable right now)/);
+    assert.match(
+      await call(echo, { text: 'still?' }),
+      /not reachable right now .*the call did not run/,
+    );
+    server = await startHttpTestServer(port);
+    await until(() => hub.connection('late')?.connected === true);
+    assert.equal(
+      await call(byName(hub.toolsFor(['late']), 'late__echo'), { text: 'back' }),
+      inData('late__echo', 'echo: back'),
+    );
+  });
+});
+
+describe('MCP reconnect backoff', () => {
+  test('doubles from the first delay up to the cap, half of it random', () => {
+    const r = new Reconnector({ initialMs: 100, maxMs: 1000, random: () => 1 }, async () => true);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 10].map((n) => r.delayOf(n)),
+      [100, 200, 400, 800, 1000, 1000],
+    );
+    const low = new Reconnector({ initialMs: 100, maxMs: 1000, random: () => 0 }, async () => true);
+    assert.equal(low.delayOf(1), 100);
+  });
+
+  test('keeps trying until an attempt succeeds, one at a time; close stops it', async () => {
+    const queued: (() => void)[] = [];
+    const timers = { set: (fn: () => void) => queued.push(fn), clear: () => undefined };
+    let attempts = 0;
+    const r = new Reconnector({ initialMs: 10, maxMs: 100, timers }, async () => ++attempts >= 3);
+    r.schedule();
+    r.schedule();
+    assert.equal(queued.length, 1, 'one attempt planned at a time');
+    for (let i = 0; i < 3; i++) {
+      queued.shift()?.();
+      await new Promise((res) => setImmediate(res));
+    }
+    assert.equal(attempts, 3);
+    assert.equal(queued.length, 0, 'nothing planned after a success');
+    r.close();
+    r.schedule();
+    assert.equal(queued.length, 0, 'closed: nothing planned');
   });
 });

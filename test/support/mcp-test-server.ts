@@ -95,8 +95,8 @@ export interface HttpTestServer {
   close(): Promise<void>;
 }
 
-/** The server over Streamable HTTP on a loopback port, one MCP session per client. */
-export async function startHttpTestServer(): Promise<HttpTestServer> {
+/** The server over Streamable HTTP on a loopback port (`port`, else any), one MCP session per client. */
+export async function startHttpTestServer(port = 0): Promise<HttpTestServer> {
   const state: TestServerState = { deletions: [], calls: 0, handlerMs: [] };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http: Server = createServer(async (req, res) => {
@@ -121,10 +121,10 @@ export async function startHttpTestServer(): Promise<HttpTestServer> {
     }
     await transport.handleRequest(req, res, body);
   });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const { port } = http.address() as AddressInfo;
+  await new Promise<void>((r) => http.listen(port, '127.0.0.1', r));
+  const bound = (http.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     state,
     close: async () => {
       await Promise.all([...sessions.values()].map((t) => t.close()));

@@ -1,6 +1,7 @@
 // One MCP server: connects over Streamable HTTP or stdio, lists its tools (again on
-// notifications/tools/list_changed), calls them with the server's time-out. A server that is down
-// or slow costs its own tools only: every failure is a tool error the model reads.
+// notifications/tools/list_changed and on every reconnect), calls them with the server's time-out.
+// A server that is down at start, or goes away later, is retried with backoff (mcp-retry.ts). A
+// server that is down or slow costs its own tools only: every failure is a tool error the model reads.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   getDefaultEnvironment,
@@ -8,11 +9,24 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../log/logger.ts';
+import { Reconnector, type RetryTimers } from './mcp-retry.ts';
 import type { McpServerSpec, McpToolInfo } from './mcp-spec.ts';
 
-export type CallOutcome = { ok: true; text: string } | { ok: false; error: string };
+/** What the model reads when a server did not answer (its own words are quoted as data). */
+const t = {
+  down: (s: string) =>
+    `The ${s} tool server is not reachable right now (it is being retried); the call did not run. Tell the person, and do not retry it in this answer.`,
+  lostDuringCall: (s: string) =>
+    `The connection to the ${s} tool server failed during the call, so whether it ran is unknown; it is being reconnected. Tell the person, and do not retry it in this answer.`,
+  timedOut: (s: string, ms: number) => `The ${s} tool server did not answer within ${ms} ms.`,
+  failed: (s: string, message: string) => `The ${s} tool server failed: ${message}`.slice(0, 500),
+  toolError: 'The tool reported an error.',
+};
+
+/** A failure's words: the server's (quoted as data for the model) or the bot's own (`ours`). */
+export type CallOutcome = { ok: true; text: string } | { ok: false; error: string; ours?: true };
 
 function transportOf(spec: McpServerSpec): Transport {
   if (spec.url)
@@ -53,23 +67,43 @@ export function resultText(content: readonly { type: string; text?: string }[]):
 export class McpConnection {
   #client: Client | undefined;
   #tools: McpToolInfo[] = [];
+  #connectedOnce = false;
+  #closed = false;
+  readonly #retry: Reconnector;
 
   readonly spec: McpServerSpec;
   private readonly log: Logger;
   private readonly onToolsChanged: () => void;
 
-  constructor(spec: McpServerSpec, log: Logger, onToolsChanged: () => void) {
+  constructor(spec: McpServerSpec, log: Logger, onToolsChanged: () => void, timers?: RetryTimers) {
     this.spec = spec;
     this.log = log;
     this.onToolsChanged = onToolsChanged;
+    this.#retry = new Reconnector(
+      { initialMs: spec.retryInitialMs, maxMs: spec.retryMaxMs, ...(timers ? { timers } : {}) },
+      () => this.#connect(),
+    );
   }
 
   get tools(): readonly McpToolInfo[] {
     return this.#tools;
   }
 
-  /** Connects and lists the tools; a failure is logged and leaves this server without tools. */
+  /** Whether the server is connected now (else its calls get a clear tool error). */
+  get connected(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /**
+   * Connects and lists the tools. A server that is down is tried again with backoff (its tools
+   * appear when it comes up); the process goes on meanwhile.
+   */
   async start(): Promise<void> {
+    if (!(await this.#connect())) this.#retry.schedule();
+  }
+
+  async #connect(): Promise<boolean> {
+    if (this.#closed) return false;
     const client = new Client(
       { name: 'threadmind', version: '1' },
       {
@@ -85,14 +119,44 @@ export class McpConnection {
     );
     try {
       await client.connect(transportOf(this.spec), { timeout: this.spec.connectTimeoutMs });
-      this.#client = client;
       const listed = await client.listTools(undefined, { timeout: this.spec.connectTimeoutMs });
+      if (this.#closed) {
+        await client.close().catch(() => undefined);
+        return false;
+      }
+      this.#client = client;
+      // A stdio server that exits, or a transport that closes, is reconnected.
+      client.onclose = () => {
+        if (this.#client === client) this.#lost();
+      };
       this.#setTools(listed.tools);
-      this.log.info({ server: this.spec.name, tools: this.#tools.length }, 'mcp server connected');
+      this.log.info(
+        { server: this.spec.name, tools: this.#tools.length },
+        this.#connectedOnce ? 'mcp server reconnected' : 'mcp server connected',
+      );
+      this.#connectedOnce = true;
+      return true;
     } catch (err) {
-      this.log.warn({ err, server: this.spec.name }, 'mcp server unavailable; its tools are off');
+      this.log.warn(
+        { err, server: this.spec.name },
+        'mcp server unavailable; its calls fail until it comes up (retrying)',
+      );
       await client.close().catch(() => undefined);
+      return false;
     }
+  }
+
+  /** The connection is gone: forget it and reconnect soon (its last tools stay offered). */
+  #lost(): void {
+    const c = this.#client;
+    this.#client = undefined;
+    if (c) {
+      c.onclose = () => undefined;
+      c.close().catch(() => undefined);
+    }
+    if (this.#closed) return;
+    this.log.warn({ server: this.spec.name }, 'mcp server connection lost; reconnecting');
+    this.#retry.schedule(true);
   }
 
   #setTools(tools: readonly Tool[]): void {
@@ -106,30 +170,41 @@ export class McpConnection {
     signal?: AbortSignal,
   ): Promise<CallOutcome> {
     const client = this.#client;
-    if (!client) return { ok: false, error: `The ${this.spec.name} tool server is not available.` };
+    if (!client) {
+      this.#retry.schedule();
+      return { ok: false, error: t.down(this.spec.name), ours: true };
+    }
     try {
       const r = await client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: this.spec.callTimeoutMs,
         ...(signal ? { signal } : {}),
       });
       const text = resultText((r.content ?? []) as { type: string; text?: string }[]);
-      return r.isError
-        ? { ok: false, error: text || 'The tool reported an error.' }
-        : { ok: true, text };
+      return r.isError ? { ok: false, error: text || t.toolError } : { ok: true, text };
     } catch (err) {
       this.log.warn({ err, server: this.spec.name, tool }, 'mcp tool call failed');
-      const timedOut = (err as { code?: number }).code === -32001;
-      return {
-        ok: false,
-        error: timedOut
-          ? `The ${this.spec.name} tool server did not answer within ${this.spec.callTimeoutMs} ms.`
-          : `The ${this.spec.name} tool server failed: ${(err as Error).message}`.slice(0, 500),
-      };
+      const code = err instanceof McpError ? err.code : undefined;
+      if (signal?.aborted) return { ok: false, error: t.failed(this.spec.name, 'the turn ended') };
+      if (code === ErrorCode.RequestTimeout)
+        return {
+          ok: false,
+          error: t.timedOut(this.spec.name, this.spec.callTimeoutMs),
+          ours: true,
+        };
+      if (code !== undefined && code !== ErrorCode.ConnectionClosed)
+        return { ok: false, error: t.failed(this.spec.name, (err as Error).message) };
+      // No answer at all (refused, reset, a session the server forgot): reconnect.
+      if (this.#client === client) this.#lost();
+      return { ok: false, error: t.lostDuringCall(this.spec.name), ours: true };
     }
   }
 
   async close(): Promise<void> {
-    await this.#client?.close().catch(() => undefined);
+    this.#closed = true;
+    this.#retry.close();
+    const c = this.#client;
     this.#client = undefined;
+    if (c) c.onclose = () => undefined;
+    await c?.close().catch(() => undefined);
   }
 }

@@ -9,6 +9,9 @@ export interface McpServerSpec {
   env: Record<string, string>;
   connectTimeoutMs: number;
   callTimeoutMs: number;
+  /** A server that is down is tried again after this, doubling up to retryMaxMs. */
+  retryInitialMs: number;
+  retryMaxMs: number;
   allowTools: string[];
   denyTools: string[];
   private: boolean;

@@ -72,7 +72,10 @@ export function mcpTool(d: McpToolDeps, info: McpToolInfo): StructuredToolInterf
       if (!decision.run) return [decision.message, {}];
       const out = await d.call(info.name, args, config?.signal);
       // A server's words are data, never instructions (errors too: they are its text).
-      if (!out.ok) throw new McpToolError(dataBlock(name, cap(out.error, d.limits.maxResultChars)));
+      if (!out.ok)
+        throw new McpToolError(
+          out.ours ? out.error : dataBlock(name, cap(out.error, d.limits.maxResultChars)),
+        );
       // An answer that used a private server's results goes to the asker alone ("Audience").
       if (d.spec.private) await scope.onPrivateResult?.();
       return [
