@@ -14,7 +14,7 @@ import type { TurnRunner } from '../core/turn-runner.ts';
 import type { UsageAccounting } from '../core/usage-accounting.ts';
 import { type StartupChecks, startStartupChecks } from '../doctor/startup.ts';
 import type { HttpServer } from '../http/server.ts';
-import type { PlatformGroups } from '../knowledge/platform-groups.ts';
+import { PlatformGroups } from '../knowledge/platform-groups.ts';
 import type { Embedder } from '../llm/embeddings/embedder.ts';
 import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import type { Logger } from '../log/logger.ts';
@@ -119,8 +119,10 @@ export async function startApp(config: Config, opts: AppOptions): Promise<Runnin
   });
   await turns.mcp?.start();
   const roles = createRoles(config, turns.eraser, { store, metrics, log });
-  const core = createConversation(config, { store, metrics, log, turns, roles });
-  const groups = turns.knowledge?.groups;
+  // Platform groups feed knowledge access and `mcp.approvers`: kept when either needs them.
+  const groups =
+    turns.knowledge?.groups ?? (config.mcp.approvers.length > 0 ? new PlatformGroups() : undefined);
+  const core = createConversation(config, { store, metrics, log, turns, roles, groups });
   const platforms = createPlatforms(config, { core, store, log, groups, roles });
   const live: LiveState = { draining: false, startupChecks: undefined };
   const http = createHttp(config, {

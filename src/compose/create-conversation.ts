@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.ts';
 import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
 import { ThreadContext } from '../core/thread-context.ts';
+import { groupsOf as aclGroupsOf } from '../knowledge/acl.ts';
+import type { PlatformGroups } from '../knowledge/platform-groups.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { Store } from '../store/store.ts';
@@ -12,9 +14,16 @@ import type { Turns } from './create-turns.ts';
 
 export function createConversation(
   config: Config,
-  d: { store: Store; metrics: Metrics; log: Logger; turns: Turns; roles: Roles },
+  d: {
+    store: Store;
+    metrics: Metrics;
+    log: Logger;
+    turns: Turns;
+    roles: Roles;
+    groups: PlatformGroups | undefined;
+  },
 ): Conversation {
-  const { store, metrics, log, turns, roles } = d;
+  const { store, metrics, log, turns, roles, groups } = d;
   const { queue, worker } = roles;
   const { attachments } = turns;
   return new Conversation({
@@ -57,13 +66,14 @@ export function createConversation(
     usage: turns.usage,
     eraser: turns.eraser,
     approvals: turns.approvals,
-    // `mcp.approvers` may name platform groups (the knowledge ACL's principals).
-    groupsOf: turns.knowledge
-      ? async (place, user) =>
-          turns.knowledge?.groups.groupsOf(
-            `${place.ref.platform}:${place.ref.projectId}:${user}`,
-          ) ?? []
-      : undefined,
+    toolServers: turns.mcp ? (server) => turns.mcp?.overview(server) : undefined,
+    // `mcp.approvers` names knowledge ACL principals: a person's id (`slack:T1:U1`), a group of
+    // theirs from config (knowledge.principalGroups) or a platform group (user group, role).
+    groupsOf: async (place, user) => {
+      const id = `${place.ref.platform}:${place.ref.projectId}:${user}`;
+      const platform = groups?.groupsOf(id) ?? [];
+      return [id, ...aclGroupsOf(id, platform, config.knowledge)];
+    },
     interactions: {
       store,
       signingKeys: config.secrets.encryptionKeys,

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import type { EvidenceAccess } from './audience.ts';
 import type { ChannelSettingsService } from './channel-settings.ts';
 import type { FeedbackService } from './feedback.ts';
+import type { ToolServerOverview } from './interactions/settings-flow.ts';
 import type { GroupsOf } from './interactions/tool-approval-flow.ts';
 import type { ProjectEraser } from './project-eraser.ts';
 import type { SessionState } from './session-state.ts';
@@ -59,6 +60,8 @@ export interface ConversationOptions {
   eraser?: ProjectEraser | undefined;
   /** Approvals of team-tool calls (MCP); absent: a call that needs one does not run. */
   approvals?: ToolApprovals | undefined;
+  /** A declared MCP server's tools, shown to the admin who switches it on; absent: no MCP. */
+  toolServers?: ToolServerOverview | undefined;
   /** A person's groups for `mcp.approvers` (knowledge ACL principals); absent: ids only. */
   groupsOf?: GroupsOf | undefined;
   /** Flows between their steps: kept in `store`; references signed with keys from `signingKeys`. */

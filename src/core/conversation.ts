@@ -88,7 +88,7 @@ export class Conversation {
         new FeedbackFlow(o.feedback),
         new ExportFlow(o.feedback),
         new UsageFlow(o.usage),
-        new SettingsFlow(o.settings),
+        new SettingsFlow(o.settings, o.toolServers),
         new SettingsShowFlow(o.settings),
         new FilesFlow(o.index),
         new ForgetFlow(o),

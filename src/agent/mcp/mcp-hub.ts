@@ -3,6 +3,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from '../../log/logger.ts';
 import { McpConnection } from './mcp-connection.ts';
+import { overviewOf, type ServerOverview } from './mcp-overview.ts';
 import type { McpLimits, McpServerSpec } from './mcp-spec.ts';
 import { mcpTool } from './mcp-tools.ts';
 
@@ -59,6 +60,12 @@ export class McpHub {
   /** The tools of these servers (names not declared are ignored). */
   toolsFor(servers: readonly string[]): StructuredToolInterface[] {
     return [...new Set(servers)].flatMap((s) => this.#tools.get(s) ?? []);
+  }
+
+  /** What an admin switching servers on is shown (mcp-overview.ts); undefined: not declared. */
+  overview(server: string): ServerOverview | undefined {
+    const c = this.#connections.get(server);
+    return c ? overviewOf(c, this.#o.limits) : undefined;
   }
 
   /** Runs a call a person approved (or that needs none), outside the model's tool loop. */

@@ -4,16 +4,20 @@
 // a submission is checked by the same schema, and a rejected value comes back as a field error.
 // Values arrive by field id from any platform's form, or from a slash command's options (saved at
 // once, a flags setting then named flag by flag).
+
+import type { ServerOverview } from '../../agent/mcp/mcp-overview.ts';
 import type { Actor, FieldErrors, Form, FormField, Place } from '../../model/interaction.ts';
 import type { ChannelSettingsService, SettingProblems } from '../channel-settings.ts';
 import {
   type ChannelSettings,
+  namesIn,
   SETTINGS,
   type SettingKey,
   type SettingSpec,
   type SettingsPatch,
 } from '../channel-settings-schema.ts';
 import { messages } from '../messages.ts';
+import { serversSwitchedOn } from '../tool-server-texts.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart, FlowStep } from './flow.ts';
 import type { PendingFlow } from './pending-flows.ts';
 
@@ -122,12 +126,28 @@ function errorsOf(problems: SettingProblems): FieldErrors {
   );
 }
 
+/** A declared MCP server's tools (absent: not declared); undefined: no MCP servers at all. */
+export type ToolServerOverview = (server: string) => ServerOverview | undefined;
+
 export class SettingsFlow implements Flow<Record<string, never>> {
   readonly name = 'settings' as const;
   private readonly service: ChannelSettingsService;
+  private readonly toolServers: ToolServerOverview | undefined;
 
-  constructor(service: ChannelSettingsService) {
+  constructor(service: ChannelSettingsService, toolServers?: ToolServerOverview) {
     this.service = service;
+    this.toolServers = toolServers;
+  }
+
+  /** The "Saved" words, and for servers switched on, what their tools are (told to the admin alone). */
+  private savedText(before: ChannelSettings, changes: SettingsPatch): string {
+    const saved = messages.settingsChanged(changes);
+    if (changes.mcpServers === undefined) return saved;
+    const had = new Set(namesIn(before.mcpServers));
+    const added = [...new Set(namesIn(changes.mcpServers))].filter((n) => !had.has(n));
+    if (added.length === 0) return saved;
+    const list = added.map((n) => this.toolServers?.(n) ?? n);
+    return `${saved}\n\n${serversSwitchedOn(list)}`;
   }
 
   /** Whoever may change the channel, asked again at every step; a form is its opener's. */
@@ -228,7 +248,7 @@ export class SettingsFlow implements Flow<Record<string, never>> {
     }
     if (!r.ok) throw new Error('settings change refused after the flow allowed it');
     return {
-      show: [{ kind: 'notice', text: ctx.text(messages.settingsChanged(changes)), replace: true }],
+      show: [{ kind: 'notice', text: ctx.text(this.savedText(settings, changes)), replace: true }],
       outcome: 'done',
       changed: { settings: Object.keys(changes) },
     };
