@@ -117,8 +117,19 @@ export class DiscordInteractions implements InteractionSurface {
   }
 
   /** A typed request's card or confirmation, with its buttons, in its conversation. */
-  async post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void> {
-    await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+  async post(
+    to: Destination,
+    shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
+  ): Promise<string | undefined> {
+    const m = (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+      body: { ...messageOf(shown), allowed_mentions: NO_PINGS },
+    })) as { id?: string } | undefined;
+    return m?.id;
+  }
+
+  /** A card in place of one `post` made: its buttons go unless it has actions of its own. */
+  async update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
+    await this.o.rest.patch(Routes.channelMessage(to.ref.sessionId, messageId), {
       body: { ...messageOf(shown), allowed_mentions: NO_PINGS },
     });
   }

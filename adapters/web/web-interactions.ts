@@ -141,9 +141,22 @@ export class WebInteractions implements InteractionSurface {
   }
 
   /** A typed request's card or confirmation in its thread. */
-  async post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void> {
+  async post(
+    to: Destination,
+    shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
+  ): Promise<string | undefined> {
     const { text, card } = webCardOf(shown);
-    await this.transcript.addBotMessage(to.ref.sessionId, text, false, card);
+    return (await this.transcript.addBotMessage(to.ref.sessionId, text, false, card)).id;
+  }
+
+  /** A card in place of one `post` made (its buttons go with the old card). */
+  async update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
+    const { text, card } = webCardOf(shown);
+    await this.transcript.update(to.ref.sessionId, messageId, (m) => {
+      m.text = text;
+      if (card) m.card = card;
+      else delete m.card;
+    });
   }
 
   /** A flow the page's command begins (`/erase`, `/feedback-export json`). */

@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
 import type { Handled } from '../model/handled.ts';
 import type { InboundMessage } from '../model/incoming.ts';
-import type { InteractionSurface } from '../model/interaction.ts';
+import type { Card, InteractionSurface, Place } from '../model/interaction.ts';
 import type { PlatformPort } from '../model/platform-port.ts';
 import { RenderedText } from '../model/rendered-text.ts';
 import type { InteractionEngine } from './interactions/engine.ts';
 import { summariseArgs, approvalTexts as t } from './tool-approval-texts.ts';
-import type { ToolApprovals } from './tool-approvals.ts';
+import type { PendingApproval, ToolApprovals } from './tool-approvals.ts';
 
 export function wireApprovals(
   approvals: ToolApprovals,
@@ -20,27 +20,35 @@ export function wireApprovals(
   log: Logger,
 ): void {
   approvals.buttons = (place, data) => flows.buttons('approval', place, data);
+  const cardOf = (place: Place, data: PendingApproval, words: string, extra: Partial<Card>) => {
+    const { port } = platform(place.ref.platform);
+    const text = (md: string) => RenderedText.one(port.format, md);
+    const { call } = data;
+    return {
+      title: t.title,
+      text: text(words),
+      fields: [
+        { label: t.server, value: text(t.code(call.server)) },
+        { label: t.tool, value: text(t.code(call.tool)) },
+        { label: t.args, value: text(t.code(summariseArgs(call.args))) },
+      ],
+      ...extra,
+    } satisfies Card;
+  };
   approvals.post = async (place, data, actions, until) => {
     const { port, surface } = platform(place.ref.platform);
     if (!surface) return false;
-    const text = (md: string) => RenderedText.one(port.format, md);
-    const { call } = data;
-    await surface.post(place.to, {
-      kind: 'card',
-      audience: 'place',
-      card: {
-        title: t.title,
-        text: text(t.question(data.asker)),
-        fields: [
-          { label: t.server, value: text(t.code(call.server)) },
-          { label: t.tool, value: text(t.code(call.tool)) },
-          { label: t.args, value: text(t.code(summariseArgs(call.args))) },
-        ],
-        context: text(t.context(until)),
-        actions,
-      },
+    const card = cardOf(place, data, t.question(data.asker), {
+      context: RenderedText.one(port.format, t.context(until)),
+      actions,
     });
-    return true;
+    return { id: await surface.post(place.to, { kind: 'card', audience: 'place', card }) };
+  };
+  approvals.settle = async (place, cardId, data, words) => {
+    const { surface } = platform(place.ref.platform);
+    if (!surface) throw new Error('no interaction surface to update the card on');
+    const card = cardOf(place, data, words, {});
+    await surface.update(place.to, cardId, { kind: 'card', audience: 'place', card });
   };
   approvals.say = async (place, md) => {
     const { port } = platform(place.ref.platform);

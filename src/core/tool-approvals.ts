@@ -31,6 +31,8 @@ interface Due {
   place: Place;
   data: PendingApproval;
   expiresAt: number;
+  /** The card's message, to take its buttons away at the expiry (absent: told as a message). */
+  cardId?: string;
 }
 
 export interface ToolApprovalsOptions {
@@ -49,16 +51,21 @@ export class ToolApprovals {
   readonly #o: ToolApprovalsOptions;
   /** Set by the conversation once its engine and ports exist. */
   buttons: ((place: Place, data: PendingApproval) => Promise<ActionButton[]>) | undefined;
+  /** Posts the card; false where there is no surface, else the message's id when there is one. */
   post:
     | ((
         place: Place,
         card: PendingApproval,
         actions: ActionButton[],
         until: number,
-      ) => Promise<boolean>)
+      ) => Promise<false | { id: string | undefined }>)
     | undefined;
   /** Posts the core's words in the thread. */
   say: ((place: Place, markdown: string) => Promise<void>) | undefined;
+  /** Puts the outcome's words in place of the card, without its buttons. */
+  settle:
+    | ((place: Place, cardId: string, data: PendingApproval, markdown: string) => Promise<void>)
+    | undefined;
   /** Resumes the thread's turn with the core's words (approved, denied, expired). */
   resume:
     | ((place: Place, data: PendingApproval, text: string, dedupe: string) => Promise<void>)
@@ -117,10 +124,11 @@ export class ToolApprovals {
     const data: PendingApproval = { call: rest, asker, messageId };
     const actions = (await this.buttons?.(place, data)) ?? [];
     const until = this.#now() + this.#o.ttlMs;
-    const posted = actions.length > 0 && (await this.post?.(place, data, actions, until));
+    const posted = actions.length > 0 ? await this.post?.(place, data, actions, until) : false;
     if (!posted) return { run: false, message: t.noSurface };
     const key = keyOf(actions[0]?.ref ?? '');
-    await this.#due((list) => [...list, { key, place, data, expiresAt: until }]);
+    const card = posted.id ? { cardId: posted.id } : {};
+    await this.#due((list) => [...list, { key, place, data, expiresAt: until, ...card }]);
     this.#o.log.info({ tool: call.name }, 'tool call waits for approval');
     return { run: false, message: t.waiting(call.name) };
   }
@@ -151,9 +159,7 @@ export class ToolApprovals {
     for (const d of list.filter((x) => x.expiresAt <= at)) {
       if (!(await this.claimDecision(d.place, d.key))) continue;
       n++;
-      await this.say?.(d.place, t.expired(d.data.call.name)).catch((err: unknown) =>
-        this.#o.log.warn({ err }, 'could not tell the thread an approval expired'),
-      );
+      await this.#tellExpired(d);
       await this.resume?.(
         d.place,
         d.data,
@@ -162,6 +168,18 @@ export class ToolApprovals {
       );
     }
     return n;
+  }
+
+  /** The card says it expired and loses its buttons; without its id, the thread is told. */
+  async #tellExpired(d: Due): Promise<void> {
+    const words = t.expired(d.data.call.name);
+    try {
+      if (d.cardId && this.settle) await this.settle(d.place, d.cardId, d.data, words);
+      else await this.say?.(d.place, words);
+    } catch (err) {
+      this.#o.log.warn({ err }, 'could not tell the thread an approval expired');
+      await this.say?.(d.place, words).catch(() => undefined);
+    }
   }
 
   /** Read-modify-write of the due list under a short claim (replicas may add at once). */

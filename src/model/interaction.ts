@@ -201,5 +201,18 @@ export type InteractionRequest = InteractionStart | InteractionAct;
  * (a typed request's confirmation in its thread). A platform without it gets the words only.
  */
 export interface InteractionSurface {
-  post(to: Destination, shown: Extract<Shown, { kind: 'card' | 'confirm' }>): Promise<void>;
+  /** Resolves with the posted message's id (to `update` it later), where the platform gives one. */
+  post(
+    to: Destination,
+    shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
+  ): Promise<string | undefined>;
+  /**
+   * Puts `shown` in place of a message `post` made, buttons and all (a card without actions has
+   * none left): an approval that expired with nobody pressing.
+   */
+  update(
+    to: Destination,
+    messageId: string,
+    shown: Extract<Shown, { kind: 'card' }>,
+  ): Promise<void>;
 }
