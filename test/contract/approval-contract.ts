@@ -10,7 +10,18 @@ import { type ApprovalDriver, DELETE, type MakeApprovalDriver } from './approval
 const BUTTONS = ['Approve once', 'Always in this channel', 'Deny'];
 const GONE = /already been decided or has expired/;
 
-export function approvalContract(name: string, make: MakeApprovalDriver): void {
+/** What the platform has: other people, a second channel, platform groups as approvers. */
+export interface ApprovalPlaces {
+  others: boolean;
+  channels: boolean;
+  groups: boolean;
+}
+
+export function approvalContract(
+  name: string,
+  make: MakeApprovalDriver,
+  has: ApprovalPlaces = { others: true, channels: true, groups: true },
+): void {
   describe(`${name}: team tools wait for approval (approval contract)`, () => {
     let d: ApprovalDriver;
     before(async () => {
@@ -56,7 +67,7 @@ export function approvalContract(name: string, make: MakeApprovalDriver): void {
     test('deny: nothing runs, the card says so, and the model is told', async () => {
       const c = await waiting();
       const before = deletions();
-      if (d.has.others) {
+      if (has.others) {
         const refused = await d.press(c, 'once', 'other');
         assert.equal(refused.outcome, 'refused', 'someone else may not decide');
         assert.match(refused.said, /Only the person who asked, or an approver/);
@@ -70,14 +81,14 @@ export function approvalContract(name: string, make: MakeApprovalDriver): void {
       assert.equal(deletions(), before);
     });
 
-    test('a member of the approver group may decide for the asker; someone outside it may not', async (t) => {
-      if (!d.has.groups) return t.diagnostic('no platform groups here');
-      const c = await waiting();
-      assert.equal((await d.press(c, 'once', 'other')).outcome, 'refused', 'not in the group');
-      d.llm.enqueue({ toolCalls: [DELETE] }, { content: 'Approved by the group; done.' });
-      assert.equal((await d.press(c, 'once', 'groupMember')).outcome, 'done');
-      await d.waitInThread(c, /Approved by the group; done\./);
-    });
+    if (has.groups)
+      test('a member of the approver group may decide for the asker; someone outside it may not', async () => {
+        const c = await waiting();
+        assert.equal((await d.press(c, 'once', 'other')).outcome, 'refused', 'not in the group');
+        d.llm.enqueue({ toolCalls: [DELETE] }, { content: 'Approved by the group; done.' });
+        assert.equal((await d.press(c, 'once', 'groupMember')).outcome, 'done');
+        await d.waitInThread(c, /Approved by the group; done\./);
+      });
 
     test('after the expiry the card says so without buttons, the model is told, a late press is refused', async () => {
       const c = await waiting();
@@ -104,7 +115,7 @@ export function approvalContract(name: string, make: MakeApprovalDriver): void {
       d.llm.enqueue({ toolCalls: [DELETE] }, { content: 'Cleaned without asking.' });
       assert.equal(await d.ask('a', 'once more'), undefined, 'no card this time');
       assert.equal(deletions(), before + 1);
-      if (!d.has.channels) return;
+      if (!has.channels) return;
       await d.switchOn('b');
       await waiting('b');
       assert.equal(deletions(), before + 1, 'another channel still asks');

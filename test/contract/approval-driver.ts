@@ -29,8 +29,6 @@ export interface ApprovalDriver {
   readonly name: string;
   readonly llm: OpenAIEmulator;
   readonly mcp: HttpTestServer;
-  /** What the platform has: other people, a second channel, platform groups as approvers. */
-  readonly has: { others: boolean; channels: boolean; groups: boolean };
   /** An admin switches the `test` server on in channel `where`; what they were told, privately. */
   switchOn(where: 'a' | 'b'): Promise<string>;
   /**

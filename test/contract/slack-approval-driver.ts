@@ -104,7 +104,6 @@ export const makeSlackApprovalDriver: MakeApprovalDriver = async (opts = {}) => 
     name: 'slack',
     llm: h.llm,
     mcp: rig.server,
-    has: { others: true, channels: true, groups: true },
 
     async switchOn(where) {
       const channel = CHANNELS[where];

@@ -1,0 +1,4 @@
+import { approvalContract } from './approval-contract.ts';
+import { makeDiscordApprovalDriver } from './discord-approval-driver.ts';
+
+approvalContract('Discord', makeDiscordApprovalDriver);
