@@ -1,14 +1,16 @@
 // The team's tools: what a call costs on the bot's side, and how soon a click resumes the turn.
 // 1. An MCP tool call through the hub (the model's tool: scope, gate, SDK client, loopback
 //    Streamable HTTP) minus the server handler's own time, beside the bare SDK client's call.
-// 2. Click → turn resumed, one process: Slack (Bolt, emulator) "Approve once" pressed → the
-//    resumed turn's request reaches the model.
+// 2. Click → turn resumed: Slack (Bolt, emulator) "Approve once" pressed → the resumed turn's
+//    request reaches the model; in one process (role all), and across roles on Redis (split
+//    roles: the ingress takes the click and queues the resumed turn, a worker runs it).
 import { McpHub } from '../src/agent/mcp/mcp-hub.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { runInScope } from '../src/scope/scope.ts';
 import { CoreWatch } from '../test/contract/flow-driver.ts';
-import { startHarness } from '../test/support/harness.ts';
+import { startHarness, startWorkerBeside } from '../test/support/harness.ts';
 import { startHttpTestServer } from '../test/support/mcp-test-server.ts';
+import { startPrivateRedis } from '../test/support/redis-server.ts';
 import { fmt, summary } from './stats.ts';
 
 const CALLS = 500;
@@ -75,18 +77,23 @@ async function callOverhead(): Promise<string[]> {
   ];
 }
 
-async function clickToResume(): Promise<string> {
+async function clickToResume(split: boolean): Promise<string> {
   const server = await startHttpTestServer();
+  const redis = split ? await startPrivateRedis() : undefined;
   const channel = 'CBENCH0001';
   const h = await startHarness({
+    ...(redis ? { env: { THREADMIND_ROLE: 'ingress', STORE_URL: redis.url } } : {}),
     overrides: {
       llm: { maxRetries: 0 },
+      ...(redis ? { scale: { queue: { name: `mcp-bench-${process.pid}` } } } : {}),
       mcp: { servers: [{ name: 'test', url: server.url }] },
       channels: { overrides: { [`slack:T0EMU00001:${channel}`]: { mcpServers: 'test' } } },
     },
   });
   const watch = new CoreWatch();
   watch.watch(h.app.core);
+  const worker = redis ? await startWorkerBeside(h.config) : undefined;
+  if (worker) watch.watch(worker.core);
   const bot = h.slack.botUserId;
   const times: number[] = [];
   const call = { name: 'test__delete_everything', arguments: { project: 'B' } };
@@ -112,12 +119,17 @@ async function clickToResume(): Promise<string> {
       () => h.slack.messages(channel, ts).some((m) => m.text === 'done') || undefined,
     );
   }
+  await worker?.stop();
   await h.close();
   await server.close();
+  await redis?.stop();
   const s = summary(times);
-  return `click "Approve once" → resumed turn's model request, one process (Slack emulator, Bolt), n=${s.n}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}`;
+  const where = split
+    ? 'across roles (ingress takes the click, a worker runs the queued turn; Redis)'
+    : 'one process (role all)';
+  return `click "Approve once" → resumed turn's model request, ${where}, Slack emulator, n=${s.n}: p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}`;
 }
 
 export async function benchMcp(): Promise<string[]> {
-  return [...(await callOverhead()), await clickToResume()];
+  return [...(await callOverhead()), await clickToResume(false), await clickToResume(true)];
 }
