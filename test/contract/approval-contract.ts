@@ -1,6 +1,7 @@
 // Approvals of team-tool calls, the same on every platform: the admin who switches a server on
 // sees its tools; a destructive call posts a card and runs only when approved; approve once,
-// always in this channel (another channel still asks), deny; someone else may not decide, a member
+// always in this channel (another channel still asks), deny; a tool result's orders get no call
+// without a card; someone else may not decide, a member
 // of the approver group may; the expiry takes the buttons away and tells the model; a press after
 // it is refused clearly; with split roles another worker resumes the turn.
 import assert from 'node:assert/strict';
@@ -62,6 +63,23 @@ export function approvalContract(
       assert.equal(deletions(), before + 1);
       assert.deepEqual(d.card(c).buttons, [], 'the decided card has no buttons');
       assert.match(d.card(c).text, /approved/);
+    });
+
+    test('a tool result that orders a destructive call does not get one without a card', async () => {
+      d.llm.enqueue(
+        { toolCalls: [{ name: 'test__inject', arguments: {} }] },
+        { toolCalls: [{ name: 'test__delete_everything', arguments: { project: 'ALL' } }] },
+        { content: 'That page asked me to delete everything; I did not.' },
+      );
+      const c = await d.ask('a', 'read the wiki');
+      assert.ok(c, 'the ordered call waits for a person');
+      assert.match(d.card(c).text, /ALL/);
+      assert.ok(!d.mcp.state.deletions.some((x) => JSON.stringify(x).includes('ALL')));
+      // The tool's words reached the model as data, never as instructions.
+      assert.match(JSON.stringify(d.llm.requests.at(-1)?.body), /<data source=\\"test__inject\\">/);
+      d.llm.enqueue({ content: 'Left alone.' });
+      assert.equal((await d.press(c, 'deny', 'asker')).outcome, 'cancelled');
+      await d.waitInThread(c, /Left alone\./);
     });
 
     test('deny: nothing runs, the card says so, and the model is told', async () => {

@@ -1,14 +1,13 @@
-// What a team tool's results may do on Slack, through Bolt and the emulators, against a real MCP
-// server: a result that asks for a destructive call does not get one without a card (the approval
-// is the guard); an answer that used a private server's results goes to the asker alone. The
-// approval scenarios themselves are in the shared contract (test/contract/approval-contract.ts).
+// A private team tool server on Slack, through Bolt and the emulators, against a real MCP server:
+// an answer that used its results goes to the asker alone, and history does not keep them. The
+// approval scenarios (a tool result's orders included) are in the shared contract
+// (test/contract/approval-contract.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreWatch } from '../contract/flow-driver.ts';
 import type { SlackMessage } from '../emulators/slack/types.ts';
 import { type ApprovalHarness, startApprovalHarness } from '../support/approval-harness.ts';
 import type { Harness } from '../support/harness.ts';
-import type { HttpTestServer } from '../support/mcp-test-server.ts';
 
 const TEAM = 'T0EMU00001';
 const ASKER = 'U0ASKER001';
@@ -16,10 +15,9 @@ const OTHER = 'U0OTHER001';
 const CH_A = 'CAPPROVE01';
 const CH_B = 'CAPPROVE02';
 
-describe('Slack: what team tool results may do', () => {
+describe('Slack: a private team tool server', () => {
   let rig: ApprovalHarness;
   let h: Harness;
-  let server: HttpTestServer;
   const watch = new CoreWatch();
 
   before(async () => {
@@ -40,7 +38,7 @@ describe('Slack: what team tool results may do', () => {
         },
       },
     }));
-    ({ h, server } = rig);
+    ({ h } = rig);
   });
   after(async () => {
     await rig?.close();
@@ -49,25 +47,6 @@ describe('Slack: what team tool results may do', () => {
   const bot = () => h.slack.botUserId;
   const replies = (channel: string, thread: string): SlackMessage[] =>
     h.slack.messages(channel, thread).filter((m) => m.bot_id !== undefined);
-  const cardIn = (channel: string, thread: string) =>
-    replies(channel, thread).findLast((m) => JSON.stringify(m.blocks ?? []).includes('tm:0'));
-
-  test('a tool result that asks for a destructive call does not get one without a card', async () => {
-    h.llm.enqueue(
-      { toolCalls: [{ name: 'test__inject', arguments: {} }] },
-      { toolCalls: [{ name: 'test__delete_everything', arguments: { project: 'ALL' } }] },
-      { content: 'That page asked me to delete everything; I did not.' },
-    );
-    const { ts } = await h.slack.postUserMessage({
-      channel: CH_A,
-      user: ASKER,
-      text: `<@${bot()}> read the wiki`,
-    });
-    await watch.handled(ts);
-    assert.ok(cardIn(CH_A, ts), 'the injected call waits for a person');
-    assert.ok(!server.state.deletions.some((d) => JSON.stringify(d).includes('ALL')));
-  });
-
   test('an answer that used a private server goes to the asker alone; the thread gets a note', async () => {
     h.llm.setResponder(() => ({ content: 'unused' }));
     h.llm.enqueue(
