@@ -1,9 +1,14 @@
 // The approval contract's driver on Discord: people post in threads and press through the Discord
 // emulator, the bot answers through discord.js, the MCP server is real. The approver group is a
 // role named in `mcp.approvers`. A press on a card whose buttons are gone sends the reference the
-// card first carried (what a stale client sends).
+// card first carried (what a stale client sends). With `split`, a gateway takes Discord's events
+// and interactions and a worker (replaceable) runs the turns, on a Redis of its own.
+
+import type { RunningApp } from '../../src/compose/app.ts';
 import type { DiscordMessage } from '../emulators/discord/index.ts';
 import { startApprovalHarness } from '../support/approval-harness.ts';
+import { startWorkerBeside } from '../support/harness.ts';
+import { startPrivateRedis } from '../support/redis-server.ts';
 import type {
   ApprovalDriver,
   Decision,
@@ -32,11 +37,16 @@ const buttonsOf = (m: DiscordMessage | undefined) =>
     .flatMap((r) => r.components ?? [])
     .filter((c) => c.custom_id?.startsWith('t1.approval.'));
 
-export const makeDiscordApprovalDriver: MakeApprovalDriver = async () => {
+export const makeDiscordApprovalDriver: MakeApprovalDriver = async (opts = {}) => {
+  const redis = opts.split ? await startPrivateRedis() : undefined;
   const watch = new CoreWatch();
   const rig = await startApprovalHarness(watch, (url) => ({
     discord: true,
+    ...(redis ? { env: { THREADMIND_ROLE: 'gateway', STORE_URL: redis.url } } : {}),
     overrides: contractOverrides({
+      ...(redis
+        ? { scale: { queue: { name: `dapprovals-${process.pid}`, orderPollMs: 20 } } }
+        : {}),
       // The role's id exists once the emulator runs; it is added below, as an operator names it.
       mcp: { servers: [{ name: 'test', url }], approvalTtlSeconds: 60, approvers: ['discord:-:-'] },
     }),
@@ -47,6 +57,14 @@ export const makeDiscordApprovalDriver: MakeApprovalDriver = async () => {
   const [alice, bob, mina] = d?.users ?? [];
   if (!d || !guild?.channels[0] || !guild.channels[1] || !alice || !bob || !mina)
     throw new Error('discord approval driver: unexpected seed');
+  let worker: RunningApp | undefined;
+  const replace = async () => {
+    await worker?.stop();
+    worker = await startWorkerBeside(h.config);
+    watch.watch(worker.core);
+  };
+  if (redis) await replace();
+  // The gateway connects once it holds the lease (split roles) or once logged in.
   await d.waitFor(() => d.gatewaySessions().connected === 1, 15_000);
   // Bob asks; Alice (the owner) is someone else; Mina holds the approvers role.
   const people: Record<Presser, string> = { asker: bob.id, other: alice.id, groupMember: mina.id };
@@ -147,7 +165,13 @@ export const makeDiscordApprovalDriver: MakeApprovalDriver = async () => {
 
     expire: () => h.app.approvals.sweep(Date.now() + 61_000),
 
-    close: () => rig.close(),
+    ...(redis ? { replaceWorker: replace } : {}),
+
+    async close() {
+      await worker?.stop();
+      await rig.close();
+      await redis?.stop();
+    },
   };
   return driver;
 };
