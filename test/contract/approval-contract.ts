@@ -3,7 +3,7 @@
 // always in this channel (another channel still asks), deny; a tool result's orders get no call
 // without a card; someone else may not decide, a member
 // of the approver group may; the expiry takes the buttons away and tells the model; a press after
-// it is refused clearly; with split roles another worker resumes the turn.
+// it is refused clearly; a restart loses nothing; with split roles another worker resumes the turn.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ApprovalDriver, DELETE, type MakeApprovalDriver } from './approval-driver.ts';
@@ -107,6 +107,16 @@ export function approvalContract(
         assert.equal((await d.press(c, 'once', 'groupMember')).outcome, 'done');
         await d.waitInThread(c, /Approved by the group; done\./);
       });
+
+    test('a restart while the call waits loses nothing: the click after it runs the call', async () => {
+      const c = await waiting();
+      const before = deletions();
+      await d.restart();
+      d.llm.enqueue({ toolCalls: [DELETE] }, { content: 'Done after the restart.' });
+      assert.equal((await d.press(c, 'once', 'asker')).outcome, 'done');
+      await d.waitInThread(c, /Done after the restart\./);
+      assert.equal(deletions(), before + 1);
+    });
 
     test('after the expiry the card says so without buttons, the model is told, a late press is refused', async () => {
       const c = await waiting();

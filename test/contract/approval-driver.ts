@@ -47,6 +47,8 @@ export interface ApprovalDriver {
   waitInThread(c: WaitingCall, words: RegExp): Promise<string>;
   /** Time passes beyond the approval's expiry; how many expired. */
   expire(): Promise<number>;
+  /** The bot stops and starts again on the same store (emulators and the MCP server stay). */
+  restart(): Promise<void>;
   /** Split roles: the worker that ran the turn stops and another takes over. */
   replaceWorker?(): Promise<void>;
   close(): Promise<void>;

@@ -165,6 +165,12 @@ export const makeDiscordApprovalDriver: MakeApprovalDriver = async (opts = {}) =
 
     expire: () => h.app.approvals.sweep(Date.now() + 61_000),
 
+    async restart() {
+      await h.restart();
+      watch.watch(h.app.core);
+      await d.waitFor(() => d.gatewaySessions().connected >= 1);
+    },
+
     ...(redis ? { replaceWorker: replace } : {}),
 
     async close() {

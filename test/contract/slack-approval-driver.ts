@@ -183,6 +183,11 @@ export const makeSlackApprovalDriver: MakeApprovalDriver = async (opts = {}) => 
 
     expire: () => h.app.approvals.sweep(Date.now() + 61_000),
 
+    async restart() {
+      await h.restart();
+      watch.watch(h.app.core);
+    },
+
     ...(redis ? { replaceWorker: replace } : {}),
 
     async close() {

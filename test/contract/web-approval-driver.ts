@@ -34,7 +34,9 @@ export const makeWebApprovalDriver: MakeApprovalDriver = async () => {
     }),
   }));
   const { h } = rig;
-  const client = new WebChatClient(`http://127.0.0.1:${h.app.port}`);
+  let client = new WebChatClient(`http://127.0.0.1:${h.app.port}`);
+  /** Every call's page, watched again after a restart. */
+  const calls: WebCall[] = [];
   const bot = (v: ThreadView): WebMessage[] => v.messages().filter((m) => m.author === 'bot');
   const messageOf = (c: WebCall) => c.view.messages().find((m) => m.id === c.message);
 
@@ -90,6 +92,7 @@ export const makeWebApprovalDriver: MakeApprovalDriver = async () => {
         message: card.id,
         refs: (card.card?.actions ?? []).map((a) => a.ref),
       };
+      calls.push(c);
       return c;
     },
 
@@ -131,7 +134,18 @@ export const makeWebApprovalDriver: MakeApprovalDriver = async () => {
 
     expire: () => h.app.approvals.sweep(Date.now() + 61_000),
 
-    close: () => rig.close(),
+    async restart() {
+      for (const c of calls) c.view.close();
+      await h.restart();
+      watch.watch(h.app.core);
+      client = new WebChatClient(`http://127.0.0.1:${h.app.port}`);
+      for (const c of calls) c.view = await client.watch(c.view.id);
+    },
+
+    async close() {
+      for (const c of calls) c.view.close();
+      await rig.close();
+    },
   };
   return driver;
 };
