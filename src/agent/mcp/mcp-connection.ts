@@ -69,6 +69,7 @@ export class McpConnection {
   #tools: McpToolInfo[] = [];
   #connectedOnce = false;
   #closed = false;
+  #failing = false;
   readonly #retry: Reconnector;
 
   readonly spec: McpServerSpec;
@@ -135,9 +136,13 @@ export class McpConnection {
         this.#connectedOnce ? 'mcp server reconnected' : 'mcp server connected',
       );
       this.#connectedOnce = true;
+      this.#failing = false;
       return true;
     } catch (err) {
-      this.log.warn(
+      // Told once per outage; each further attempt only at debug.
+      const first = !this.#failing;
+      this.#failing = true;
+      this.log[first ? 'warn' : 'debug'](
         { err, server: this.spec.name },
         'mcp server unavailable; its calls fail until it comes up (retrying)',
       );
