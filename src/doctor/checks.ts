@@ -9,6 +9,7 @@ import type { CheckGroup, CheckResult } from '../model/check-result.ts';
 import { egressCheckGroup } from './egress-check.ts';
 import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
+import { mcpCheckGroups } from './mcp-check.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
 import { rerankCheckGroup } from './rerank-check.ts';
 import { searxngCheckGroups } from './searxng-check.ts';
@@ -78,6 +79,7 @@ export function doctorGroups(
     storeCheckGroup(config, store),
     ...neo4jCheckGroups(config),
     ...searxngCheckGroups(config),
+    ...mcpCheckGroups(config.mcpServers),
     egressCheckGroup(config),
   ];
 }

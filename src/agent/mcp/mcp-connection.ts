@@ -70,6 +70,7 @@ export class McpConnection {
   #connectedOnce = false;
   #closed = false;
   #failing = false;
+  #lastError: string | undefined;
   readonly #retry: Reconnector;
 
   readonly spec: McpServerSpec;
@@ -88,6 +89,11 @@ export class McpConnection {
 
   get tools(): readonly McpToolInfo[] {
     return this.#tools;
+  }
+
+  /** Why the last attempt to connect failed (undefined: it did not). */
+  get lastError(): string | undefined {
+    return this.#lastError;
   }
 
   /** Whether the server is connected now (else its calls get a clear tool error). */
@@ -137,11 +143,13 @@ export class McpConnection {
       );
       this.#connectedOnce = true;
       this.#failing = false;
+      this.#lastError = undefined;
       return true;
     } catch (err) {
       // Told once per outage; each further attempt only at debug.
       const first = !this.#failing;
       this.#failing = true;
+      this.#lastError = err instanceof Error ? err.message : String(err);
       this.log[first ? 'warn' : 'debug'](
         { err, server: this.spec.name },
         'mcp server unavailable; its calls fail until it comes up (retrying)',
