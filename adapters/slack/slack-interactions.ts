@@ -22,6 +22,7 @@ import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 import { isWorkspaceAdmin } from './slack-admins.ts';
+import { postCard, updateCard } from './slack-card-posts.ts';
 import {
   cardBlocks,
   confirmationBlocks,
@@ -177,36 +178,16 @@ export class SlackInteractions implements InteractionSurface {
   }
 
   /** A typed request's card or confirmation, with its buttons, in its thread. */
-  async post(
+  post(
     to: Destination,
     shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
   ): Promise<string | undefined> {
-    const creds = await this.d.credentials.forProject(to.ref.projectId);
-    if (!creds) throw new Error(`slack: no installation for ${to.ref.projectId}`);
-    const blocks =
-      shown.kind === 'card' ? cardBlocks(shown.card) : confirmationBlocks(shown.confirmation);
-    const text = shown.kind === 'card' ? shown.card.text.text : shown.confirmation.question.text;
-    const r = await this.d.app.client.chat.postMessage({
-      token: creds.token,
-      channel: to.ref.channelId,
-      thread_ts: to.ref.sessionId,
-      text: fallbackText(text),
-      blocks,
-    } as Parameters<WebClient['chat']['postMessage']>[0]);
-    return r.ts;
+    return postCard(this.d, to, shown);
   }
 
-  /** A card in place of one `post` made: its buttons go unless it has actions of its own. */
-  async update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
-    const creds = await this.d.credentials.forProject(to.ref.projectId);
-    if (!creds) throw new Error(`slack: no installation for ${to.ref.projectId}`);
-    await this.d.app.client.chat.update({
-      token: creds.token,
-      channel: to.ref.channelId,
-      ts: messageId,
-      text: shown.card.text.text,
-      blocks: cardBlocks(shown.card),
-    } as Parameters<WebClient['chat']['update']>[0]);
+  /** A card in place of one `post` made (an approval that expired): its buttons go. */
+  update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
+    return updateCard(this.d, to, messageId, shown);
   }
 
   private async onButton(b: Payload, client: WebClient, respond: RespondFn): Promise<void> {
