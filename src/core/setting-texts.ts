@@ -2,7 +2,7 @@
 // says about channel settings (the schema is channel-settings-schema.ts). Adding a setting adds
 // its entry to SETTING_TEXTS; listing and describing it follow from its control.
 import type { AuditEntry, EffectiveSettings, SettingsPatch } from './channel-settings.ts';
-import { SETTINGS, type SettingKey, type SettingSpec } from './channel-settings-schema.ts';
+import { namesIn, SETTINGS, type SettingKey, type SettingSpec } from './channel-settings-schema.ts';
 
 /**
  * Each channel setting's words: `name` in lists ("reply mode → all"), `label` and `help` on the
@@ -90,10 +90,14 @@ function utc(at: number): string {
 }
 
 /** A setting's value in a list of settings or changes. */
+const LISTS: ReadonlySet<SettingKey> = new Set(['mcpServers', 'mcpAlwaysApproved']);
+
 function settingValue(spec: SettingSpec, v: unknown, change: boolean): string {
   const name = SETTING_TEXTS[spec.key].name;
   switch (spec.control) {
     case 'long':
+      // A list of names (servers, tools) is read by its names; words by their length.
+      if (change && v && LISTS.has(spec.key)) return `${name} → ${namesIn(String(v)).join(' ')}`;
       if (change) return v ? `${name} → ${String(v).length} characters` : `${name} cleared`;
       return v ? `“${String(v)}”` : 'none';
     case 'model':

@@ -44,6 +44,7 @@ export function approvalContract(
 
     test('switching the server on tells the admin its tools and which need approval', async () => {
       const told = await d.switchOn('a');
+      assert.match(told, /Saved: team tools → test\./);
       assert.match(told, /test__delete_everything/);
       assert.match(told, /test__delete_everything[^\n]*needs approval/);
       assert.match(told, /test__echo[^\n]*runs without asking/);
