@@ -5,6 +5,7 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { SlackEnvelope } from './slack-events.ts';
 import type { SlackInstallations } from './slack-installations.ts';
+import { isRedeliverLater } from './slack-redeliver.ts';
 
 export function listenAppEvents(d: {
   app: App;
@@ -40,6 +41,8 @@ export function listenAppEvents(d: {
     error: Error & { code?: string };
     body?: unknown;
   }): Promise<void> => {
+    // Answered 503 by the receiver (slack-redeliver.ts), so that Slack sends the event again.
+    if (isRedeliverLater(error)) throw error;
     if (error.code === 'slack_bolt_authorization_error') {
       // An event from a workspace the app is not installed in (any more): acknowledged and
       // dropped, so Slack does not retry it and nobody is answered with a token that is gone.

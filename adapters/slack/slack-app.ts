@@ -13,6 +13,7 @@ import {
   SlackInstallations,
 } from './slack-installations.ts';
 import { oauthReceiver } from './slack-oauth-receiver.ts';
+import { answerRedeliverLater } from './slack-redeliver.ts';
 
 /** Single-workspace mode: the token from the environment, the bot's ids from auth.test. */
 export class FixedCredentials implements SlackCredentialSource {
@@ -106,6 +107,7 @@ export function createSlackApp(d: {
       // Split roles: acknowledged once queued (a few ms), so a message acknowledged before the
       // next one arrives is also numbered before it.
       processBeforeResponse: config.scale.role !== 'all',
+      processEventErrorHandler: answerRedeliverLater,
     });
   }
   app = new App({

@@ -19,6 +19,7 @@ import {
 } from './slack-events.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { type SlackPort, slackContext } from './slack-port.ts';
+import { RedeliverLater } from './slack-redeliver.ts';
 import { type SlackSourceFields, slackProjectOf, slackSource } from './slack-source.ts';
 
 /** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
@@ -36,6 +37,8 @@ interface BotContext {
   botToken?: string;
   botUserId?: string;
   botId?: string;
+  /** Set by Bolt from X-Slack-Retry-Num: Slack sends the event again. */
+  retryNum?: number;
 }
 
 interface AskShortcutBody extends SlackSourceFields {
@@ -190,6 +193,7 @@ export class SlackIntake {
           `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
         ],
         files,
+        ...(context.retryNum !== undefined ? { redelivered: true } : {}),
         ...(viewing
           ? {
               viewedChannel: this.d.port.viewedChannel(to, viewing, c.principal, c.messageId),
@@ -202,7 +206,9 @@ export class SlackIntake {
           : {}),
       })
       .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
-    if (this.d.config.scale.role !== 'all') await handled;
+    if (this.d.config.scale.role === 'all') return;
+    // Split roles: Slack's answer waits for this; a deferred redelivery is answered 503.
+    if ((await handled)?.status === 'deferred') throw new RedeliverLater(c.messageId);
   }
 
   /**

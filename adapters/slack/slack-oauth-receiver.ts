@@ -7,6 +7,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { manifestBotScopes } from './slack-doctor.ts';
 import { type SlackInstallations, SlackStateStore } from './slack-installations.ts';
+import { answerRedeliverLater } from './slack-redeliver.ts';
 
 /** Where Slack's authorize page is: beside the Web API (slack.com/api/ → slack.com/oauth/v2/authorize). */
 export function authorizeUrl(apiUrl: string): string {
@@ -34,6 +35,9 @@ export function oauthReceiver(o: OAuthReceiverOptions): HTTPReceiver {
     logger: o.logger,
     port: 0,
     unhandledRequestTimeoutMillis: 3001,
+    // Split roles: acknowledged once queued, as without OAuth (slack-app.ts).
+    processBeforeResponse: o.config.scale.role !== 'all',
+    processEventErrorHandler: answerRedeliverLater,
     clientId: o.config.secrets.slackClientId ?? '',
     clientSecret: o.config.secrets.slackClientSecret ?? '',
     scopes: manifestBotScopes(),

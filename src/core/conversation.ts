@@ -104,7 +104,7 @@ export class Conversation {
         const p = this.platform(name);
         return { ...p, interactive: p.surface !== undefined };
       },
-      claimOnce: (keys) => o.state.claimOnce(keys),
+      claimOnce: async (keys) => (await o.state.claimOnce(keys)) === 'new',
       emit: (e) => this.events.emit('interacted', e satisfies InteractedEvent),
       log: o.log,
     });
@@ -212,7 +212,15 @@ export class Conversation {
       return done({ status: 'ignored' });
     }
     const pendingMs = this.o.handoff ? this.o.claimPendingMs : undefined;
-    if (!(await this.o.state.claimOnce(m.dedupe, pendingMs))) {
+    const claim = await this.o.state.claimOnce(m.dedupe, pendingMs);
+    if (claim === 'pending' && m.redelivered) {
+      // The platform sends it again because the first copy was not acknowledged, and that copy is
+      // not queued: its process may have died holding the claim. Acknowledging would lose it; the
+      // platform is asked to send it again later, when the claim is queued or has lapsed.
+      this.logFor(m).info({ message_id: m.messageId }, 'redelivery of a message not queued yet');
+      return done({ status: 'deferred' });
+    }
+    if (claim !== 'new') {
       this.o.metrics.duplicateEvents.inc({ platform: m.ref.platform });
       this.logFor(m).debug({ message_id: m.messageId }, 'duplicate delivery ignored');
       return done({ status: 'duplicate' });

@@ -29,7 +29,7 @@ export async function queueFiles(
     files: f.files,
     ingestFiles: f.where,
   };
-  if (await state.claimOnce(m.dedupe)) await handoff(m, undefined);
+  if ((await state.claimOnce(m.dedupe)) === 'new') await handoff(m, undefined);
 }
 
 /**

@@ -11,6 +11,18 @@ import type { HeldLock, SessionLock } from '../store/session-lock.ts';
 import type { Store } from '../store/store.ts';
 import { messages } from './messages.ts';
 
+/**
+ * What claiming a delivery found: it is `new`; a repeat of one `queued` (or, where nothing is
+ * handed off, handled); or a repeat of one still `pending`: claimed and not yet queued.
+ */
+export type Claim = 'new' | 'queued' | 'pending';
+
+/** The holder of a delivery claim made where nothing is handed off, and of a queued marker. */
+const SEEN = 'seen';
+/** The holder of a handed-off delivery's claim (`confirmClaims` extends it once queued). */
+export const PENDING_CLAIM = 'pending';
+const PENDING = PENDING_CLAIM;
+
 export interface SessionStateOptions {
   store: Store;
   history: SessionHistory;
@@ -41,28 +53,38 @@ export class SessionState {
   }
 
   /**
-   * True the first time any of these delivery keys is seen (in the store, so every replica agrees).
-   * All keys are claimed: a retried event and the same message under another event both count.
+   * `new` the first time any of these delivery keys is seen (in the store, so every replica agrees);
+   * all keys are claimed: a retried event and the same message under another event both count.
+   * `pendingMs` (where messages are handed off): the claim lasts only that long until
+   * `confirmClaims` makes it last the full de-duplication window, so a process killed between
+   * claiming and queuing does not leave the message claimed for good: a redelivery or a resumed
+   * gateway's replay takes it after that. A repeat is then `queued` when the first copy was queued,
+   * `pending` while it is still being queued (or was lost with its process).
    */
-  /**
-   * `pendingMs`: the claim lasts only that long until `confirmClaims` makes it last the full
-   * de-duplication window, so a process killed between claiming and queuing does not leave the
-   * message claimed for good: a redelivery or a resumed gateway's replay takes it after that.
-   */
-  async claimOnce(keys: readonly string[], pendingMs?: number): Promise<boolean> {
+  async claimOnce(keys: readonly string[], pendingMs?: number): Promise<Claim> {
     // Every key is claimed (a repeat under any of them still claims the others), all at once: the
     // store's client sends the claims of a burst's deliveries together (one round trip).
+    const holder = pendingMs === undefined ? SEEN : PENDING;
     const ttl = pendingMs ?? this.o.dedupeTtlMs;
     const claimed = await Promise.all(
-      keys.map((key) => this.o.store.claim(`seen:${key}`, 'seen', ttl)),
+      keys.map((key) => this.o.store.claim(`seen:${key}`, holder, ttl)),
     );
-    return claimed.every(Boolean);
+    if (claimed.every(Boolean)) return 'new';
+    if (pendingMs === undefined) return 'queued';
+    const queued = await Promise.all(
+      keys.filter((_, i) => !claimed[i]).map((key) => this.o.store.holder(`queued:${key}`)),
+    );
+    return queued.some((h) => h !== undefined) ? 'queued' : 'pending';
   }
 
-  /** The message is queued: its claims last the full de-duplication window. */
+  /** The message is queued: its claims last the full de-duplication window, marked queued. */
   async confirmClaims(keys: readonly string[]): Promise<void> {
+    const ttl = this.o.dedupeTtlMs;
     await Promise.all(
-      keys.map((key) => this.o.store.renew(`seen:${key}`, 'seen', this.o.dedupeTtlMs)),
+      keys.flatMap((key) => [
+        this.o.store.renew(`seen:${key}`, PENDING, ttl),
+        this.o.store.claim(`queued:${key}`, SEEN, ttl),
+      ]),
     );
   }
 

@@ -7,7 +7,10 @@ export type TurnOutcome =
   | { status: 'failed'; code: string; userMessage: string }
   | { status: 'rejected'; reason: 'queue_full' | 'shutting_down' | 'withdrawn' };
 
-/** What became of a delivery. */
+/**
+ * What became of a delivery. `deferred`: a platform's redelivery of a message whose first copy is
+ * claimed but not queued yet; the adapter asks the platform to send it again later.
+ */
 export type Handled =
   | {
       status:
@@ -19,6 +22,7 @@ export type Handled =
         | 'refused'
         | 'listed'
         | 'queued'
+        | 'deferred'
         | 'confirming'
         | 'failed';
     }

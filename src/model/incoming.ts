@@ -80,6 +80,11 @@ export interface InboundMessage extends IncomingMessage {
    */
   dedupe: string[];
   /**
+   * The platform sends this delivery again because it saw no acknowledgement of an earlier one
+   * (Slack's X-Slack-Retry-Num): a repeat whose first copy is not queued yet is `deferred`.
+   */
+  redelivered?: boolean;
+  /**
    * Runs once the message is known to be new and addressed, before any answer: lets an adapter
    * open the thread the answer goes to (Discord starts one from a top-level mention).
    */

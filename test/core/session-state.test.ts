@@ -45,9 +45,19 @@ function state() {
 describe('session state', () => {
   test('a delivery is fresh once; any known key makes a repeat', async () => {
     const { s } = state();
-    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), true);
-    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), false, 'retried event');
-    assert.equal(await s.claimOnce(['ev:2', 'msg:1']), false, 'same message, another event');
+    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), 'new');
+    assert.equal(await s.claimOnce(['ev:1', 'msg:1']), 'queued', 'retried event');
+    assert.equal(await s.claimOnce(['ev:2', 'msg:1']), 'queued', 'same message, another event');
+  });
+
+  test('handed off: a repeat is pending until the first copy is queued, then queued', async () => {
+    const { s } = state();
+    assert.equal(await s.claimOnce(['ev:3', 'msg:3'], 5000), 'new');
+    assert.equal(await s.claimOnce(['ev:3', 'msg:3'], 5000), 'pending', 'not queued yet');
+    assert.equal(await s.claimOnce(['ev:4', 'msg:3'], 5000), 'pending', 'another event');
+    await s.confirmClaims(['ev:3', 'msg:3']);
+    assert.equal(await s.claimOnce(['ev:3', 'msg:3'], 5000), 'queued', 'queued by then');
+    assert.equal(await s.claimOnce(['ev:5', 'msg:3'], 5000), 'queued', 'another event, queued');
   });
 
   test('forgetting clears history, participation, memory and the session files', async () => {
