@@ -41,7 +41,11 @@ export async function answerTurn(
     // Read first unless speculating: files posted earlier must be in reach of this turn's tools.
     const caught: CaughtUp | undefined = input.speculate ? undefined : await reading;
     const prompt = await assemblePrompt(env, msg, key, input);
-    const done = await runs.run({ key, log, out, watchdog, prompt, reading, caught, visible });
+    const fence = msg.fence ?? lock.fence;
+    const done = await runs.run({
+      ...{ key, log, out, watchdog, prompt, reading, caught, visible },
+      fence: { lease: fence.lease, token: fence.token },
+    });
     watchdog.pauseIdle();
     const { result } = done;
     let text = result.text.trim() || messages.emptyAnswer;

@@ -6,11 +6,13 @@ import { type BaseMessage, type HumanMessage, SystemMessage } from '@langchain/c
 import { type AgentRunResult, runAgent } from '../agent/run-agent.ts';
 import { asCodedError } from '../llm/classify-error.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Prepared } from '../memory/context-manager.ts';
+import { type Prepared, SummaryFenced } from '../memory/context-manager.ts';
 import { withModelCallAs } from '../scope/model-call.ts';
 import { runInScope } from '../scope/scope.ts';
+import type { Fence } from '../store/lease-backend.ts';
 import { AgentGraphs } from './agent-graphs.ts';
 import type { VisibleAnswer } from './answer-delivery.ts';
+import { lockLostError } from './session-state.ts';
 import type { CaughtUp } from './thread-context.ts';
 import type { ThreadOutput } from './thread-output.ts';
 import { recentHistory, type TurnPrompt } from './turn-prompt.ts';
@@ -27,6 +29,8 @@ export interface RunInput {
   reading: Promise<CaughtUp>;
   caught: CaughtUp | undefined;
   visible: VisibleAnswer;
+  /** The turn's right to write the thread's memory: a compression's summary is saved only with it. */
+  fence: Fence;
 }
 
 export interface RunDone {
@@ -133,7 +137,7 @@ export class AgentRuns {
   }
 
   private async prepare(
-    { key, log, out, prompt }: RunInput,
+    { key, log, out, prompt, fence }: RunInput,
     history: BaseMessage[],
     human: HumanMessage,
     force: boolean,
@@ -155,8 +159,15 @@ export class AgentRuns {
         },
         log,
         force,
+        fence,
       }),
-    );
+    ).catch((err: unknown) => {
+      if (!(err instanceof SummaryFenced)) throw err;
+      // A run that lost its job or its lock: the summary is not its to keep, nor the answer.
+      d.metrics.fencedWrites.inc({ kind: 'summary' });
+      log.warn('a newer run owns this thread; its compression is not saved');
+      throw lockLostError(key);
+    });
     if (prepared.compressed) void out.showStatus('thinking');
     return prepared;
   }

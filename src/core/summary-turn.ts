@@ -1,8 +1,10 @@
 // "summarize": a summary of the thread so far (stored history and the people's unread messages),
 // posted in the session's order. The history is left as it was.
 import { asCodedError } from '../llm/classify-error.ts';
+import { SummaryFenced } from '../memory/context-manager.ts';
 import { humanTurn } from '../memory/thread-messages.ts';
 import { messages } from './messages.ts';
+import { lockLostError } from './session-state.ts';
 import { type Admitted, NOTHING_NEW, type TurnEnv, type TurnOutcome } from './turn-types.ts';
 
 export async function summaryTurn(
@@ -11,7 +13,18 @@ export async function summaryTurn(
 ): Promise<TurnOutcome> {
   try {
     const summarizer = () => d.llm.variant(o.summaryMaxTokens);
-    const history = await d.memory.refreshSummary(key, await d.history.load(key), summarizer, log);
+    // A stale summary is made again and saved: only while this run may write the thread's memory.
+    const fence = msg.fence ?? lock.fence;
+    const history = await d.memory
+      .refreshSummary(key, await d.history.load(key), summarizer, log, {
+        lease: fence.lease,
+        token: fence.token,
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof SummaryFenced)) throw err;
+        d.metrics.fencedWrites.inc({ kind: 'summary' });
+        throw lockLostError(key);
+      });
     // The people's messages count too; they stay unread, so the next question still quotes them.
     const caught = await (input.context?.() ?? NOTHING_NEW);
     const unread =

@@ -7,6 +7,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from '../log/logger.ts';
+import type { Fence } from '../store/lease-backend.ts';
 import type { SessionHistory } from '../store/session-history.ts';
 import type { Store } from '../store/store.ts';
 import type { CountHint, PromptCount, PromptCounter } from './prompt-count.ts';
@@ -52,6 +53,19 @@ export interface PrepareInput {
   log: Logger;
   /** Compress whatever the count says (the server refused the request as too long). */
   force?: boolean;
+  /**
+   * The turn's right to write the thread's memory (its job run's or session lock's fencing token):
+   * a compression's summary is saved only while it is current, else `SummaryFenced` is thrown.
+   */
+  fence?: Fence | undefined;
+}
+
+/** A compression or a remade summary was not saved: a newer run owns the thread's memory. */
+export class SummaryFenced extends Error {
+  constructor(key: string) {
+    super(`a newer run owns ${key}: its summary was not saved`);
+    this.name = 'SummaryFenced';
+  }
 }
 
 export interface CompressionNotice {
@@ -91,7 +105,7 @@ export class ContextManager {
 
   async prepare(p: PrepareInput): Promise<Prepared> {
     const windowBudget = Math.max(256, this.window(p.maxModelLen) - this.o.maxReplyTokens - 64);
-    let history = await this.refreshSummary(p.key, p.history, p.summarizer, p.log);
+    let history = await this.refreshSummary(p.key, p.history, p.summarizer, p.log, p.fence);
     const meta = await this.meta(p.key);
     const threshold = this.threshold(p.maxModelLen);
     // Far below the threshold an offline estimate is enough; the exact count costs a round trip.
@@ -137,9 +151,11 @@ export class ContextManager {
       p.log.warn({ err }, 'summary failed; dropping the oldest turns instead');
     }
     // The old turns are archived either way: compression never deletes.
-    await this.o.history.archive(p.key, old);
     const next = summary ? [...summaryMessages(summary), ...recent] : recent;
-    await this.o.history.save(p.key, next);
+    const fence = p.fence && { lease: p.fence.lease, token: p.fence.token };
+    if ((await this.o.history.compress(p.key, old, next, fence)) === 'fenced') {
+      throw new SummaryFenced(p.key);
+    }
     const meta = await this.meta(p.key);
     await this.o.store.kv.set(`meta:${p.key}`, {
       summaries: (meta.summaries ?? 0) + (summary ? 1 : 0),
@@ -168,6 +184,7 @@ export class ContextManager {
     history: BaseMessage[],
     summarizer: () => Promise<BaseChatModel>,
     log: Logger,
+    fence?: Fence,
   ): Promise<BaseMessage[]> {
     const meta = await this.meta(key);
     if (!meta.staleSummary) return history;
@@ -185,7 +202,9 @@ export class ContextManager {
       }
     }
     const next = summary ? [...summaryMessages(summary), ...kept] : kept;
-    await this.o.history.save(key, next);
+    // Fenced without a `once`: remaking the summary is not the turn's one history write.
+    const guard = fence && { lease: fence.lease, token: fence.token };
+    if ((await this.o.history.save(key, next, guard)) === 'fenced') throw new SummaryFenced(key);
     const { staleSummary: _, ...rest } = meta;
     await this.o.store.kv.set(`meta:${key}`, rest satisfies SessionMeta);
     log.info({ remade: summary !== '' }, 'summary made again after a change in the thread');

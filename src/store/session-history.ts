@@ -74,6 +74,37 @@ export class SessionHistory {
     return 'written';
   }
 
+  /**
+   * Compression's write: `archived` moves to the archive and `messages` become the history, in one
+   * step; with a `guard` (a fencing token, no `once`: compression may happen more than once per
+   * turn) only while the token is current.
+   */
+  async compress(
+    sessionKey: string,
+    archived: BaseMessage[],
+    messages: BaseMessage[],
+    guard?: WriteGuard,
+  ): Promise<WriteOutcome> {
+    if (!guard) {
+      await this.archive(sessionKey, archived);
+      return this.save(sessionKey, messages);
+    }
+    let keep = normalizeMessages(messages);
+    let moved = archived;
+    if (keep.length > this.maxMessages) {
+      const cut = keep.length - this.maxMessages;
+      moved = [...archived, ...keep.slice(0, cut)];
+      keep = keep.slice(cut);
+    }
+    const entry = await this.extendedArchive(sessionKey, moved);
+    const rec: HistoryRecord = {
+      messages: mapChatMessagesToStoredMessages(keep),
+      updatedAt: Date.now(),
+    };
+    const history: [string, unknown] = [`history:${sessionKey}`, rec];
+    return this.store.leases.writeFenced(entry ? [entry, history] : [history], guard);
+  }
+
   async archive(sessionKey: string, messages: BaseMessage[]): Promise<void> {
     const entry = await this.extendedArchive(sessionKey, messages);
     if (entry) await this.store.kv.set(...entry);

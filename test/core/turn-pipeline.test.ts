@@ -136,8 +136,15 @@ function pipeline(o: Options) {
     return p;
   };
   let seq = 0;
-  const ask = (text: string, input: TurnInput = {}, ref: ThreadRef = REF, summarize = false) => {
+  const ask = (
+    text: string,
+    input: TurnInput = {},
+    ref: ThreadRef = REF,
+    summarize = false,
+    fence?: IncomingMessage['fence'],
+  ) => {
     const msg: IncomingMessage = {
+      ...(fence ? { fence } : {}),
       ref,
       principal: 'U1',
       text,
@@ -374,6 +381,33 @@ describe('turn pipeline: a thread too long for the server', () => {
       'the summary was posted',
     );
     assert.equal(thread.at(-1), 'The answer.');
+  });
+
+  test('a run whose fencing token is stale: its summary is not saved, nor posted', async () => {
+    const p = pipeline({ scripts: [[tooLong()], ['Never sent.']], summary: 'STALE SUMMARY' });
+    await p.history.save(sessionKey(REF), earlier);
+    // This run's job lease (generation 1) was taken over by a newer run (generation 2).
+    const stale = await p.store.leases.acquire('job:j1', 'stalled', 60_000);
+    assert.equal(stale, 1);
+    await p.store.leases.release('job:j1', 'stalled', 1);
+    assert.equal(await p.store.leases.acquire('job:j1', 'newer', 60_000), 2);
+    const ended = await outcome(
+      p.ask('new question', {}, REF, false, { lease: 'job:j1', token: 1 }),
+    );
+    assert.equal(ended.status === 'failed' && ended.code, 'lock_lost');
+    assert.deepEqual(
+      await p.stored(),
+      earlier.map((m) => `${m.type}: ${String(m.content)}`),
+      'the history is as the newer run left it',
+    );
+    assert.deepEqual(await p.history.archived(sessionKey(REF)), [], 'nothing was archived');
+    assert.ok(
+      !p
+        .port()
+        .texts()
+        .some((t) => t.includes('STALE SUMMARY')),
+      'nor posted',
+    );
   });
 
   test('too long again after compressing: the person is told, and the model was asked twice', async () => {
