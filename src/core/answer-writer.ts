@@ -98,6 +98,13 @@ export class AnswerWriter {
       this.footer = { ...footer, ...(sourcesText ? { sourcesText } : {}) };
     }
     await this.flushes.final();
+    // Not ended with a stream: it goes on later (`placeFooter`), once the history is kept.
+    const due = this.footer;
+    if (due && this.o.port.footerDue) {
+      await this.o.port
+        .footerDue(this.o.to, due)
+        .catch((err: unknown) => this.o.log.warn({ err }, 'could not note the due footer'));
+    }
   }
 
   /**

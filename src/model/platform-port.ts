@@ -72,6 +72,12 @@ export interface PlatformPort {
     text: RenderedText | undefined,
     footer: AnswerFooter,
   ): Promise<void>;
+  /**
+   * The answer's footer is decided and goes on after the turn's history is kept (`finishAnswer`).
+   * A port that records a queued job's posts keeps it until then, so that a re-run finding the
+   * turn kept (its predecessor died in between) places it. Absent on the platforms' own ports.
+   */
+  footerDue?(to: Destination, footer: AnswerFooter): Promise<void>;
   /** The thread's messages, oldest first (`after`: only those after that message id). */
   readThread(
     to: Destination,

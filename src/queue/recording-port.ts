@@ -2,7 +2,9 @@
 // text. When the worker dies mid-answer, the job's next run finds them: the message that was cut
 // off is told it continues (a stream is finished), and the answer is written again in full.
 import type { Redis } from 'ioredis';
+import { sourcesMarkdown } from '../core/answer-sources.ts';
 import type {
+  AnswerFooter,
   Destination,
   NativeStream,
   PlatformPort,
@@ -28,6 +30,11 @@ export interface PostedRecord {
 const RECORD_TTL_S = 86_400;
 /** The field counting posts begun and not yet recorded (message ids are never this). */
 const PENDING = '_pending';
+/** The field holding the answer's footer while it is due (`footerDue` until `finishAnswer`). */
+const FOOTER = '_footer';
+
+/** A due footer as recorded: its sources line is rendered again where it is placed. */
+type DueFooter = Pick<AnswerFooter, 'votes' | 'sources'>;
 
 /** Where a job's posts are recorded, under the queue's records prefix. */
 export function postedKey(prefix: string, jobId: string): string {
@@ -75,11 +82,29 @@ export class PostRecords {
     jobId: string,
   ): Promise<{ posted: Array<{ messageId: string } & PostedRecord>; unrecorded: boolean }> {
     const all = await this.redis.hgetall(this.key(jobId));
-    const { [PENDING]: pending, ...rest } = all;
+    const { [PENDING]: pending, [FOOTER]: _footer, ...rest } = all;
     const posted = Object.entries(rest)
       .map(([messageId, v]) => ({ messageId, ...(JSON.parse(v) as PostedRecord) }))
       .sort((a, b) => a.at - b.at);
     return { posted, unrecorded: Number(pending ?? 0) > 0 };
+  }
+
+  async putFooter(jobId: string, footer: DueFooter): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis
+      .multi()
+      .hset(key, FOOTER, JSON.stringify(footer))
+      .expire(key, RECORD_TTL_S)
+      .exec();
+  }
+
+  async dropFooter(jobId: string): Promise<void> {
+    await this.redis.hdel(this.key(jobId), FOOTER);
+  }
+
+  async footer(jobId: string): Promise<DueFooter | undefined> {
+    const v = await this.redis.hget(this.key(jobId), FOOTER);
+    return v ? (JSON.parse(v) as DueFooter) : undefined;
   }
 
   async clear(jobId: string): Promise<void> {
@@ -120,6 +145,8 @@ export class RecordingPort implements PlatformPort {
       this.finishAnswer = async (to, id, text, footer) => {
         await this.fences?.check(to, 'footer');
         await finish(to, id, text, footer);
+        const job = jobOf(to);
+        if (job) await this.records.dropFooter(job);
       };
     const postPrivate = inner.postPrivate?.bind(inner);
     if (postPrivate)
@@ -176,6 +203,36 @@ export class RecordingPort implements PlatformPort {
     await this.inner.delete(to, messageId);
     const job = jobOf(to);
     if (job) await this.records.drop(job, messageId);
+  }
+
+  async footerDue(to: Destination, footer: AnswerFooter): Promise<void> {
+    const job = jobOf(to);
+    if (!job) return;
+    const { votes, sources } = footer;
+    await this.records.putFooter(job, { ...(votes ? { votes } : {}), sources });
+  }
+
+  /**
+   * An earlier run kept the turn and died before its footer was placed: the footer goes on the
+   * answer's last recorded message now (the same edit again where it was placed after all). True
+   * when one was due.
+   */
+  async placeDueFooter(to: Destination, jobId: string): Promise<boolean> {
+    const due = await this.records.footer(jobId);
+    if (!due) return false;
+    const md = sourcesMarkdown(due.sources);
+    const sourcesText = md ? RenderedText.one(this.format, md) : undefined;
+    const footer: AnswerFooter = { ...due, ...(sourcesText ? { sourcesText } : {}) };
+    const last = (await this.records.list(jobId)).posted.at(-1);
+    if (this.inner.finishAnswer) {
+      // The recorded text is already the platform's (see markInterrupted).
+      const [text] = last ? RenderedText.render(this.format, last.text, 'message') : [];
+      await this.inner.finishAnswer(to, text && last?.messageId, text, footer);
+    } else if (sourcesText) {
+      await this.inner.post(to, sourcesText);
+    }
+    await this.records.dropFooter(jobId);
+    return true;
   }
 
   showStatus(to: Destination, kind: StatusKind, text: RenderedText): Promise<StatusShown> {

@@ -172,15 +172,20 @@ export class TurnWorker {
     const port = this.ports.get(data.msg.ref.platform);
     if (!core || !port) throw new Error('the turn worker was not started');
     const fence = { lease: jobLeaseKey(jobId), token };
-    // An earlier run kept the turn and died before marking the job done: it is done.
+    const replyTo = data.msg.opened?.to ?? data.msg.to;
+    // An earlier run kept the turn and died before marking the job done: it is done, with the
+    // answer's footer (👍/👎, sources) placed if that run died before it was.
     if (await this.d.store.leases.wrote(jobOnceKey(jobId))) {
       msgLog.warn('an earlier run answered and kept this turn; marking it done');
+      const placed = await port
+        .placeDueFooter(replyTo, jobId)
+        .catch((err: unknown) => msgLog.warn({ err }, 'could not place the due footer'));
+      if (placed) msgLog.info("placed the earlier run's footer");
       await this.markDone(key, data.seq);
       await this.records.clear(jobId);
       await this.d.store.release(jobOnceKey(jobId), ONCE_HOLDER);
       return 'kept before';
     }
-    const replyTo = data.msg.opened?.to ?? data.msg.to;
     const cut = await port.markInterrupted(
       replyTo,
       jobId,
