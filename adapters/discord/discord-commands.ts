@@ -13,12 +13,13 @@ import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Destination, Intent } from '../../src/model/incoming.ts';
+import type { Destination, InboundMessage, Intent } from '../../src/model/incoming.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { commandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
 import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
+import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.ts';
 
 export interface DiscordCommandsOptions {
   client: Client;
@@ -41,13 +42,17 @@ export class DiscordCommands {
     this.o = o;
   }
 
-  /** Edits the deferred reply with bot text, rendered and neutralised like every other post. */
+  /**
+   * Edits the deferred reply with bot text, rendered and neutralised like every other post; the
+   * reply's message id.
+   */
   private async reply(
     i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
     markdown: string,
-  ): Promise<void> {
+  ): Promise<string> {
     const [first] = RenderedText.render(this.o.port.format, markdown, 'message', DISCORD_LIMIT);
-    await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
+    const sent = await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
+    return sent.id;
   }
 
   /**
@@ -161,7 +166,7 @@ export class DiscordCommands {
     }
     await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
       const to = userInstallDestination(ref, i.token);
-      this.take(i, to, traceId);
+      this.take(i, ref, to, traceId);
       await this.o.core.receiveMessage({
         ...this.inbound(i, intent, traceId),
         ref,
@@ -172,11 +177,44 @@ export class DiscordCommands {
     });
   }
 
+  /**
+   * The thread `/ask` opens for its answer, from the deferred reply (which now shows the question):
+   * named ahead by that reply's id, opened by whoever runs the turn (a worker, in split roles),
+   * like a top-level mention's (discord-thread-open.ts). The command's file goes into that thread's
+   * session, its outcome told through the interaction (the thread may not be open yet).
+   */
+  private async askThread(
+    i: ChatInputCommandInteraction,
+    here: ThreadRef,
+    to: Destination,
+    traceId: string,
+  ): Promise<Pick<InboundMessage, 'threadAhead' | 'openThread' | 'platformIds'>> {
+    const question = i.options.getString('question') ?? '';
+    const asked = await this.reply(
+      i,
+      `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
+    );
+    const name = threadName(question);
+    const session: ThreadRef = { ...here, sessionId: asked };
+    this.take(i, session, to, traceId);
+    const open = { rest: this.o.client.rest, autoArchiveMinutes: this.o.threadAutoArchiveMinutes };
+    return {
+      threadAhead: { ref: session, to: { ref: session, context: {} } },
+      openThread: () => openThreadFrom(open, here, asked, name),
+      platformIds: { [THREAD_FROM]: asked, [THREAD_NAME]: name },
+    };
+  }
+
   /** The command's file, for the session it goes to (told before the question, as a message's). */
-  private take(i: ChatInputCommandInteraction, to: Destination, traceId: string): void {
+  private take(
+    i: ChatInputCommandInteraction,
+    session: ThreadRef,
+    to: Destination,
+    traceId: string,
+  ): void {
     const file = i.options.getAttachment('file');
     this.o.core.receiveFiles({
-      ref: to.ref,
+      ref: session,
       to,
       where: 'session',
       messageId: i.id,
@@ -222,31 +260,15 @@ export class DiscordCommands {
       const place = placeOf(channel, i.guildId, i.user.id);
       const here = place.ref;
       const ref = place.conversation ? here : undefined;
-      const question = i.options.getString('question') ?? '';
-      const toFor = (session: ThreadRef): Destination => ({ ref: session, context: {} });
-      if (ref) this.take(i, toFor(ref), traceId);
+      // The deferred reply becomes the first message of the answer.
+      const to: Destination = { ref: here, context: { interactionToken: i.token } };
+      if (ref) this.take(i, ref, { ref, context: {} }, traceId);
+      const thread = !ref && intent === 'ask' ? await this.askThread(i, here, to, traceId) : {};
       await this.o.core.receiveMessage({
         ...this.inbound(i, intent, traceId),
         ref: here,
-        // The deferred reply becomes the first message of the answer.
-        to: { ref: here, context: { interactionToken: i.token } },
-        ...(ref || intent !== 'ask'
-          ? {}
-          : {
-              openThread: async () => {
-                await this.reply(
-                  i,
-                  `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
-                );
-                const thread = await (await i.fetchReply()).startThread({
-                  name: threadName(question),
-                  autoArchiveDuration: this.o.threadAutoArchiveMinutes,
-                });
-                const session = { ...here, sessionId: thread.id };
-                this.take(i, toFor(session), traceId);
-                return { ref: session, to: toFor(session) };
-              },
-            }),
+        to,
+        ...thread,
       });
     } catch (err) {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
