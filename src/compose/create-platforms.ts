@@ -10,7 +10,7 @@ import type { PlatformGroups } from '../knowledge/platform-groups.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import { GatewayLease } from '../queue/gateway-lease.ts';
-import { RedisGatewaySessions } from '../queue/gateway-session.ts';
+import { StoreGatewaySessions } from '../queue/gateway-session.ts';
 import { RedisRateLimits } from '../queue/shared-rate-limits.ts';
 import { StoreRecords } from '../store/plain-records.ts';
 import { StoreSealedRecords } from '../store/sealed-records.ts';
@@ -56,6 +56,14 @@ export function createPlatforms(config: Config, d: PlatformsDeps): Platforms {
     if (role !== 'worker') for (const [path, route] of slack.installRoutes) routes.set(path, route);
   }
   let discord: DiscordAdapter | undefined;
+  const gatewayLease =
+    config.discordApplicationId && role === 'gateway'
+      ? new GatewayLease(
+          store,
+          { key: `gateway-lease:discord:${config.discordApplicationId}`, ...config.scale.gateway },
+          log.child({ component: 'gateway' }),
+        )
+      : undefined;
   if (config.discordApplicationId && role !== 'ingress') {
     discord = new DiscordAdapter({
       ...adapterDeps,
@@ -66,20 +74,17 @@ export function createPlatforms(config: Config, d: PlatformsDeps): Platforms {
       handover:
         redis && role === 'gateway'
           ? {
-              sessions: new RedisGatewaySessions(redis, config.discordApplicationId),
+              // Saved only while this process holds the gateway lease (its fencing token).
+              sessions: new StoreGatewaySessions(
+                store,
+                config.discordApplicationId,
+                () => gatewayLease?.fence,
+              ),
               saveMs: config.scale.gateway.sessionSaveMs,
             }
           : undefined,
     });
   }
-  const gatewayLease =
-    discord && role === 'gateway'
-      ? new GatewayLease(
-          store,
-          { key: `gateway-lease:discord:${config.discordApplicationId}`, ...config.scale.gateway },
-          log.child({ component: 'gateway' }),
-        )
-      : undefined;
   const web = config.webChat ? new WebAdapter({ ...adapterDeps, store: store.kv }) : undefined;
   return { slack, discord, web, gatewayLease, routes };
 }

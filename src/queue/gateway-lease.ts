@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
 import { type HeldLease, Leases } from '../store/lease.ts';
+import type { Fence } from '../store/lease-backend.ts';
 import type { Store } from '../store/store.ts';
 
 export interface LeaseOptions {
@@ -48,6 +49,11 @@ export class GatewayLease {
 
   get active(): boolean {
     return this.held !== undefined;
+  }
+
+  /** The lease's fencing token while this process holds it (its session saves carry it). */
+  get fence(): Fence | undefined {
+    return this.held?.fence;
   }
 
   /** Starts competing for the lease; handlers run one at a time, in order. */

@@ -68,7 +68,7 @@ after(async () => {
 async function savedSession(): Promise<boolean> {
   const client = new Redis(redis.url);
   try {
-    return (await client.keys('threadmind:gateway-session:discord:*')).length > 0;
+    return (await client.keys('*gateway-session:discord:*')).length > 0;
   } finally {
     client.disconnect();
   }
