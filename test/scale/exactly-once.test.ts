@@ -82,6 +82,14 @@ function botMessages(channel: string, ts: string) {
   return slack.messages(channel, ts).filter((m) => m.bot_id !== undefined);
 }
 
+/** The vote block under an answer: Slack's feedback buttons, or plain ones. */
+function hasVotes(m: { blocks?: unknown[] } | undefined): boolean {
+  return ((m?.blocks ?? []) as { type?: string }[]).some(
+    (b) =>
+      b.type === 'context_actions' || (b.type === 'actions' && JSON.stringify(b).includes('tm:up')),
+  );
+}
+
 function completeAnswers(channel: string, ts: string, tag: string) {
   return botMessages(channel, ts).filter((m) => m.text.includes(`END-${tag}`));
 }
@@ -188,6 +196,9 @@ test('killed between keeping the history and marking the job done: the turn is k
         resolve();
       });
     });
+    // Edited messages, not a native stream: the footer (👍/👎) then goes on after the history is
+    // kept, so the kill comes before it and the next run places it.
+    slack.setStreamingAvailable(false);
     const starts = watchStarts();
     const ts = await ask(channel, 'q-crash');
     const started = await starts(ts);
@@ -218,7 +229,11 @@ test('killed between keeping the history and marking the job done: the turn is k
       1,
       'and the question once',
     );
+    const [answer] = completeAnswers(channel, ts, 'q-crash');
     assert.equal(completeAnswers(channel, ts, 'q-crash').length, 1, 'one answer in the thread');
+    const votes = await slack.waitFor(() => hasVotes(botMessages(channel, ts).at(-1)) || undefined);
+    assert.ok(votes, 'the answer has its 👍/👎');
+    assert.equal(botMessages(channel, ts).at(-1)?.ts, answer?.ts, 'under the answer');
     assert.equal(
       llm.requests.filter(
         (r) => r.path.includes('chat/completions') && lastQuestionTag(r.body) === 'q-crash',
@@ -227,6 +242,7 @@ test('killed between keeping the history and marking the job done: the turn is k
       'the model was not asked again',
     );
   } finally {
+    slack.setStreamingAvailable(true);
     await admin.config('SET', 'notify-keyspace-events', '');
     sub.disconnect();
     admin.disconnect();
