@@ -288,7 +288,9 @@ export class Conversation {
     if (this.o.handoff) {
       const log = this.logFor(f).child({ message_id: f.messageId });
       this.arrivals
-        .run(sessionKey(f.ref), () => queueFiles(f, this.o.state, this.o.handoff))
+        .run(sessionKey(f.ref), () =>
+          queueFiles(f, this.o.state, this.o.handoff, this.o.claimPendingMs),
+        )
         .catch((err: unknown) => log.error({ err }, 'could not queue the files'));
       return;
     }

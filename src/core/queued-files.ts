@@ -9,11 +9,16 @@ import type { FileSharing } from './file-sharing.ts';
 import type { SessionState } from './session-state.ts';
 import type { ThreadOutput } from './thread-output.ts';
 
-/** Queues the files of one message; two deliveries of the message queue them once. */
+/**
+ * Queues the files of one message; two deliveries of the message queue them once. Claimed in two
+ * steps like a message (`pendingMs`): a process killed before they are queued leaves them to the
+ * platform's redelivery.
+ */
 export async function queueFiles(
   f: InboundFiles,
-  state: Pick<SessionState, 'claimOnce'>,
+  state: Pick<SessionState, 'claimOnce' | 'confirmClaims'>,
   handoff: Handoff | undefined,
+  pendingMs: number | undefined,
 ): Promise<void> {
   if (!handoff) return;
   const m: InboundMessage = {
@@ -29,7 +34,9 @@ export async function queueFiles(
     files: f.files,
     ingestFiles: f.where,
   };
-  if ((await state.claimOnce(m.dedupe)) === 'new') await handoff(m, undefined);
+  if ((await state.claimOnce(m.dedupe, pendingMs)) !== 'new') return;
+  await handoff(m, undefined);
+  if (pendingMs !== undefined) await state.confirmClaims(m.dedupe);
 }
 
 /**
