@@ -1,11 +1,14 @@
 // Slack's intake: a message event (a mention, a follow-up, a DM, files, an edit or deletion) and
 // the "Ask threadmind about this" shortcut become what the core receives.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
+import { claimPendingMs } from '../../src/config/scale-config.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
+import type { InboundMessage } from '../../src/model/incoming.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { QuietGate } from '../../src/util/quiet-gate.ts';
@@ -172,43 +175,61 @@ export class SlackIntake {
         .title(c.ref.projectId, event.channel, c.ref.sessionId, c.text, token)
         .catch((err: unknown) => this.d.log.warn({ err }, 'agent thread title failed'));
     }
-    // Not awaited where the turn runs here: it can take minutes, and the core owns it (it never
-    // rejects for the user's sake; anything unexpected is logged here). Queued, it takes ms.
-    const handled = core
-      .receiveMessage({
-        ref: c.ref,
-        to,
-        principal: c.principal,
-        text: c.text,
-        messageId: c.messageId,
-        receivedAt: Date.now(),
-        traceId,
-        addressed: c.addressed,
-        topLevel: c.topLevel,
-        mentionsOthers: c.mentionsOthers,
-        // Slack retries an event it thinks was missed (same event_id); one message can also arrive
-        // under two events (same ts).
-        dedupe: [
-          ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
-          `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
-        ],
-        files,
-        ...(context.retryNum !== undefined ? { redelivered: true } : {}),
-        ...(viewing
-          ? {
-              viewedChannel: this.d.port.viewedChannel(to, viewing, c.principal, c.messageId),
-              platformIds: {
-                viewedChannel: viewing,
-                viewer: c.principal,
-                viewedBefore: c.messageId,
-              },
-            }
-          : {}),
-      })
-      .catch((err: unknown) => this.d.log.error({ err, trace_id: traceId }, 'slack event failed'));
+    const inbound: InboundMessage = {
+      ref: c.ref,
+      to,
+      principal: c.principal,
+      text: c.text,
+      messageId: c.messageId,
+      receivedAt: Date.now(),
+      traceId,
+      addressed: c.addressed,
+      topLevel: c.topLevel,
+      mentionsOthers: c.mentionsOthers,
+      // Slack retries an event it thinks was missed (same event_id); one message can also arrive
+      // under two events (same ts).
+      dedupe: [
+        ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
+        `slack:msg:${c.ref.projectId}:${c.ref.channelId}:${c.messageId}`,
+      ],
+      files,
+      // Socket Mode numbers the first delivery 0; HTTP sends no header with it.
+      ...((context.retryNum ?? 0) > 0 ? { redelivered: true } : {}),
+      ...(viewing
+        ? {
+            viewedChannel: this.d.port.viewedChannel(to, viewing, c.principal, c.messageId),
+            platformIds: {
+              viewedChannel: viewing,
+              viewer: c.principal,
+              viewedBefore: c.messageId,
+            },
+          }
+        : {}),
+    };
+    await this.deliver(inbound);
+  }
+
+  /**
+   * Hands the message to the core. Not awaited where the turn runs here: it can take minutes, and
+   * the core owns it (it never rejects for the user's sake; anything unexpected is logged here).
+   * Queued (split roles), it takes ms, and Slack's answer waits for it.
+   */
+  private async deliver(m: InboundMessage): Promise<void> {
+    const receive = () =>
+      this.d.core
+        .receiveMessage(m)
+        .catch((err: unknown) =>
+          this.d.log.error({ err, trace_id: m.traceId }, 'slack event failed'),
+        );
+    const handled = receive();
     if (this.d.config.scale.role === 'all') return;
-    // Split roles: Slack's answer waits for this; a deferred redelivery is answered 503.
-    if ((await handled)?.status === 'deferred') throw new RedeliverLater(c.messageId);
+    // A redelivery of a message whose first copy is not queued yet is answered 503.
+    if ((await handled)?.status !== 'deferred') return;
+    if (this.d.config.slackTransport !== 'socket') throw new RedeliverLater(m.messageId);
+    // Socket Mode acknowledged it already, so Slack sends it no more: once the first copy's claim
+    // is queued or has lapsed (its process died), this copy is a repeat or is taken.
+    await sleep(claimPendingMs(this.d.config));
+    await receive();
   }
 
   /**

@@ -25,7 +25,7 @@ export function isRedeliverLater(err: unknown): boolean {
 /**
  * The HTTP receiver's `processEventErrorHandler`: a 503 for `RedeliverLater` (which the app's error
  * handler passes on), Bolt's own handling for anything else. Socket Mode acknowledges an event
- * before its listener runs, so there a redelivery is never deferred.
+ * before its listener runs: there the intake waits and tries the copy again (slack-intake.ts).
  */
 export async function answerRedeliverLater(
   args: ReceiverProcessEventErrorHandlerArgs,

@@ -1,5 +1,6 @@
 // The core's conversation: the turn pipeline, channel settings, the thread's context, knowledge
 // access and, with split roles, the hand-off to the queue.
+import { claimPendingMs } from '../config/scale-config.ts';
 import type { Config } from '../config/schema.ts';
 import { ChannelSettingsService } from '../core/channel-settings.ts';
 import { Conversation } from '../core/conversation.ts';
@@ -59,7 +60,7 @@ export function createConversation(
         : undefined,
     // Half the gateway lease: a standby resumes no sooner than the lease lapses after its last
     // renewal (a third of the lease by default), so a dead holder's pending claims are gone by then.
-    claimPendingMs: Math.max(1000, Math.floor(config.scale.gateway.leaseMs / 2)),
+    claimPendingMs: claimPendingMs(config),
     wrapPort: worker?.wrap,
     seesEveryMessage: roles.role === 'all',
     feedback: turns.feedback,

@@ -33,6 +33,14 @@ export const scaleSettingsSchema = z
   })
   .strict();
 
+/**
+ * How long a handed-off delivery's claim lasts until its message is queued: half the gateway lease
+ * (at least a second), so it lapses before a standby gateway can take over and resume.
+ */
+export function claimPendingMs(s: { scale: { gateway: { leaseMs: number } } }): number {
+  return Math.max(1000, Math.floor(s.scale.gateway.leaseMs / 2));
+}
+
 type ScaleSettings = { scale: z.infer<typeof scaleSettingsSchema>; store: { url: string } };
 
 /** The split roles share the queue and every state through Redis; the web chat is one process's. */

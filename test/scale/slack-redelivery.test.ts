@@ -147,3 +147,62 @@ describe('Slack redelivery while a claim is pending', () => {
     }
   });
 });
+
+describe('Slack redelivery over Socket Mode while a claim is pending', () => {
+  let split: SplitHarness;
+  let h: Harness;
+  let store: Store;
+
+  before(async () => {
+    split = await startSplitHarness({
+      socketMode: true,
+      overrides: {
+        scale: {
+          queue: { name: `${QUEUE}-socket`, orderPollMs: 20 },
+          gateway: { leaseMs: LEASE_MS },
+        },
+      },
+    });
+    ({ h } = split);
+    store = await createStore(split.redis.url);
+    h.llm.setResponder((body) => {
+      const tag = lastQuestionTag(body) ?? 'q-none';
+      return { content: `Answer for ${tag}. END-${tag}` };
+    });
+  });
+
+  after(async () => {
+    await store?.close();
+    await split?.close();
+  });
+
+  test('the retry is acknowledged already: it waits for the dead claim to lapse and is answered once', async () => {
+    const ts = '1700000000.000200';
+    const channel = 'C0SOCKET';
+    const eventId = 'Ev0SOCKET0001';
+    const envelope = { event_id: eventId, team_id: h.slack.teamId, event: { channel, ts } };
+    const keys = keysOf(envelope);
+    // The ingress that took the first delivery claimed it and died.
+    for (const k of keys) await store.claim(`seen:${k}`, PENDING_CLAIM, LEASE_MS / 2);
+    const event = {
+      type: 'app_mention',
+      user: 'U2',
+      text: `<@${h.slack.botUserId}> q-socket please answer`,
+      ts,
+      channel,
+      event_ts: ts,
+    };
+    const retry = await h.slack.deliverEvent(event, { eventId, retryNum: 1 });
+    assert.equal(retry.status, 200, 'Socket Mode acknowledges at once');
+    await waitForReply(h.slack, channel, ts, 'END-q-socket', 30_000);
+    // And the one after it is a repeat.
+    await h.slack.deliverEvent(event, { eventId, retryNum: 2 });
+    const settled = await h.handled(ts, 3);
+    assert.deepEqual(
+      settled.map((e) => e.handled.status),
+      ['deferred', 'queued', 'duplicate'],
+    );
+    const answers = botReplies(h.slack, channel, ts).filter((m) => m.text.includes('END-q-socket'));
+    assert.equal(answers.length, 1, 'answered exactly once');
+  });
+});
