@@ -181,12 +181,12 @@ export class DiscordCommands {
    * The thread `/ask` opens for its answer, from the deferred reply (which now shows the question):
    * named ahead by that reply's id, opened by whoever runs the turn (a worker, in split roles),
    * like a top-level mention's (discord-thread-open.ts). The command's file goes into that thread's
-   * session, its outcome told through the interaction (the thread may not be open yet).
+   * session (its job numbered before the question), a failure to read it told in the channel: the
+   * thread may not be open yet, and the interaction's reply is the thread's first message.
    */
   private async askThread(
     i: ChatInputCommandInteraction,
     here: ThreadRef,
-    to: Destination,
     traceId: string,
   ): Promise<Pick<InboundMessage, 'threadAhead' | 'openThread' | 'platformIds'>> {
     const question = i.options.getString('question') ?? '';
@@ -196,7 +196,7 @@ export class DiscordCommands {
     );
     const name = threadName(question);
     const session: ThreadRef = { ...here, sessionId: asked };
-    this.take(i, session, to, traceId);
+    this.take(i, session, { ref: here, context: {} }, traceId);
     const open = { rest: this.o.client.rest, autoArchiveMinutes: this.o.threadAutoArchiveMinutes };
     return {
       threadAhead: { ref: session, to: { ref: session, context: {} } },
@@ -263,7 +263,7 @@ export class DiscordCommands {
       // The deferred reply becomes the first message of the answer.
       const to: Destination = { ref: here, context: { interactionToken: i.token } };
       if (ref) this.take(i, ref, { ref, context: {} }, traceId);
-      const thread = !ref && intent === 'ask' ? await this.askThread(i, here, to, traceId) : {};
+      const thread = !ref && intent === 'ask' ? await this.askThread(i, here, traceId) : {};
       await this.o.core.receiveMessage({
         ...this.inbound(i, intent, traceId),
         ref: here,
