@@ -99,6 +99,7 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log.child({ component: 'discord-interactions' }),
       admins: config.discord.admins,
+      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
     d.core.attach(
       this.port,
@@ -270,8 +271,7 @@ export class DiscordAdapter {
     }
     if (c.isMessageContextMenuCommand()) {
       const spec = messageCommandOf(c.commandName);
-      if (spec?.name === 'share-file') await this.interactions.shareFile(c);
-      else if (spec?.name === 'ask-about') await this.commands.askAbout(c);
+      if (spec) await this.interactions.messageCommand(c, spec);
       else await answerUnknown(c, this.d.log);
       return;
     }

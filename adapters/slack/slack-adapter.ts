@@ -129,7 +129,6 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
       flows: interactions,
     });
-    intake.listenShortcut(this.app);
     listenAppEvents({ app: this.app, core: d.core, log: d.log, installations: this.installations });
     // Last: whatever no listener above takes is still acknowledged.
     answerUnknownInteractions(this.app, d.log, (md) => this.render(md));

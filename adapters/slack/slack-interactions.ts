@@ -1,11 +1,13 @@
 // Slack's side of the core's flows: one dispatcher and one renderer. Buttons (`tm:…` action ids,
 // the reference in their value), modal submissions and closes (callback id `tm`, the references in
-// private_metadata) and the "Share file with workspace" shortcut go to `Conversation.interact`;
+// private_metadata) and the message shortcuts (the commands table's message commands: "Share file
+// with workspace", "Ask threadmind about this") go to `Conversation.interact`;
 // what comes back is rendered as Block Kit: ephemeral replies and replacements through the
 // response_url, modals through the trigger id, field errors as `response_action: errors`.
 import { randomUUID } from 'node:crypto';
 import type { App, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { type CommandSpec, messageCommands, slackShortcutId } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
@@ -40,8 +42,8 @@ import { slackContext } from './slack-port.ts';
 import { mayChangeSettings } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
-/** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
-export const SHARE_SHORTCUT = 'threadmind_share_file';
+/** callback_ids of the message shortcuts (manifest.yaml): the commands table's message commands. */
+export const MESSAGE_SHORTCUTS = messageCommands().map(slackShortcutId);
 /** Slack wants a modal submission answered within 3 s: field errors must come back before then. */
 const ACK_BUDGET_MS = 2500;
 
@@ -63,7 +65,13 @@ interface Payload extends SlackSourceFields {
   trigger_id?: string;
   actions?: { value?: string }[];
   action_ts?: string;
-  message?: { ts: string; thread_ts?: string; files?: SlackFileRef[] };
+  message?: {
+    ts: string;
+    thread_ts?: string;
+    user?: string;
+    bot_id?: string;
+    files?: SlackFileRef[];
+  };
   view?: {
     app_installed_team_id?: string;
     private_metadata: string;
@@ -135,13 +143,16 @@ export class SlackInteractions implements InteractionSurface {
         );
       },
     );
-    app.shortcut(SHARE_SHORTCUT, async ({ ack, body, client, respond, context }) => {
-      await ack();
-      const token = (context as { botToken?: string }).botToken;
-      await this.onShareShortcut(body as unknown as Payload, client, respond, token).catch(
-        (err: unknown) => d.log.error({ err, shortcut: SHARE_SHORTCUT }, 'slack shortcut failed'),
-      );
-    });
+    for (const spec of messageCommands()) {
+      const shortcut = slackShortcutId(spec);
+      app.shortcut(shortcut, async ({ ack, body, client, respond, context }) => {
+        await ack();
+        const token = (context as { botToken?: string }).botToken;
+        await this.onShortcut(spec, body as unknown as Payload, client, respond, token).catch(
+          (err: unknown) => d.log.error({ err, shortcut }, 'slack shortcut failed'),
+        );
+      });
+    }
   }
 
   /** A flow begun by a slash command (`/threadmind erase-workspace`); answered like a button. */
@@ -267,7 +278,12 @@ export class SlackInteractions implements InteractionSurface {
     });
   }
 
-  private async onShareShortcut(
+  /**
+   * A message shortcut ("Share file with workspace", "Ask threadmind about this"): its flow, about
+   * that message, in the message's thread (a top-level message's answer goes under it).
+   */
+  private async onShortcut(
+    spec: CommandSpec,
     b: Payload,
     client: WebClient,
     respond: RespondFn,
@@ -275,16 +291,26 @@ export class SlackInteractions implements InteractionSurface {
   ): Promise<void> {
     const { projectId, teamId: team } = slackSource(b) ?? {};
     const channel = b.channel?.id;
-    if (!projectId || !team || !token || !channel || !b.message?.ts) return;
+    const m = b.message;
+    if (!projectId || !team || !token || !channel || !m?.ts || !('flow' in spec.starts)) return;
     this.d.noteUser(b.user.id, projectId);
+    if (m.user) this.d.noteUser(m.user, projectId);
+    const requestId = b.action_ts ?? m.ts;
     const reply = await this.d.core.interact({
       kind: 'start',
-      flow: 'share',
+      flow: spec.starts.flow,
       actor: actorOf(client, this.d.admins, b.user.id),
-      place: placeOf(projectId, team, b.user.id, channel, b.message.thread_ts ?? b.message.ts),
-      message: { id: b.message.ts, files: await this.d.files.refs(b.message.files, token) },
+      place: placeOf(projectId, team, b.user.id, channel, m.thread_ts ?? m.ts),
+      message: {
+        id: m.ts,
+        // Ask-about reads them with the thread; a share takes them from here.
+        files: spec.starts.flow === 'share' ? await this.d.files.refs(m.files, token) : [],
+        authorId: m.user ?? m.bot_id ?? '',
+        at: Math.round(Number(m.ts) * 1000),
+      },
+      requestId,
       traceId: randomUUID(),
-      dedupe: [`slack:share:${projectId}:${b.action_ts ?? b.message.ts}:${b.user.id}`],
+      dedupe: [`slack:shortcut:${projectId}:${requestId}:${b.user.id}`],
     });
     await this.present(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
   }

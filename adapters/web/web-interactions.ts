@@ -3,6 +3,7 @@
 // (`POST /api/threads/:id/actions` with the message, the action reference and the form's values).
 // The web chat is one person's, so everything shown privately elsewhere is shown in the thread.
 import { randomUUID } from 'node:crypto';
+import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type {
   Actor,
@@ -16,21 +17,29 @@ import type {
 } from '../../src/model/interaction.ts';
 import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
-import type { Transcript, WebCard, WebField } from './transcript.ts';
-import { WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
+import { messageId, type Transcript, type WebCard, type WebField } from './transcript.ts';
+import { threadMessageOf, WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
 
-/** A press or a form the page posted: on which message, its reference, what was filled in. */
+/**
+ * A press or a form the page posted: on which message, its reference (or the message command it
+ * runs on that message, `command`: ask-about), what was filled in.
+ */
 export interface WebAction {
   messageId: string;
   ref: string;
+  command?: string;
   values: FormValues;
 }
 
-/** A page's action as it posted it (`{messageId, ref, values?}`); undefined when malformed. */
+/** A page's action as it posted it (`{messageId, ref | command, values?}`); undefined when malformed. */
 export function actionOf(body: Record<string, unknown>): WebAction | undefined {
-  const { messageId, ref, values: v = {} } = body;
+  const { messageId, command, values: v = {} } = body;
+  const ref = body.ref ?? '';
   if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200)
     return undefined;
+  if (command !== undefined && (typeof command !== 'string' || command.length > 50))
+    return undefined;
+  if (ref === '' && command === undefined) return undefined;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const values: Record<string, FormValue> = {};
   for (const [k, x] of Object.entries(v)) {
@@ -42,7 +51,7 @@ export function actionOf(body: Record<string, unknown>): WebAction | undefined {
     if (!ok) return undefined;
     values[k] = x as FormValue;
   }
-  return { messageId, ref, values };
+  return { messageId, ref, ...(command === undefined ? {} : { command }), values };
 }
 
 /** The one person of the web chat runs the bot: every right is theirs. */
@@ -181,7 +190,9 @@ export class WebInteractions implements InteractionSurface {
   }
 
   /** A button or form on the message `messageId`; the field errors, if the form stays open. */
-  async act(threadId: string, { messageId, ref, values }: WebAction): Promise<{ outcome: string }> {
+  async act(threadId: string, action: WebAction): Promise<{ outcome: string }> {
+    const { messageId, ref, values } = action;
+    if (action.command !== undefined) return this.onMessage(threadId, action);
     const reply = await this.core.interact({
       kind: 'act',
       ref,
@@ -202,6 +213,27 @@ export class WebInteractions implements InteractionSurface {
       });
     const show = voted ? reply.show.filter((s) => s.kind !== 'notice') : reply.show;
     await this.apply(threadId, { ...reply, show }, messageId);
+    return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
+  }
+
+  /** A message command run on one of the thread's messages (ask-about), answered in the thread. */
+  private async onMessage(threadId: string, a: WebAction): Promise<{ outcome: string }> {
+    const spec = webMessageCommand(a.command ?? '');
+    const m = (await this.transcript.messages(threadId)).find((x) => x.id === a.messageId);
+    if (!spec || !('flow' in spec.starts) || !m) return { outcome: 'nothing' };
+    const ref = webRef(threadId);
+    const reply = await this.core.interact({
+      kind: 'start',
+      flow: spec.starts.flow,
+      actor: PERSON,
+      place: { ref, to: { ref, context: {} } },
+      values: a.values,
+      // The message itself is quoted, the bot's own included: it is what was asked about.
+      message: { id: m.id, files: [], quoted: { ...threadMessageOf(m), fromSelf: false } },
+      requestId: messageId(),
+      traceId: randomUUID(),
+    });
+    await this.apply(threadId, reply, undefined);
     return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
   }
 
