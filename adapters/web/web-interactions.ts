@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
 import type {
   Actor,
   FlowName,
@@ -101,7 +102,7 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
     }
     case 'confirm': {
       const c = s.confirmation;
-      const text = [c.question.text, c.consequences?.text].filter(Boolean).join('\n\n');
+      const text = confirmText(c);
       const card: WebCard = c.typedWord
         ? {
             title: c.title,
@@ -113,13 +114,7 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
               cancel: { label: c.cancel.label, ref: c.cancel.ref },
             },
           }
-        : {
-            title: c.title,
-            actions: [
-              { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
-              { label: c.cancel.label, ref: c.cancel.ref },
-            ],
-          };
+        : { title: c.title, actions: confirmButtons(c) };
       return { text, card: { ...card, ...(s.errors ? { errors: { ...s.errors } } : {}) } };
     }
     case 'file':

@@ -1,0 +1,32 @@
+// Words the platforms' own surfaces show beside the bot's messages: labels of a toggle, the
+// heading of an answer's sources, Slack's agent view prompts. Kept here with every other text the
+// bot writes, so an adapter composes no English of its own.
+
+export const surfaceTexts = {
+  /** A toggle shown as a choice (Discord's modals have no checkbox). */
+  toggle: { on: 'On', off: 'Off' },
+  /** The heading of an answer's sources (Slack's task card). */
+  sourcesTitle: 'Sources',
+  /** The sources without an address, named after the linked ones. */
+  sourcesAlso(labels: readonly string[]): string {
+    return `Also: ${labels.join(' · ')}`;
+  },
+  /** How many sources were left out. */
+  sourcesMore(n: number): string {
+    return `and ${n} more`;
+  },
+  /** Slack's agent view: the heading of the prompts offered when a thread starts. */
+  promptsTitle: 'Try one of these',
+  /** …and the prompts (Slack shows at most four). */
+  suggestedPrompts: [
+    {
+      title: "Summarise a channel I'm looking at",
+      message: "Summarise the recent messages of the channel I'm looking at.",
+    },
+    { title: 'What can you do?', message: 'What can you do, and what can you read?' },
+    {
+      title: 'Ask about a file',
+      message: 'I have a question about a file. I will attach it here.',
+    },
+  ] as readonly { title: string; message: string }[],
+} as const;
