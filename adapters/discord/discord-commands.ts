@@ -49,25 +49,6 @@ export class DiscordCommands {
   }
 
   /**
-   * A command answered privately: deferred at once (Discord drops an interaction not acknowledged
-   * within 3 s); a failure is logged with the turn's trace id and told in `failure`.
-   */
-  private async privately(
-    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
-    failure: string,
-    work: (traceId: string) => Promise<void>,
-  ): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
-      await work(traceId);
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, failure).catch(() => undefined);
-    }
-  }
-
-  /**
    * A command that needs the bot in the server (its channel settings, its votes), used through a
    * user install where the server did not add it: refused in words, only to the person.
    */
@@ -90,7 +71,10 @@ export class DiscordCommands {
       await this.refuseServerOnly(i);
       return;
     }
-    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
+    // Deferred at once: Discord drops an interaction not acknowledged within 3 s.
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
       const to = userInstallDestination(ref, i.token);
       this.take(i, to, traceId);
       await this.o.core.receiveMessage({
@@ -100,7 +84,10 @@ export class DiscordCommands {
         principalName: i.user.globalName ?? i.user.username,
         delivered: [],
       });
-    });
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
+    }
   }
 
   /** The command's file, for the session it goes to (told before the question, as a message's). */

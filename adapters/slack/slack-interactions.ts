@@ -1,9 +1,8 @@
-// Slack's side of the core's flows: one dispatcher and one renderer. Buttons (`tm:…` action ids,
-// the reference in their value), modal submissions and closes (callback id `tm`, the references in
-// private_metadata) and the message shortcuts (the commands table's message commands: "Share file
-// with workspace", "Ask threadmind about this") go to `Conversation.interact`;
-// what comes back is rendered as Block Kit: ephemeral replies and replacements through the
-// response_url, modals through the trigger id, field errors as `response_action: errors`.
+// Slack's dispatcher for the core's flows. Buttons (`tm:…` action ids, the reference in their
+// value), modal submissions and closes (callback id `tm`, the references in private_metadata) and
+// the message shortcuts (the commands table's message commands: "Share file with workspace", "Ask
+// threadmind about this") go to `Conversation.interact`; what comes back is rendered as Block Kit
+// by slack-reply.ts, field errors as `response_action: errors` within Slack's 3 seconds.
 import { randomUUID } from 'node:crypto';
 import type { App, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -29,16 +28,15 @@ import {
   cardBlocks,
   confirmationBlocks,
   errorsOf,
-  fileText,
   INTERACTION_ID,
-  modalView,
   parseModalRefs,
   valuesOf,
 } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
-import { fallbackText, markdownMessage } from './slack-markdown.ts';
+import { fallbackText } from './slack-markdown.ts';
 import { slackContext } from './slack-port.ts';
+import { presentSlack } from './slack-reply.ts';
 import { mayChangeSettings } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
@@ -77,16 +75,6 @@ interface Payload extends SlackSourceFields {
     private_metadata: string;
     state: { values: Record<string, Record<string, never>> };
   };
-}
-
-/** Where the person is and how to answer them there. */
-interface Answer {
-  client: WebClient;
-  user: string;
-  respond?: RespondFn | undefined;
-  triggerId?: string | undefined;
-  /** The channel to tell things in privately when there is no response_url (a modal). */
-  channel?: string | undefined;
 }
 
 function actorOf(client: WebClient, admins: readonly string[], user: string): Actor {
@@ -179,7 +167,7 @@ export class SlackInteractions implements InteractionSurface {
       ...(c.values ? { values: c.values } : {}),
       traceId: randomUUID(),
     });
-    await this.present(reply, {
+    await presentSlack(reply, {
       client: c.client,
       user: c.user,
       respond: c.respond,
@@ -207,20 +195,32 @@ export class SlackInteractions implements InteractionSurface {
     if (!projectId || !ref || !team) return;
     const channel = b.channel?.id ?? b.container?.channel_id;
     const ts = b.container?.thread_ts ?? b.container?.message_ts;
-    const reply = await this.d.core.interact({
-      kind: 'act',
-      ref,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
-      ...(channel && ts ? { place: placeOf(projectId, team, b.user.id, channel, ts) } : {}),
-      traceId: randomUUID(),
-    });
-    await this.present(reply, {
+    const place = channel && ts ? placeOf(projectId, team, b.user.id, channel, ts) : undefined;
+    const reply = await this.act(b, client, projectId, ref, place ? { place } : {});
+    await presentSlack(reply, {
       client,
       user: b.user.id,
       respond,
       triggerId: b.trigger_id,
       channel,
+    });
+  }
+
+  /** A button pressed, a modal submitted or closed: the step its reference names. */
+  private act(
+    b: Payload,
+    client: WebClient,
+    projectId: string,
+    ref: string,
+    more: { place?: Place; values?: FormValues },
+  ): Promise<InteractionReply> {
+    return this.d.core.interact({
+      kind: 'act',
+      ref,
+      actor: actorOf(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      ...more,
+      traceId: randomUUID(),
     });
   }
 
@@ -235,13 +235,8 @@ export class SlackInteractions implements InteractionSurface {
       await ack();
       return;
     }
-    const work = this.d.core.interact({
-      kind: 'act',
-      ref: refs.s,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
+    const work = this.act(b, client, projectId, refs.s, {
       values: valuesOf(b.view.state.values),
-      traceId: randomUUID(),
     });
     // A quick answer may keep the modal open with its errors; a slow one is told afterwards.
     const quick = await settlesWithin(work, ACK_BUDGET_MS);
@@ -253,7 +248,7 @@ export class SlackInteractions implements InteractionSurface {
     }
     await ack();
     const done = reply ?? (await work);
-    await this.present(done, {
+    await presentSlack(done, {
       client,
       user: b.user.id,
       channel: done.place?.ref.channelId ?? refs.w,
@@ -264,14 +259,8 @@ export class SlackInteractions implements InteractionSurface {
     const projectId = slackSource(b)?.projectId;
     const refs = parseModalRefs(b.view?.private_metadata ?? '');
     if (!projectId || !refs) return;
-    const reply = await this.d.core.interact({
-      kind: 'act',
-      ref: refs.c,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
-      traceId: randomUUID(),
-    });
-    await this.present(reply, {
+    const reply = await this.act(b, client, projectId, refs.c, {});
+    await presentSlack(reply, {
       client,
       user: b.user.id,
       channel: reply.place?.ref.channelId ?? refs.w,
@@ -312,62 +301,6 @@ export class SlackInteractions implements InteractionSurface {
       traceId: randomUUID(),
       dedupe: [`slack:shortcut:${projectId}:${requestId}:${b.user.id}`],
     });
-    await this.present(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
-  }
-
-  /** Shows a reply: through the response_url where there is one, else privately in its place. */
-  private async present(reply: InteractionReply, a: Answer): Promise<void> {
-    for (const s of reply.show) {
-      const say = async (m: {
-        text: string;
-        blocks?: Record<string, unknown>[];
-        replace?: boolean;
-        inChannel?: boolean;
-      }) => {
-        if (a.respond) {
-          await a.respond({
-            text: m.text,
-            response_type: m.inChannel ? 'in_channel' : 'ephemeral',
-            ...(m.blocks ? { blocks: m.blocks } : {}),
-            ...(m.replace ? { replace_original: true } : {}),
-          } as Parameters<RespondFn>[0]);
-          return;
-        }
-        if (!a.channel) return;
-        await a.client.chat.postEphemeral({
-          channel: a.channel,
-          user: a.user,
-          text: m.text,
-          ...(m.blocks ? { blocks: m.blocks } : {}),
-        } as Parameters<WebClient['chat']['postEphemeral']>[0]);
-      };
-      if (s.kind === 'notice')
-        await say({ ...markdownMessage(s.text), ...(s.replace ? { replace: true } : {}) });
-      else if (s.kind === 'file') await say({ text: fileText(s) });
-      else if (s.kind === 'card')
-        await say({
-          text: fallbackText(s.card.text.text),
-          blocks: cardBlocks(s.card),
-          inChannel: s.audience === 'place',
-          ...(s.replace ? { replace: true } : {}),
-        });
-      else if (s.kind === 'confirm' && !s.confirmation.typedWord)
-        await say({
-          text: fallbackText(s.confirmation.question.text),
-          blocks: confirmationBlocks(s.confirmation),
-          inChannel: s.audience === 'place',
-        });
-      else if (a.triggerId) {
-        const view = modalView(s.kind === 'form' ? s.form : s.confirmation, a.channel);
-        await a.client.views.open({ trigger_id: a.triggerId, view } as unknown as Parameters<
-          WebClient['views']['open']
-        >[0]);
-      } else {
-        // A form reached without a trigger (a slow step): its words, privately.
-        if (s.kind === 'confirm') await say(markdownMessage(s.confirmation.question));
-        else if (s.form.intro) await say(markdownMessage(s.form.intro));
-        else await say({ text: fallbackText(s.form.title) });
-      }
-    }
+    await presentSlack(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
   }
 }

@@ -58,25 +58,10 @@ export function actionOf(body: Record<string, unknown>): WebAction | undefined {
 /** The one person of the web chat runs the bot: every right is theirs. */
 const PERSON: Actor = { id: WEB_PERSON, may: async () => true };
 
+/** A form's field as the page draws it: the core's field as JSON (the page shows no placeholder). */
 function field(f: FormField): WebField {
-  const { kind, id, label } = f;
-  return {
-    kind,
-    id,
-    label,
-    ...(f.help ? { help: f.help } : {}),
-    ...(f.optional ? { optional: true } : {}),
-    ...('maxLength' in f && f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
-    ...(f.kind === 'number' ? { min: f.min, max: f.max } : {}),
-    ...('choices' in f ? { choices: f.choices.map((c) => ({ ...c })) } : {}),
-    ...(f.initial !== undefined
-      ? {
-          initial: Array.isArray(f.initial)
-            ? [...f.initial]
-            : (f.initial as string | number | boolean),
-        }
-      : {}),
-  };
+  const { placeholder: _shownNowhere, ...rest } = f as FormField & { placeholder?: string };
+  return structuredClone(rest) as WebField;
 }
 
 /** What a shown thing puts in a bot message: its words, and the card the page draws under them. */
