@@ -143,7 +143,7 @@ function renderMessage(entry) {
   }
   if (m.card) li.append(cardView(m));
   if (m.votes?.length && !m.streaming) li.append(feedbackButtons(m));
-  if (!m.streaming && messageCommands.length) li.append(messageActions(m));
+  if (!m.streaming && !m.card && messageCommands.length) li.append(messageActions(m));
   entry.node = li;
   return li;
 }
