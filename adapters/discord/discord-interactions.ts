@@ -29,7 +29,7 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { isActionRef } from '../../src/model/interaction.ts';
+import { isActionRef, placeAt } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
@@ -157,13 +157,7 @@ export class DiscordInteractions implements InteractionSurface {
       ref: i.customId,
       actor: actorOf(i, this.o.admins),
       project: { platform: 'discord', projectId },
-      ...(channel
-        ? {
-            place: (({ ref }) => ({ ref, to: { ref, context: {} } }))(
-              placeOf(channel, i.guildId, i.user.id),
-            ),
-          }
-        : {}),
+      ...(channel ? { place: placeAt(placeOf(channel, i.guildId, i.user.id).ref) } : {}),
       ...(i.isModalSubmit() ? { values: modalValues(i) } : {}),
       traceId: randomUUID(),
     });
@@ -244,7 +238,7 @@ export class DiscordInteractions implements InteractionSurface {
       kind: 'start',
       flow,
       actor: actorOf(i, this.o.admins),
-      place: { ref, to: { ref, context: {} } },
+      place: placeAt(ref),
       values: optionValues(i),
       // The command itself: what was posted before it (forget: is not read again).
       message: { id: i.id, files: [] },

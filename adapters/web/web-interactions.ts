@@ -16,7 +16,7 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import { placeAt, TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { messageId, type Transcript, type WebCard, type WebField } from './transcript.ts';
 import { threadMessageOf, WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
@@ -160,7 +160,7 @@ export class WebInteractions implements InteractionSurface {
       kind: 'start',
       flow,
       actor: PERSON,
-      place: { ref, to: { ref, context: {} } },
+      place: placeAt(ref),
       values,
       // The command's own message: what was posted before it (forget: is not read again).
       ...(messageId === undefined ? {} : { message: { id: messageId, files: [] } }),
@@ -178,7 +178,7 @@ export class WebInteractions implements InteractionSurface {
       ref,
       actor: PERSON,
       project: { platform: 'web', projectId: WEB_PROJECT },
-      place: { ref: webRef(threadId), to: { ref: webRef(threadId), context: {} } },
+      place: placeAt(webRef(threadId)),
       values,
       traceId: randomUUID(),
     });
@@ -206,7 +206,7 @@ export class WebInteractions implements InteractionSurface {
       kind: 'start',
       flow: spec.starts.flow,
       actor: PERSON,
-      place: { ref, to: { ref, context: {} } },
+      place: placeAt(ref),
       values: a.values,
       // The message itself is quoted, the bot's own included: it is what was asked about.
       message: { id: m.id, files: [], quoted: { ...threadMessageOf(m), fromSelf: false } },

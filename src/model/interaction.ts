@@ -130,6 +130,11 @@ export interface Place {
   to: Destination;
 }
 
+/** The place of a conversation reached without platform details (a channel, a thread). */
+export function placeAt(ref: ThreadRef): Place {
+  return { ref, to: { ref, context: {} } };
+}
+
 /** What the platform says a person may do here; the core asks at every step. */
 /** `forgetThread`: may make the bot forget a thread without having started it. */
 export type Right = 'admin' | 'manageChannel' | 'forgetThread';
