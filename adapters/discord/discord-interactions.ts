@@ -1,7 +1,7 @@
 // Discord's side of the core's flows: one dispatcher and one renderer. A button or modal whose
 // custom_id is an action reference, and the message commands ("Share file with server", "Ask
-// threadmind about this"), go to
-// `Conversation.interact`; what comes back is rendered as components. Discord drops an interaction
+// threadmind about this"), go to `Conversation.interact`; what comes back is rendered as
+// components. Discord drops an interaction
 // not answered within 3 seconds, and a modal can only be the first answer: a reply that comes
 // quickly is the answer itself (a modal where one is asked for), a slow one is deferred first.
 import { randomUUID } from 'node:crypto';
