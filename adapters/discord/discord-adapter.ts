@@ -15,6 +15,7 @@ import {
 } from 'discord.js';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { GatewaySessionStore } from '../../src/model/gateway-session.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
@@ -104,9 +105,7 @@ export class DiscordAdapter {
     d.core.attach(
       this.port,
       {
-        projectNoun: 'server',
-        settingsAdmins: "members with the Manage Channels permission and the bot's admins",
-        feedbackAdmins: "members with the Manage Server permission and the bot's admins",
+        ...surfaceTexts.discord,
         updateIntervalMs: config.discord.updateIntervalMs,
         nativeStreaming: false,
         thinkingText: 'is thinking…',

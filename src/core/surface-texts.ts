@@ -15,6 +15,20 @@ export const surfaceTexts = {
   sourcesMore(n: number): string {
     return `and ${n} more`;
   },
+  /** Slack's agent view: the channel the person looks at is not one both they and the bot are in. */
+  cannotSeeChannel:
+    "I can't see the channel you're looking at: I read a channel only when both you and I are members of it. I'll answer without it.",
+  /** What people call a project on each platform, and who may do what there (PlatformSettings). */
+  slack: {
+    projectNoun: 'workspace',
+    settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
+    feedbackAdmins: "workspace admins and owners and the bot's admins",
+  },
+  discord: {
+    projectNoun: 'server',
+    settingsAdmins: "members with the Manage Channels permission and the bot's admins",
+    feedbackAdmins: "members with the Manage Server permission and the bot's admins",
+  },
   /** Slack's agent view: the heading of the prompts offered when a thread starts. */
   promptsTitle: 'Try one of these',
   /** …and the prompts (Slack shows at most four). */
