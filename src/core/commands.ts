@@ -65,6 +65,11 @@ export interface CommandSpec {
   words?: RegExp;
   /** Asked before a button runs it (the web page's Forget): it cannot be undone. */
   asksFirst?: string;
+  /**
+   * A message command's optional question, asked where the platform asks cheaply (the web page's
+   * prompt); left empty, the flow's own words (ask-about-flow.ts, its `question` value).
+   */
+  question?: string;
 }
 
 const ANYWHERE = {
@@ -207,6 +212,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     where: { ...ANYWHERE, web: true },
     on: 'message',
     names: { discord: 'Ask threadmind about this', web: ['Ask about this'] },
+    question:
+      'What do you want to know about this message? (Empty: what it says and what matters.)',
   },
   {
     name: 'share-file',
@@ -281,6 +288,8 @@ export interface WebCommandView {
   asksFirst?: string;
   /** An action under each message (its label is `name`), posted with the message as `command`. */
   onMessage?: string;
+  /** Its optional question, asked before it runs (sent as the value `question`). */
+  question?: string;
 }
 
 /** The web chat's commands, in the table's order, for the page's buttons and hints. */
@@ -291,6 +300,7 @@ export function webCommands(): WebCommandView[] {
     button: c.words !== undefined && c.options.length === 0,
     ...(c.asksFirst ? { asksFirst: c.asksFirst } : {}),
     ...(c.on === 'message' ? { onMessage: c.name } : {}),
+    ...(c.question ? { question: c.question } : {}),
   }));
 }
 

@@ -289,7 +289,12 @@ function messageActions(m) {
   const bar = document.createElement('div');
   bar.className = 'message-actions';
   for (const c of messageCommands) {
-    const b = button(c.name, '', () => act(m, undefined, undefined, c.onMessage));
+    const b = button(c.name, '', () => {
+      // Its optional question; Cancel asks nothing.
+      const question = c.question ? prompt(c.question, '') : '';
+      if (question !== null)
+        void act(m, undefined, question ? { question } : undefined, c.onMessage);
+    });
     b.title = c.description;
     bar.append(b);
   }
