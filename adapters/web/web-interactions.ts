@@ -7,6 +7,7 @@ import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
 import type {
+  AboutMessage,
   Actor,
   FlowName,
   FormField,
@@ -148,25 +149,31 @@ export class WebInteractions implements InteractionSurface {
     });
   }
 
-  /** A flow the page's command begins (`/erase`, `/feedback-export json`). */
+  /**
+   * A flow the page's command begins (`/erase`, `/feedback-export json`; `messageId` the command's
+   * own message, what was posted before it), or a message command on `about` (ask-about).
+   */
   async start(
     threadId: string,
     flow: FlowName,
     values: FormValues = {},
     messageId?: string,
-  ): Promise<void> {
-    const ref = webRef(threadId);
+    about?: AboutMessage,
+  ): Promise<{ outcome: string }> {
+    const message = about ?? (messageId === undefined ? undefined : { id: messageId, files: [] });
     const reply = await this.core.interact({
       kind: 'start',
       flow,
       actor: PERSON,
-      place: placeAt(ref),
+      place: placeAt(webRef(threadId)),
       values,
-      // The command's own message: what was posted before it (forget: is not read again).
-      ...(messageId === undefined ? {} : { message: { id: messageId, files: [] } }),
+      ...(message ? { message } : {}),
+      // A message command's request sorts after the message it is about.
+      ...(about ? { requestId: messageId ?? '' } : {}),
       traceId: randomUUID(),
     });
     await this.apply(threadId, reply, undefined);
+    return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
   }
 
   /** A button or form on the message `messageId`; the field errors, if the form stays open. */
@@ -201,20 +208,13 @@ export class WebInteractions implements InteractionSurface {
     const spec = webMessageCommand(a.command ?? '');
     const m = (await this.transcript.messages(threadId)).find((x) => x.id === a.messageId);
     if (!spec || !('flow' in spec.starts) || !m) return { outcome: 'nothing' };
-    const ref = webRef(threadId);
-    const reply = await this.core.interact({
-      kind: 'start',
-      flow: spec.starts.flow,
-      actor: PERSON,
-      place: placeAt(ref),
-      values: a.values,
-      // The message itself is quoted, the bot's own included: it is what was asked about.
-      message: { id: m.id, files: [], quoted: { ...threadMessageOf(m), fromSelf: false } },
-      requestId: messageId(),
-      traceId: randomUUID(),
+    // The message itself is quoted, the bot's own included: it is what was asked about.
+    const quoted = { ...threadMessageOf(m), fromSelf: false };
+    return this.start(threadId, spec.starts.flow, a.values, messageId(), {
+      id: m.id,
+      files: [],
+      quoted,
     });
-    await this.apply(threadId, reply, undefined);
-    return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
   }
 
   private async holdsForm(threadId: string, id: string): Promise<boolean> {
