@@ -24,17 +24,9 @@ import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 import { isWorkspaceAdmin } from './slack-admins.ts';
 import { postCard, updateCard } from './slack-card-posts.ts';
-import {
-  cardBlocks,
-  confirmationBlocks,
-  errorsOf,
-  INTERACTION_ID,
-  parseModalRefs,
-  valuesOf,
-} from './slack-cards.ts';
+import { errorsOf, INTERACTION_ID, parseModalRefs, valuesOf } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
-import { fallbackText } from './slack-markdown.ts';
 import { slackContext } from './slack-port.ts';
 import { presentSlack } from './slack-reply.ts';
 import { mayChangeSettings } from './slack-rights.ts';
