@@ -15,6 +15,7 @@ import {
 } from 'discord.js';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { GatewaySessionStore } from '../../src/model/gateway-session.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
@@ -99,13 +100,12 @@ export class DiscordAdapter {
       core: d.core,
       log: d.log.child({ component: 'discord-interactions' }),
       admins: config.discord.admins,
+      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
     d.core.attach(
       this.port,
       {
-        projectNoun: 'server',
-        settingsAdmins: "members with the Manage Channels permission and the bot's admins",
-        feedbackAdmins: "members with the Manage Server permission and the bot's admins",
+        ...surfaceTexts.discord,
         updateIntervalMs: config.discord.updateIntervalMs,
         nativeStreaming: false,
         thinkingText: 'is thinking…',
@@ -270,8 +270,7 @@ export class DiscordAdapter {
     }
     if (c.isMessageContextMenuCommand()) {
       const spec = messageCommandOf(c.commandName);
-      if (spec?.name === 'share-file') await this.interactions.shareFile(c);
-      else if (spec?.name === 'ask-about') await this.commands.askAbout(c);
+      if (spec) await this.interactions.messageCommand(c, spec);
       else await answerUnknown(c, this.d.log);
       return;
     }

@@ -9,6 +9,8 @@ import {
   ButtonStyle,
   ComponentType as Type,
 } from 'discord.js';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
+import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
 import type {
   ActionButton,
   Card,
@@ -19,6 +21,7 @@ import type {
   Shown,
 } from '../../src/model/interaction.ts';
 import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import { clip } from '../../src/text/clip.ts';
 
 /** Discord's limits (developer docs, "Components" and "Message"). */
 export const LIMITS = {
@@ -44,12 +47,6 @@ const STYLE = {
   secondary: ButtonStyle.Secondary,
   danger: ButtonStyle.Danger,
 } as const;
-
-/** `text` cut to `max` characters (code points, as Discord counts), marked when cut. */
-export function clip(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
 
 type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
 
@@ -97,17 +94,11 @@ export function messageOf(s: Shown): DiscordMessage {
         content: clip(cardText(s.card), LIMITS.content),
         components: rows(s.card.actions ?? []),
       };
-    case 'confirm': {
-      const c = s.confirmation;
-      const text = [c.question.text, c.consequences?.text].filter(Boolean).join('\n\n');
+    case 'confirm':
       return {
-        content: clip(text, LIMITS.content),
-        components: rows([
-          { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
-          { label: c.cancel.label, ref: c.cancel.ref },
-        ]),
+        content: clip(confirmText(s.confirmation), LIMITS.content),
+        components: rows(confirmButtons(s.confirmation)),
       };
-    }
     case 'form':
       return { content: clip(s.form.intro?.text ?? s.form.title, LIMITS.content), components: [] };
     case 'file':
@@ -170,8 +161,8 @@ function field(f: FormField): Record<string, unknown> {
         f.kind === 'toggle'
           ? choices(
               [
-                { value: 'on', label: 'On' },
-                { value: 'off', label: 'Off' },
+                { value: 'on', label: surfaceTexts.toggle.on },
+                { value: 'off', label: surfaceTexts.toggle.off },
               ],
               (v) => (f.initial ? v === 'on' : v === 'off'),
             )
@@ -193,9 +184,7 @@ function field(f: FormField): Record<string, unknown> {
 /** A form, or a confirmation whose word must be typed, as a modal; its custom_id is the submit reference. */
 export function modalOf(shown: Form | Confirmation): APIModalInteractionResponseCallbackData {
   const isForm = 'fields' in shown;
-  const intro = isForm
-    ? shown.intro?.text
-    : [shown.question.text, shown.consequences?.text].filter(Boolean).join('\n\n');
+  const intro = isForm ? shown.intro?.text : confirmText(shown);
   const fields: FormField[] = isForm
     ? [...shown.fields]
     : shown.typedWord

@@ -3,13 +3,11 @@
 // text (RenderedText), so a command's reply cannot ping anyone either.
 import { randomUUID } from 'node:crypto';
 import {
-  type AnyThreadChannel,
   type ChatInputCommandInteraction,
   type Client,
   type MessageContextMenuCommandInteraction,
   MessageFlags,
 } from 'discord.js';
-import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -56,25 +54,6 @@ export class DiscordCommands {
   }
 
   /**
-   * A command answered privately: deferred at once (Discord drops an interaction not acknowledged
-   * within 3 s); a failure is logged with the turn's trace id and told in `failure`.
-   */
-  private async privately(
-    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
-    failure: string,
-    work: (traceId: string) => Promise<void>,
-  ): Promise<void> {
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
-      await work(traceId);
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, failure).catch(() => undefined);
-    }
-  }
-
-  /**
    * A command that needs the bot in the server (its channel settings, its votes), used through a
    * user install where the server did not add it: refused in words, only to the person.
    */
@@ -84,73 +63,6 @@ export class DiscordCommands {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const name = i.isChatInputCommand() ? `/${i.commandName}` : `“${i.commandName}”`;
     await this.reply(i, messages.serverOnly(name));
-  }
-
-  /**
-   * "Ask threadmind about this" on a message: a thread started from it (or the thread it is in),
-   * where the core answers with the message read as the thread's first message.
-   */
-  async askAbout(i: MessageContextMenuCommandInteraction): Promise<void> {
-    const place = userInstallPlace(i);
-    if (place) {
-      await this.askAboutAsUser(i, place);
-      return;
-    }
-    await this.privately(i, messages.error(messages.threadNotStarted), async (traceId) => {
-      const target = i.targetMessage;
-      const where = target.channel;
-      let thread: AnyThreadChannel;
-      if (where.isThread()) thread = where;
-      else if (target.thread) thread = target.thread;
-      else
-        thread = await target.startThread({
-          name: threadName(target.content || 'threadmind'),
-          autoArchiveDuration: this.o.threadAutoArchiveMinutes,
-        });
-      const { ref } = placeOf(thread, i.guildId, i.user.id);
-      await this.reply(i, messages.answeringIn(`<#${thread.id}>`));
-      const m = await askAboutMessage(
-        {
-          ref,
-          to: { ref, context: {} },
-          principal: i.user.id,
-          about: { authorId: target.author.id, at: target.createdTimestamp },
-          requestId: i.id,
-          traceId,
-          dedupe: [`discord:interaction:${i.id}`],
-        },
-        this.o.port,
-      );
-      await this.o.core.receiveMessage(m);
-    });
-  }
-
-  /**
-   * The same through a user install, where the bot is not in the channel: it cannot read it or
-   * start a thread, so the message Discord resolved into the interaction is handed to the core,
-   * and the answer is the interaction's own (ephemeral) response.
-   */
-  private async askAboutAsUser(
-    i: MessageContextMenuCommandInteraction,
-    ref: ThreadRef,
-  ): Promise<void> {
-    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
-      const target = i.targetMessage;
-      const m = await askAboutMessage(
-        {
-          ref,
-          to: userInstallDestination(ref, i.token),
-          principal: i.user.id,
-          about: { authorId: target.author.id, at: target.createdTimestamp },
-          message: this.o.port.deliveredMessage(target),
-          requestId: i.id,
-          traceId,
-          dedupe: [`discord:interaction:${i.id}`],
-        },
-        this.o.port,
-      );
-      await this.o.core.receiveMessage(m);
-    });
   }
 
   /**
@@ -164,7 +76,10 @@ export class DiscordCommands {
       await this.refuseServerOnly(i);
       return;
     }
-    await this.privately(i, messages.error(messages.commandFailed), async (traceId) => {
+    // Deferred at once: Discord drops an interaction not acknowledged within 3 s.
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const traceId = randomUUID();
+    try {
       const to = userInstallDestination(ref, i.token);
       this.take(i, ref, to, traceId);
       await this.o.core.receiveMessage({
@@ -174,7 +89,10 @@ export class DiscordCommands {
         principalName: i.user.globalName ?? i.user.username,
         delivered: [],
       });
-    });
+    } catch (err) {
+      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
+      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
+    }
   }
 
   /**

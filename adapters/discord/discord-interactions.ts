@@ -1,10 +1,12 @@
 // Discord's side of the core's flows: one dispatcher and one renderer. A button or modal whose
-// custom_id is an action reference, and the "Share file with server" message command, go to
-// `Conversation.interact`; what comes back is rendered as components. Discord drops an interaction
+// custom_id is an action reference, and the message commands ("Share file with server", "Ask
+// threadmind about this"), go to `Conversation.interact`; what comes back is rendered as
+// components. Discord drops an interaction
 // not answered within 3 seconds, and a modal can only be the first answer: a reply that comes
 // quickly is the answer itself (a modal where one is asked for), a slow one is deferred first.
 import { randomUUID } from 'node:crypto';
 import {
+  type AnyThreadChannel,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Client,
@@ -15,7 +17,9 @@ import {
   type REST,
   Routes,
 } from 'discord.js';
+import type { CommandSpec } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
   Actor,
@@ -25,11 +29,19 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { isActionRef } from '../../src/model/interaction.ts';
+import { isActionRef, placeAt } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
+import { RenderedText } from '../../src/model/rendered-text.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
+import { threadName } from './commands.ts';
 import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-cards.ts';
-import { interactionProject, isServerAdmin, placeOf, userInstallPlace } from './discord-events.ts';
+import {
+  interactionProject,
+  isServerAdmin,
+  placeOf,
+  userInstallDestination,
+  userInstallPlace,
+} from './discord-events.ts';
 import type { DiscordPort } from './discord-port.ts';
 
 /** Discord drops an interaction not acknowledged within 3 s; this leaves room for the answer. */
@@ -46,6 +58,7 @@ export interface DiscordInteractionsOptions {
   core: Conversation;
   log: Logger;
   admins: readonly string[];
+  threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
 }
 
 export function isFlowInteraction(customId: string): boolean {
@@ -144,36 +157,72 @@ export class DiscordInteractions implements InteractionSurface {
       ref: i.customId,
       actor: actorOf(i, this.o.admins),
       project: { platform: 'discord', projectId },
-      ...(channel
-        ? {
-            place: (({ ref }) => ({ ref, to: { ref, context: {} } }))(
-              placeOf(channel, i.guildId, i.user.id),
-            ),
-          }
-        : {}),
+      ...(channel ? { place: placeAt(placeOf(channel, i.guildId, i.user.id).ref) } : {}),
       ...(i.isModalSubmit() ? { values: modalValues(i) } : {}),
       traceId: randomUUID(),
     });
     await this.answer(i, work);
   }
 
-  /** "Share file with server" on a message: the share flow, answered only to the person. */
-  async shareFile(i: MessageContextMenuCommandInteraction): Promise<void> {
+  /**
+   * A message command on a message ("Share file with server", "Ask threadmind about this"): its
+   * flow, about that message, answered only to the person. Ask-about's answer goes to a thread
+   * started from the message (or the thread it is in); through a user install, where the bot cannot
+   * read the channel, to the interaction's own reply, with the message Discord handed over.
+   */
+  async messageCommand(i: MessageContextMenuCommandInteraction, spec: CommandSpec): Promise<void> {
+    if (!('flow' in spec.starts)) return;
+    const flow = spec.starts.flow;
     const target = i.targetMessage;
-    const { ref } = placeOf(target.channel, i.guildId, i.user.id);
+    const asking = flow === 'ask-about';
+    const own = asking ? userInstallPlace(i) : undefined;
+    let place = own ?? placeOf(target.channel, i.guildId, i.user.id).ref;
+    let to: Destination = own ? userInstallDestination(own, i.token) : { ref: place, context: {} };
+    // The answer's first words replace the deferred reply: it must exist before the turn writes.
+    if (asking) await i.deferReply({ flags: MessageFlags.Ephemeral });
+    if (asking && !own) {
+      const thread = await this.threadOf(i).catch((err: unknown) => {
+        this.o.log.warn({ err }, 'could not start a thread for ask-about');
+      });
+      if (!thread) return this.say(i, messages.error(messages.threadNotStarted));
+      place = placeOf(thread, i.guildId, i.user.id).ref;
+      to = { ref: place, context: {} };
+      await this.say(i, messages.answeringIn(`<#${thread.id}>`));
+    }
     const work = this.o.core.interact({
       kind: 'start',
-      flow: 'share',
+      flow,
       actor: actorOf(i, this.o.admins),
-      place: { ref, to: { ref, context: {} } },
+      place: { ref: place, to },
       message: {
         id: target.id,
         files: [...target.attachments.values()].map((a) => this.o.port.fileRef(a)),
+        authorId: target.author.id,
+        at: target.createdTimestamp,
+        ...(own ? { quoted: this.o.port.deliveredMessage(target) } : {}),
       },
+      requestId: i.id,
       traceId: randomUUID(),
       dedupe: [`discord:interaction:${i.id}`],
     });
     await this.answer(i, work);
+  }
+
+  /** Words of the core's as the deferred reply, rendered and neutralised like every post. */
+  private async say(i: MessageContextMenuCommandInteraction, markdown: string): Promise<void> {
+    const text = RenderedText.one(this.o.port.format, markdown).text;
+    await i.editReply({ content: text, allowedMentions: NO_PINGS });
+  }
+
+  /** The thread a message is in, or the one started from it. */
+  private async threadOf(i: MessageContextMenuCommandInteraction): Promise<AnyThreadChannel> {
+    const target = i.targetMessage;
+    if (target.channel.isThread()) return target.channel;
+    if (target.thread) return target.thread;
+    return target.startThread({
+      name: threadName(target.content || 'threadmind'),
+      autoArchiveDuration: this.o.threadAutoArchiveMinutes,
+    });
   }
 
   /** A flow begun by a slash command (`/erase-server`), answered only to the person. */
@@ -189,7 +238,7 @@ export class DiscordInteractions implements InteractionSurface {
       kind: 'start',
       flow,
       actor: actorOf(i, this.o.admins),
-      place: { ref, to: { ref, context: {} } },
+      place: placeAt(ref),
       values: optionValues(i),
       // The command itself: what was posted before it (forget: is not read again).
       message: { id: i.id, files: [] },

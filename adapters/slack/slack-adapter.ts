@@ -6,6 +6,7 @@ import type { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Records } from '../../src/model/records.ts';
@@ -97,9 +98,7 @@ export class SlackAdapter {
     d.core.attach(
       this.port,
       {
-        projectNoun: 'workspace',
-        settingsAdmins: "workspace admins and owners, the channel's creator and the bot's admins",
-        feedbackAdmins: "workspace admins and owners and the bot's admins",
+        ...surfaceTexts.slack,
         erasePreserves: (projectId) => [installationKeyOf(projectId)],
         updateIntervalMs: config.slack.updateIntervalMs,
         nativeStreaming: config.slack.streaming === 'auto',
@@ -129,7 +128,6 @@ export class SlackAdapter {
       render: (md, limit) => this.render(md, limit),
       flows: interactions,
     });
-    intake.listenShortcut(this.app);
     listenAppEvents({ app: this.app, core: d.core, log: d.log, installations: this.installations });
     // Last: whatever no listener above takes is still acknowledged.
     answerUnknownInteractions(this.app, d.log, (md) => this.render(md));

@@ -4,6 +4,7 @@
 // with `agent_view`) in the store, so a question there may read that channel (SlackPort.viewedChannel).
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Records } from '../../src/model/records.ts';
 import { slackErrorCode } from './slack-errors.ts';
@@ -11,15 +12,6 @@ import { type SlackSourceFields, slackProjectOf } from './slack-source.ts';
 
 /** Slack shows at most four suggested prompts (assistant.threads.setSuggestedPrompts). */
 export const MAX_PROMPTS = 4;
-
-export const SUGGESTED_PROMPTS: readonly { title: string; message: string }[] = [
-  {
-    title: "Summarise a channel I'm looking at",
-    message: "Summarise the recent messages of the channel I'm looking at.",
-  },
-  { title: 'What can you do?', message: 'What can you do, and what can you read?' },
-  { title: 'Ask about a file', message: 'I have a question about a file. I will attach it here.' },
-];
 
 /** The longest thread title kept: Slack shows a line of the thread list. */
 const TITLE_MAX = 60;
@@ -189,8 +181,8 @@ export class SlackAgentView {
     await client.assistant.threads.setSuggestedPrompts({
       channel_id: t.channel,
       thread_ts: t.threadTs,
-      title: 'Try one of these',
-      prompts: SUGGESTED_PROMPTS.slice(0, MAX_PROMPTS).map((p) => ({ ...p })),
+      title: surfaceTexts.promptsTitle,
+      prompts: surfaceTexts.suggestedPrompts.slice(0, MAX_PROMPTS).map((p) => ({ ...p })),
     });
   }
 

@@ -4,6 +4,7 @@
 import type { Block } from '@slack/web-api';
 import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts';
 import { messages } from '../../src/core/messages.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { INTERACTION_ID } from './slack-cards.ts';
@@ -36,15 +37,15 @@ function sourcesCard(sources: readonly AnswerSource[]): Block | undefined {
   const unlinked = sources.filter((s) => s.link === undefined).slice(0, MAX_SOURCES_SHOWN);
   const more = sources.length - shown.length - unlinked.length;
   const extra = [
-    unlinked.length > 0 ? `Also: ${unlinked.map(label).join(' · ')}` : '',
-    more > 0 ? `and ${more} more` : '',
+    unlinked.length > 0 ? surfaceTexts.sourcesAlso(unlinked.map(label)) : '',
+    more > 0 ? surfaceTexts.sourcesMore(more) : '',
   ]
     .filter(Boolean)
     .join(' ');
   return {
     type: 'task_card',
     task_id: 'threadmind_sources',
-    title: 'Sources',
+    title: surfaceTexts.sourcesTitle,
     status: 'complete',
     sources: shown.map((s) => ({ type: 'url', url: s.link as string, text: label(s) })),
     ...(extra

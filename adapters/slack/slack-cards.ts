@@ -5,6 +5,7 @@
 // Everything interactive is named `tm…` (action ids, the modal's callback id): the dispatcher
 // (slack-interactions.ts) listens for those and reads the reference from the value or metadata.
 import { messages } from '../../src/core/messages.ts';
+import { confirmButtons } from '../../src/model/confirmation-parts.ts';
 import type {
   ActionButton,
   Card,
@@ -18,6 +19,7 @@ import type {
 } from '../../src/model/interaction.ts';
 import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { clip } from '../../src/text/clip.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { escapeText } from './mrkdwn-inline.ts';
 import { MARKDOWN_LIMIT, markdownBlocks } from './slack-markdown.ts';
@@ -51,12 +53,6 @@ export const LIMITS = {
   /** Slack shows at most this many characters of a field error. */
   errorText: 150,
 } as const;
-
-/** `text` cut to `max` characters, marked with an ellipsis when cut. */
-export function clip(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
 
 const plain = (text: string, max: number) => ({
   type: 'plain_text' as const,
@@ -134,10 +130,7 @@ export function confirmationBlocks(c: Confirmation): Record<string, unknown>[] {
     {
       text: c.question,
       ...(c.consequences ? { context: c.consequences } : {}),
-      actions: [
-        { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
-        { label: c.cancel.label, ref: c.cancel.ref },
-      ],
+      actions: confirmButtons(c),
     },
     ['confirm', 'cancel'],
   );

@@ -1,11 +1,10 @@
-// Slack's intake: a message event (a mention, a follow-up, a DM, files, an edit or deletion) and
-// the "Ask threadmind about this" shortcut become what the core receives.
+// Slack's intake: a message event (a mention, a follow-up, a DM, files, an edit or deletion)
+// becomes what the core receives.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
 import { claimPendingMs } from '../../src/config/scale-config.ts';
 import type { Config } from '../../src/config/schema.ts';
-import { askAboutMessage } from '../../src/core/ask-about.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { InboundMessage } from '../../src/model/incoming.ts';
@@ -23,10 +22,7 @@ import {
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { type SlackPort, slackContext } from './slack-port.ts';
 import { RedeliverLater } from './slack-redeliver.ts';
-import { type SlackSourceFields, slackProjectOf, slackSource } from './slack-source.ts';
-
-/** callback_id of the "Ask threadmind about this" message shortcut (manifest.yaml). */
-export const ASK_SHORTCUT = 'threadmind_ask_about';
+import { slackProjectOf } from './slack-source.ts';
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
 
@@ -42,13 +38,6 @@ interface BotContext {
   botId?: string;
   /** Set by Bolt from X-Slack-Retry-Num: Slack sends the event again. */
   retryNum?: number;
-}
-
-interface AskShortcutBody extends SlackSourceFields {
-  action_ts: string;
-  user: { id: string; team_id?: string };
-  channel: { id: string };
-  message?: { ts: string; thread_ts?: string; user?: string; bot_id?: string };
 }
 
 export interface SlackIntakeDeps {
@@ -86,16 +75,6 @@ export class SlackIntake {
     };
     app.event('app_mention', listener);
     app.event('message', listener);
-  }
-
-  /** The "Ask threadmind about this" message shortcut. */
-  listenShortcut(app: App): void {
-    app.shortcut(ASK_SHORTCUT, async ({ ack, body }) => {
-      await ack();
-      await this.onAskShortcut(body as unknown as AskShortcutBody).catch((err: unknown) =>
-        this.d.log.error({ err, shortcut: ASK_SHORTCUT }, 'slack shortcut failed'),
-      );
-    });
   }
 
   private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {
@@ -230,42 +209,5 @@ export class SlackIntake {
     // is queued or has lapsed (its process died), this copy is a repeat or is taken.
     await sleep(claimPendingMs(this.d.config));
     await receive();
-  }
-
-  /**
-   * "Ask threadmind about this" on a message: a question about it, answered in the message's
-   * thread (a top-level message gets one under it); the thread read brings the message and files.
-   */
-  private async onAskShortcut(b: AskShortcutBody): Promise<void> {
-    const { teamId: team, projectId } = slackSource(b) ?? {};
-    if (!team || !projectId || !b.message?.ts) return;
-    const channel = b.channel.id;
-    const ref: ThreadRef = {
-      platform: 'slack',
-      projectId,
-      channelId: channel,
-      sessionId: b.message.thread_ts ?? b.message.ts,
-    };
-    this.d.port.noteUser(b.user.id, projectId);
-    const author = b.message.user ?? b.message.bot_id ?? '';
-    if (b.message.user) this.d.port.noteUser(b.message.user, projectId);
-    const traceId = randomUUID();
-    const ts = b.message.ts;
-    void askAboutMessage(
-      {
-        ref,
-        to: { ref, context: slackContext(team, b.user.id, channel.startsWith('D')) },
-        principal: b.user.id,
-        about: { authorId: author, at: Math.round(Number(ts) * 1000) },
-        requestId: b.action_ts,
-        traceId,
-        dedupe: [`slack:shortcut:${projectId}:${b.action_ts}:${b.user.id}`],
-      },
-      this.d.port,
-    )
-      .then((m) => this.d.core.receiveMessage(m))
-      .catch((err: unknown) =>
-        this.d.log.error({ err, trace_id: traceId }, 'slack shortcut failed'),
-      );
   }
 }

@@ -1,11 +1,12 @@
-// Slack's side of the core's flows: one dispatcher and one renderer. Buttons (`tm:…` action ids,
-// the reference in their value), modal submissions and closes (callback id `tm`, the references in
-// private_metadata) and the "Share file with workspace" shortcut go to `Conversation.interact`;
-// what comes back is rendered as Block Kit: ephemeral replies and replacements through the
-// response_url, modals through the trigger id, field errors as `response_action: errors`.
+// Slack's dispatcher for the core's flows. Buttons (`tm:…` action ids, the reference in their
+// value), modal submissions and closes (callback id `tm`, the references in private_metadata) and
+// the message shortcuts (the commands table's message commands: "Share file with workspace", "Ask
+// threadmind about this") go to `Conversation.interact`; what comes back is rendered as Block Kit
+// by slack-reply.ts, field errors as `response_action: errors` within Slack's 3 seconds.
 import { randomUUID } from 'node:crypto';
 import type { App, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { type CommandSpec, messageCommands, slackShortcutId } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
@@ -23,25 +24,16 @@ import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 import { isWorkspaceAdmin } from './slack-admins.ts';
 import { postCard, updateCard } from './slack-card-posts.ts';
-import {
-  cardBlocks,
-  confirmationBlocks,
-  errorsOf,
-  fileText,
-  INTERACTION_ID,
-  modalView,
-  parseModalRefs,
-  valuesOf,
-} from './slack-cards.ts';
+import { errorsOf, INTERACTION_ID, parseModalRefs, valuesOf } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
-import { fallbackText, markdownMessage } from './slack-markdown.ts';
 import { slackContext } from './slack-port.ts';
+import { presentSlack } from './slack-reply.ts';
 import { mayChangeSettings } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
-/** callback_id of the "Share file with workspace" message shortcut (manifest.yaml). */
-export const SHARE_SHORTCUT = 'threadmind_share_file';
+/** callback_ids of the message shortcuts (manifest.yaml): the commands table's message commands. */
+export const MESSAGE_SHORTCUTS = messageCommands().map(slackShortcutId);
 /** Slack wants a modal submission answered within 3 s: field errors must come back before then. */
 const ACK_BUDGET_MS = 2500;
 
@@ -63,22 +55,18 @@ interface Payload extends SlackSourceFields {
   trigger_id?: string;
   actions?: { value?: string }[];
   action_ts?: string;
-  message?: { ts: string; thread_ts?: string; files?: SlackFileRef[] };
+  message?: {
+    ts: string;
+    thread_ts?: string;
+    user?: string;
+    bot_id?: string;
+    files?: SlackFileRef[];
+  };
   view?: {
     app_installed_team_id?: string;
     private_metadata: string;
     state: { values: Record<string, Record<string, never>> };
   };
-}
-
-/** Where the person is and how to answer them there. */
-interface Answer {
-  client: WebClient;
-  user: string;
-  respond?: RespondFn | undefined;
-  triggerId?: string | undefined;
-  /** The channel to tell things in privately when there is no response_url (a modal). */
-  channel?: string | undefined;
 }
 
 function actorOf(client: WebClient, admins: readonly string[], user: string): Actor {
@@ -135,13 +123,16 @@ export class SlackInteractions implements InteractionSurface {
         );
       },
     );
-    app.shortcut(SHARE_SHORTCUT, async ({ ack, body, client, respond, context }) => {
-      await ack();
-      const token = (context as { botToken?: string }).botToken;
-      await this.onShareShortcut(body as unknown as Payload, client, respond, token).catch(
-        (err: unknown) => d.log.error({ err, shortcut: SHARE_SHORTCUT }, 'slack shortcut failed'),
-      );
-    });
+    for (const spec of messageCommands()) {
+      const shortcut = slackShortcutId(spec);
+      app.shortcut(shortcut, async ({ ack, body, client, respond, context }) => {
+        await ack();
+        const token = (context as { botToken?: string }).botToken;
+        await this.onShortcut(spec, body as unknown as Payload, client, respond, token).catch(
+          (err: unknown) => d.log.error({ err, shortcut }, 'slack shortcut failed'),
+        );
+      });
+    }
   }
 
   /** A flow begun by a slash command (`/threadmind erase-workspace`); answered like a button. */
@@ -168,7 +159,7 @@ export class SlackInteractions implements InteractionSurface {
       ...(c.values ? { values: c.values } : {}),
       traceId: randomUUID(),
     });
-    await this.present(reply, {
+    await presentSlack(reply, {
       client: c.client,
       user: c.user,
       respond: c.respond,
@@ -196,20 +187,32 @@ export class SlackInteractions implements InteractionSurface {
     if (!projectId || !ref || !team) return;
     const channel = b.channel?.id ?? b.container?.channel_id;
     const ts = b.container?.thread_ts ?? b.container?.message_ts;
-    const reply = await this.d.core.interact({
-      kind: 'act',
-      ref,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
-      ...(channel && ts ? { place: placeOf(projectId, team, b.user.id, channel, ts) } : {}),
-      traceId: randomUUID(),
-    });
-    await this.present(reply, {
+    const place = channel && ts ? placeOf(projectId, team, b.user.id, channel, ts) : undefined;
+    const reply = await this.act(b, client, projectId, ref, place ? { place } : {});
+    await presentSlack(reply, {
       client,
       user: b.user.id,
       respond,
       triggerId: b.trigger_id,
       channel,
+    });
+  }
+
+  /** A button pressed, a modal submitted or closed: the step its reference names. */
+  private act(
+    b: Payload,
+    client: WebClient,
+    projectId: string,
+    ref: string,
+    more: { place?: Place; values?: FormValues },
+  ): Promise<InteractionReply> {
+    return this.d.core.interact({
+      kind: 'act',
+      ref,
+      actor: actorOf(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      ...more,
+      traceId: randomUUID(),
     });
   }
 
@@ -224,13 +227,8 @@ export class SlackInteractions implements InteractionSurface {
       await ack();
       return;
     }
-    const work = this.d.core.interact({
-      kind: 'act',
-      ref: refs.s,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
+    const work = this.act(b, client, projectId, refs.s, {
       values: valuesOf(b.view.state.values),
-      traceId: randomUUID(),
     });
     // A quick answer may keep the modal open with its errors; a slow one is told afterwards.
     const quick = await settlesWithin(work, ACK_BUDGET_MS);
@@ -242,7 +240,7 @@ export class SlackInteractions implements InteractionSurface {
     }
     await ack();
     const done = reply ?? (await work);
-    await this.present(done, {
+    await presentSlack(done, {
       client,
       user: b.user.id,
       channel: done.place?.ref.channelId ?? refs.w,
@@ -253,21 +251,20 @@ export class SlackInteractions implements InteractionSurface {
     const projectId = slackSource(b)?.projectId;
     const refs = parseModalRefs(b.view?.private_metadata ?? '');
     if (!projectId || !refs) return;
-    const reply = await this.d.core.interact({
-      kind: 'act',
-      ref: refs.c,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
-      traceId: randomUUID(),
-    });
-    await this.present(reply, {
+    const reply = await this.act(b, client, projectId, refs.c, {});
+    await presentSlack(reply, {
       client,
       user: b.user.id,
       channel: reply.place?.ref.channelId ?? refs.w,
     });
   }
 
-  private async onShareShortcut(
+  /**
+   * A message shortcut ("Share file with workspace", "Ask threadmind about this"): its flow, about
+   * that message, in the message's thread (a top-level message's answer goes under it).
+   */
+  private async onShortcut(
+    spec: CommandSpec,
     b: Payload,
     client: WebClient,
     respond: RespondFn,
@@ -275,73 +272,27 @@ export class SlackInteractions implements InteractionSurface {
   ): Promise<void> {
     const { projectId, teamId: team } = slackSource(b) ?? {};
     const channel = b.channel?.id;
-    if (!projectId || !team || !token || !channel || !b.message?.ts) return;
+    const m = b.message;
+    if (!projectId || !team || !token || !channel || !m?.ts || !('flow' in spec.starts)) return;
     this.d.noteUser(b.user.id, projectId);
+    if (m.user) this.d.noteUser(m.user, projectId);
+    const requestId = b.action_ts ?? m.ts;
     const reply = await this.d.core.interact({
       kind: 'start',
-      flow: 'share',
+      flow: spec.starts.flow,
       actor: actorOf(client, this.d.admins, b.user.id),
-      place: placeOf(projectId, team, b.user.id, channel, b.message.thread_ts ?? b.message.ts),
-      message: { id: b.message.ts, files: await this.d.files.refs(b.message.files, token) },
+      place: placeOf(projectId, team, b.user.id, channel, m.thread_ts ?? m.ts),
+      message: {
+        id: m.ts,
+        // Ask-about reads them with the thread; a share takes them from here.
+        files: spec.starts.flow === 'share' ? await this.d.files.refs(m.files, token) : [],
+        authorId: m.user ?? m.bot_id ?? '',
+        at: Math.round(Number(m.ts) * 1000),
+      },
+      requestId,
       traceId: randomUUID(),
-      dedupe: [`slack:share:${projectId}:${b.action_ts ?? b.message.ts}:${b.user.id}`],
+      dedupe: [`slack:shortcut:${projectId}:${requestId}:${b.user.id}`],
     });
-    await this.present(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
-  }
-
-  /** Shows a reply: through the response_url where there is one, else privately in its place. */
-  private async present(reply: InteractionReply, a: Answer): Promise<void> {
-    for (const s of reply.show) {
-      const say = async (m: {
-        text: string;
-        blocks?: Record<string, unknown>[];
-        replace?: boolean;
-        inChannel?: boolean;
-      }) => {
-        if (a.respond) {
-          await a.respond({
-            text: m.text,
-            response_type: m.inChannel ? 'in_channel' : 'ephemeral',
-            ...(m.blocks ? { blocks: m.blocks } : {}),
-            ...(m.replace ? { replace_original: true } : {}),
-          } as Parameters<RespondFn>[0]);
-          return;
-        }
-        if (!a.channel) return;
-        await a.client.chat.postEphemeral({
-          channel: a.channel,
-          user: a.user,
-          text: m.text,
-          ...(m.blocks ? { blocks: m.blocks } : {}),
-        } as Parameters<WebClient['chat']['postEphemeral']>[0]);
-      };
-      if (s.kind === 'notice')
-        await say({ ...markdownMessage(s.text), ...(s.replace ? { replace: true } : {}) });
-      else if (s.kind === 'file') await say({ text: fileText(s) });
-      else if (s.kind === 'card')
-        await say({
-          text: fallbackText(s.card.text.text),
-          blocks: cardBlocks(s.card),
-          inChannel: s.audience === 'place',
-          ...(s.replace ? { replace: true } : {}),
-        });
-      else if (s.kind === 'confirm' && !s.confirmation.typedWord)
-        await say({
-          text: fallbackText(s.confirmation.question.text),
-          blocks: confirmationBlocks(s.confirmation),
-          inChannel: s.audience === 'place',
-        });
-      else if (a.triggerId) {
-        const view = modalView(s.kind === 'form' ? s.form : s.confirmation, a.channel);
-        await a.client.views.open({ trigger_id: a.triggerId, view } as unknown as Parameters<
-          WebClient['views']['open']
-        >[0]);
-      } else {
-        // A form reached without a trigger (a slow step): its words, privately.
-        if (s.kind === 'confirm') await say(markdownMessage(s.confirmation.question));
-        else if (s.form.intro) await say(markdownMessage(s.form.intro));
-        else await say({ text: fallbackText(s.form.title) });
-      }
-    }
+    await presentSlack(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
   }
 }

@@ -3,6 +3,7 @@
 // (slack-footer.ts), who reads a conversation (slack-audience.ts) and reading threads, channels
 // and names (slack-reader.ts) beside it.
 import type { WebClient } from '@slack/web-api';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, QueuedFile, ViewedChannel } from '../../src/model/incoming.ts';
 import type {
@@ -45,10 +46,6 @@ export interface SlackPortOptions {
 export function slackContext(teamId: string, userId: string, isDirect: boolean) {
   return { teamId, userId, isDirect };
 }
-
-/** Said in an agent thread when the channel the person looks at is not one both of us are in. */
-export const CANNOT_SEE_CHANNEL =
-  "I can't see the channel you're looking at: I read a channel only when both you and I are members of it. I'll answer without it.";
 
 export class SlackPort implements PlatformPort {
   readonly platform = 'slack' as const;
@@ -107,7 +104,7 @@ export class SlackPort implements PlatformPort {
         told = true;
         const [text] = RenderedText.render(
           this.format,
-          CANNOT_SEE_CHANNEL,
+          surfaceTexts.cannotSeeChannel,
           'message',
           MARKDOWN_LIMIT,
         );

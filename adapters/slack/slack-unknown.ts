@@ -8,8 +8,7 @@ import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { INTERACTION_ID } from './slack-cards.ts';
 import { SLACK_COMMAND } from './slack-command.ts';
-import { ASK_SHORTCUT } from './slack-intake.ts';
-import { SHARE_SHORTCUT } from './slack-interactions.ts';
+import { MESSAGE_SHORTCUTS } from './slack-interactions.ts';
 
 /** What the flows answer; anything else is unknown here. A new entry point is added here too. */
 export interface KnownInteractions {
@@ -25,7 +24,7 @@ export interface KnownInteractions {
 export const KNOWN: KnownInteractions = {
   actions: new RegExp(`^${INTERACTION_ID}:`),
   views: [INTERACTION_ID],
-  shortcuts: [SHARE_SHORTCUT, ASK_SHORTCUT],
+  shortcuts: MESSAGE_SHORTCUTS,
   commands: [SLACK_COMMAND],
 };
 

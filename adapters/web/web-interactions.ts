@@ -3,8 +3,11 @@
 // (`POST /api/threads/:id/actions` with the message, the action reference and the form's values).
 // The web chat is one person's, so everything shown privately elsewhere is shown in the thread.
 import { randomUUID } from 'node:crypto';
+import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
 import type {
+  AboutMessage,
   Actor,
   FlowName,
   FormField,
@@ -14,23 +17,31 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import { placeAt, TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
-import type { Transcript, WebCard, WebField } from './transcript.ts';
-import { WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
+import { messageId, type Transcript, type WebCard, type WebField } from './transcript.ts';
+import { threadMessageOf, WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
 
-/** A press or a form the page posted: on which message, its reference, what was filled in. */
+/**
+ * A press or a form the page posted: on which message, its reference (or the message command it
+ * runs on that message, `command`: ask-about), what was filled in.
+ */
 export interface WebAction {
   messageId: string;
   ref: string;
+  command?: string;
   values: FormValues;
 }
 
-/** A page's action as it posted it (`{messageId, ref, values?}`); undefined when malformed. */
+/** A page's action as it posted it (`{messageId, ref | command, values?}`); undefined when malformed. */
 export function actionOf(body: Record<string, unknown>): WebAction | undefined {
-  const { messageId, ref, values: v = {} } = body;
+  const { messageId, command, values: v = {} } = body;
+  const ref = body.ref ?? '';
   if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200)
     return undefined;
+  if (command !== undefined && (typeof command !== 'string' || command.length > 50))
+    return undefined;
+  if (ref === '' && command === undefined) return undefined;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const values: Record<string, FormValue> = {};
   for (const [k, x] of Object.entries(v)) {
@@ -42,31 +53,16 @@ export function actionOf(body: Record<string, unknown>): WebAction | undefined {
     if (!ok) return undefined;
     values[k] = x as FormValue;
   }
-  return { messageId, ref, values };
+  return { messageId, ref, ...(command === undefined ? {} : { command }), values };
 }
 
 /** The one person of the web chat runs the bot: every right is theirs. */
 const PERSON: Actor = { id: WEB_PERSON, may: async () => true };
 
+/** A form's field as the page draws it: the core's field as JSON (the page shows no placeholder). */
 function field(f: FormField): WebField {
-  const { kind, id, label } = f;
-  return {
-    kind,
-    id,
-    label,
-    ...(f.help ? { help: f.help } : {}),
-    ...(f.optional ? { optional: true } : {}),
-    ...('maxLength' in f && f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
-    ...(f.kind === 'number' ? { min: f.min, max: f.max } : {}),
-    ...('choices' in f ? { choices: f.choices.map((c) => ({ ...c })) } : {}),
-    ...(f.initial !== undefined
-      ? {
-          initial: Array.isArray(f.initial)
-            ? [...f.initial]
-            : (f.initial as string | number | boolean),
-        }
-      : {}),
-  };
+  const { placeholder: _shownNowhere, ...rest } = f as FormField & { placeholder?: string };
+  return structuredClone(rest) as WebField;
 }
 
 /** What a shown thing puts in a bot message: its words, and the card the page draws under them. */
@@ -92,7 +88,7 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
     }
     case 'confirm': {
       const c = s.confirmation;
-      const text = [c.question.text, c.consequences?.text].filter(Boolean).join('\n\n');
+      const text = confirmText(c);
       const card: WebCard = c.typedWord
         ? {
             title: c.title,
@@ -104,13 +100,7 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
               cancel: { label: c.cancel.label, ref: c.cancel.ref },
             },
           }
-        : {
-            title: c.title,
-            actions: [
-              { label: c.confirm.label, ref: c.confirm.ref, style: c.confirm.style },
-              { label: c.cancel.label, ref: c.cancel.ref },
-            ],
-          };
+        : { title: c.title, actions: confirmButtons(c) };
       return { text, card: { ...card, ...(s.errors ? { errors: { ...s.errors } } : {}) } };
     }
     case 'file':
@@ -159,35 +149,43 @@ export class WebInteractions implements InteractionSurface {
     });
   }
 
-  /** A flow the page's command begins (`/erase`, `/feedback-export json`). */
+  /**
+   * A flow the page's command begins (`/erase`, `/feedback-export json`; `messageId` the command's
+   * own message, what was posted before it), or a message command on `about` (ask-about).
+   */
   async start(
     threadId: string,
     flow: FlowName,
     values: FormValues = {},
     messageId?: string,
-  ): Promise<void> {
-    const ref = webRef(threadId);
+    about?: AboutMessage,
+  ): Promise<{ outcome: string }> {
+    const message = about ?? (messageId === undefined ? undefined : { id: messageId, files: [] });
     const reply = await this.core.interact({
       kind: 'start',
       flow,
       actor: PERSON,
-      place: { ref, to: { ref, context: {} } },
+      place: placeAt(webRef(threadId)),
       values,
-      // The command's own message: what was posted before it (forget: is not read again).
-      ...(messageId === undefined ? {} : { message: { id: messageId, files: [] } }),
+      ...(message ? { message } : {}),
+      // A message command's request sorts after the message it is about.
+      ...(about ? { requestId: messageId ?? '' } : {}),
       traceId: randomUUID(),
     });
     await this.apply(threadId, reply, undefined);
+    return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
   }
 
   /** A button or form on the message `messageId`; the field errors, if the form stays open. */
-  async act(threadId: string, { messageId, ref, values }: WebAction): Promise<{ outcome: string }> {
+  async act(threadId: string, action: WebAction): Promise<{ outcome: string }> {
+    const { messageId, ref, values } = action;
+    if (action.command !== undefined) return this.onMessage(threadId, action);
     const reply = await this.core.interact({
       kind: 'act',
       ref,
       actor: PERSON,
       project: { platform: 'web', projectId: WEB_PROJECT },
-      place: { ref: webRef(threadId), to: { ref: webRef(threadId), context: {} } },
+      place: placeAt(webRef(threadId)),
       values,
       traceId: randomUUID(),
     });
@@ -203,6 +201,20 @@ export class WebInteractions implements InteractionSurface {
     const show = voted ? reply.show.filter((s) => s.kind !== 'notice') : reply.show;
     await this.apply(threadId, { ...reply, show }, messageId);
     return { outcome: reply.show.length === 0 ? 'nothing' : 'shown' };
+  }
+
+  /** A message command run on one of the thread's messages (ask-about), answered in the thread. */
+  private async onMessage(threadId: string, a: WebAction): Promise<{ outcome: string }> {
+    const spec = webMessageCommand(a.command ?? '');
+    const m = (await this.transcript.messages(threadId)).find((x) => x.id === a.messageId);
+    if (!spec || !('flow' in spec.starts) || !m) return { outcome: 'nothing' };
+    // The message itself is quoted, the bot's own included: it is what was asked about.
+    const quoted = { ...threadMessageOf(m), fromSelf: false };
+    return this.start(threadId, spec.starts.flow, a.values, messageId(), {
+      id: m.id,
+      files: [],
+      quoted,
+    });
   }
 
   private async holdsForm(threadId: string, id: string): Promise<boolean> {

@@ -47,6 +47,19 @@ function pastFile(f: WebFile): FileRef {
   };
 }
 
+/** A transcript message as the core reads a thread's. */
+export function threadMessageOf(m: WebMessage): ThreadMessage {
+  return {
+    id: m.id,
+    authorId: m.author === 'bot' ? WEB_BOT : WEB_PERSON,
+    isBot: m.author === 'bot',
+    fromSelf: m.author === 'bot',
+    text: m.text,
+    at: m.at,
+    files: (m.files ?? []).map(pastFile),
+  };
+}
+
 export class WebPort implements PlatformPort {
   readonly platform = 'web' as const;
   readonly limits = { message: WEB_LIMIT, stream: WEB_LIMIT };
@@ -138,15 +151,7 @@ export class WebPort implements PlatformPort {
     let left = opts.limit ?? Number.POSITIVE_INFINITY;
     for (const m of list.slice(from)) {
       if (left-- <= 0) return;
-      yield {
-        id: m.id,
-        authorId: m.author === 'bot' ? WEB_BOT : WEB_PERSON,
-        isBot: m.author === 'bot',
-        fromSelf: m.author === 'bot',
-        text: m.text,
-        at: m.at,
-        files: (m.files ?? []).map(pastFile),
-      };
+      yield threadMessageOf(m);
     }
   }
 

@@ -54,8 +54,9 @@ export interface CommandSpec {
     slack: boolean;
   };
   /**
-   * `message`: run on a message (Discord's Apps menu of a message), about that message; its
-   * Discord name is the menu's label.
+   * `message`: run on a message (Discord's Apps menu of a message, a Slack message shortcut, the
+   * web page's action under a message), about that message; its Discord and web names are the
+   * menu's labels, its Slack shortcut's callback id is `slackShortcutId`.
    */
   on?: 'message';
   /** Its name where it differs (Discord `erase-server`; a subcommand `settings show`). */
@@ -64,6 +65,11 @@ export interface CommandSpec {
   words?: RegExp;
   /** Asked before a button runs it (the web page's Forget): it cannot be undone. */
   asksFirst?: string;
+  /**
+   * A message command's optional question, asked where the platform asks cheaply (the web page's
+   * prompt); left empty, the flow's own words (ask-about-flow.ts, its `question` value).
+   */
+  question?: string;
 }
 
 const ANYWHERE = {
@@ -202,10 +208,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Answer about this message, in a thread started from it',
     options: [],
     who: 'anyone',
-    starts: { intent: 'ask' },
-    where: ANYWHERE,
+    starts: { flow: 'ask-about' },
+    where: { ...ANYWHERE, web: true },
     on: 'message',
-    names: { discord: 'Ask threadmind about this' },
+    names: { discord: 'Ask threadmind about this', web: ['Ask about this'] },
+    question:
+      'What do you want to know about this message? (Empty: what it says and what matters.)',
   },
   {
     name: 'share-file',
@@ -241,13 +249,33 @@ export function command(name: CommandName): CommandSpec {
 /** The command `/words` names in the web chat (`/summarise`, `/feedback-export`). */
 export function webCommand(word: string): CommandSpec | undefined {
   const w = word.toLowerCase();
-  return COMMANDS.find((c) => c.where.web && (c.names?.web ?? [c.name]).includes(w));
+  return typedOnWeb().find((c) => (c.names?.web ?? [c.name]).includes(w));
+}
+
+/** The web chat's typed commands (a message's own are actions on it). */
+function typedOnWeb(): CommandSpec[] {
+  return COMMANDS.filter((c) => c.where.web && c.on !== 'message');
 }
 
 /** The web chat's commands, for the words that list them: `/summarize, /forget and /files`. */
 export function webCommandList(): string {
-  const names = COMMANDS.filter((c) => c.where.web).map((c) => `/${c.names?.web?.[0] ?? c.name}`);
+  const names = typedOnWeb().map((c) => `/${c.names?.web?.[0] ?? c.name}`);
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+}
+
+/** The web chat's action on a message its page names (`ask-about`). */
+export function webMessageCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.where.web && c.on === 'message' && c.name === name);
+}
+
+/** A message command's Slack shortcut (manifest.yaml's callback_id): `threadmind_ask_about`. */
+export function slackShortcutId(spec: CommandSpec): string {
+  return `threadmind_${spec.name.replaceAll('-', '_')}`;
+}
+
+/** The message commands, each a Slack message shortcut. */
+export function messageCommands(): CommandSpec[] {
+  return COMMANDS.filter((c) => c.on === 'message');
 }
 
 /** A web chat command as its page offers it (GET /api/threads). */
@@ -258,6 +286,10 @@ export interface WebCommandView {
   /** Shown as a button over the thread: it runs in a conversation and needs nothing more. */
   button: boolean;
   asksFirst?: string;
+  /** An action under each message (its label is `name`), posted with the message as `command`. */
+  onMessage?: string;
+  /** Its optional question, asked before it runs (sent as the value `question`). */
+  question?: string;
 }
 
 /** The web chat's commands, in the table's order, for the page's buttons and hints. */
@@ -267,6 +299,8 @@ export function webCommands(): WebCommandView[] {
     description: c.description.replace(/\s*\([^)]*\)$/, ''),
     button: c.words !== undefined && c.options.length === 0,
     ...(c.asksFirst ? { asksFirst: c.asksFirst } : {}),
+    ...(c.on === 'message' ? { onMessage: c.name } : {}),
+    ...(c.question ? { question: c.question } : {}),
   }));
 }
 

@@ -19,6 +19,7 @@ import type { ConversationOptions } from './conversation-options.ts';
 import { FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
+import { AskAboutFlow } from './interactions/ask-about-flow.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
 import { ExportFlow } from './interactions/export-flow.ts';
@@ -92,6 +93,7 @@ export class Conversation {
         new SettingsShowFlow(o.settings),
         new FilesFlow(o.index),
         new ForgetFlow(o),
+        new AskAboutFlow((m) => this.receiveMessage(m)),
         ...(o.approvals
           ? [new ToolApprovalFlow(o.approvals, o.settings, o.groupsOf ?? (async () => []))]
           : []),

@@ -246,8 +246,11 @@ export const messages = {
       : `${rows} vote${rows === 1 ? '' : 's'} from this ${noun}, attached.`;
   },
   /** The question "Ask threadmind about this" asks about the message it was used on. */
-  askAbout(author: string, at: number): string {
-    return `Look at the message from ${author} posted at ${utc(at)} in this conversation (and any files it has). Tell me briefly what it says and what matters in it, then offer to help with it.`;
+  askAbout(author: string, at: number, question?: string): string {
+    const about = `Look at the message from ${author} posted at ${utc(at)} in this conversation (and any files it has).`;
+    return question
+      ? `${about} ${question}`
+      : `${about} Tell me briefly what it says and what matters in it, then offer to help with it.`;
   },
   eraseRefused(who: string, noun: string): string {
     return `Only ${who} can erase what threadmind stored for this ${noun}.`;

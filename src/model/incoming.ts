@@ -189,26 +189,3 @@ export interface InboundFiles {
   files: FileRef[];
   traceId: string;
 }
-
-/** "Ask threadmind about this" used on a message. */
-export interface AskAbout {
-  /** The conversation the answer goes to: the message's thread (or one started under it). */
-  ref: ThreadRef;
-  to: Destination;
-  principal: string;
-  /** The message asked about: who wrote it and when. */
-  about: { authorId: string; at: number };
-  /**
-   * The message itself, where the platform hands it over and the bot cannot read the thread (a
-   * Discord user install): quoted from here instead of a thread read.
-   */
-  message?: ThreadMessage;
-  /**
-   * An id for the request that sorts after the message (Slack: the shortcut's action_ts; Discord:
-   * the interaction's snowflake), so the thread read quotes the message and what came before it.
-   */
-  requestId: string;
-  traceId: string;
-  dedupe: string[];
-  openThread?: InboundMessage['openThread'];
-}

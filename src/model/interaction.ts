@@ -4,7 +4,7 @@
 // person did. Text that may carry markup or someone's words is RenderedText (neutralised for the
 // platform); titles, labels and choices are plain words every platform shows as typed.
 import type { InteractionOutcome } from './handled.ts';
-import type { Destination, FileRef } from './incoming.ts';
+import type { Destination, FileRef, ThreadMessage } from './incoming.ts';
 import type { RenderedText } from './rendered-text.ts';
 import type { ThreadRef } from './thread-ref.ts';
 
@@ -130,6 +130,11 @@ export interface Place {
   to: Destination;
 }
 
+/** The place of a conversation reached without platform details (a channel, a thread). */
+export function placeAt(ref: ThreadRef): Place {
+  return { ref, to: { ref, context: {} } };
+}
+
 /** What the platform says a person may do here; the core asks at every step. */
 /** `forgetThread`: may make the bot forget a thread without having started it. */
 export type Right = 'admin' | 'manageChannel' | 'forgetThread';
@@ -165,7 +170,22 @@ export type FlowName =
   | 'files'
   | 'forget'
   | 'usage'
-  | 'approval';
+  | 'approval'
+  | 'ask-about';
+
+/** The message a flow is about: its id and files, and who wrote it when the platform says. */
+export interface AboutMessage {
+  id: string;
+  files: readonly FileRef[];
+  /** Who wrote it and when (epoch ms): ask-about words its question with them. */
+  authorId?: string;
+  at?: number;
+  /**
+   * The message itself, where the platform hands it over and the bot cannot read the thread (a
+   * Discord user install): quoted from here instead of a thread read.
+   */
+  quoted?: ThreadMessage;
+}
 
 /** A person begins a flow: a command, a shortcut or message command on a message. */
 export interface InteractionStart {
@@ -174,8 +194,13 @@ export interface InteractionStart {
   actor: Actor;
   place: Place;
   /** The message the flow is about (a shortcut's message), with its files. */
-  message?: { id: string; files: readonly FileRef[] };
+  message?: AboutMessage;
   values?: FormValues;
+  /**
+   * An id for this request that sorts after the message (Slack: the shortcut's action_ts; Discord:
+   * the interaction's snowflake), where the flow hands the conversation a message of its own.
+   */
+  requestId?: string;
   traceId: string;
   /** Delivery keys: a start delivered twice runs once. */
   dedupe?: readonly string[];

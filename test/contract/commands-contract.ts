@@ -40,6 +40,21 @@ export function commandsContract(name: string, make: MakeFlowDriver): void {
       });
     }
 
+    test('ask-about: used on a message, the bot answers about it in its thread, knowing its words', async () => {
+      const spec = COMMANDS.find((c) => c.name === 'ask-about');
+      assert.ok(spec && 'flow' in spec.starts && spec.on === 'message');
+      d.llm.setResponder(() => ({ content: 'It says the deploy freeze starts Friday.' }));
+      const before = d.llm.requests.length;
+      const said = await d.askAbout('Heads up: the deploy freeze starts Friday at 18:00');
+      assert.match(said, /It says the deploy freeze starts Friday/);
+      const asked = d.llm.requests
+        .slice(before)
+        .map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages))
+        .find((m) => m.includes('Look at the message from'));
+      assert.ok(asked, 'the model was asked about the message');
+      assert.match(asked, /deploy freeze starts Friday at 18:00/);
+    });
+
     test('after forget, the thread is answered without its earlier history', async () => {
       const answered = await d.askForAnswer('remember the word PLOVER');
       await d.runCommand(answered, 'forget');

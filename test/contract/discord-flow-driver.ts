@@ -436,6 +436,21 @@ class DiscordFlowDriver implements FlowDriver {
     return reply.content;
   }
 
+  async askAbout(text: string): Promise<string> {
+    const m = await this.post(this.publicChannel, text, { as: 'other' });
+    await this.d.messageCommand({
+      channelId: this.publicChannel,
+      messageId: m.id,
+      userId: this.people.starter,
+      name: command('ask-about').names?.discord ?? '',
+    });
+    // A thread started from a message takes the message's id.
+    const answer = await this.d.waitFor(() =>
+      this.botAfter(m.id, m.id).findLast((x) => votesOf(x).length > 0),
+    );
+    return answer.content;
+  }
+
   private answerOf(a: Answered): DiscordMessage | undefined {
     const s = a as DiscordAnswered;
     return this.d.messages(s.thread).find((m) => m.id === s.message);

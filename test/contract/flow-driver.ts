@@ -84,6 +84,13 @@ export interface FlowDriver {
    * where it takes words (ask); what they were told.
    */
   runCommand(a: Answered, name: CommandName, text?: string): Promise<string>;
+  /**
+   * Someone posts `text` (where the bot is not addressed; the web chat: the person's message, which
+   * the bot answers), then the asker uses "Ask threadmind about this" on it, the platform's way
+   * (Slack: the message shortcut; Discord: the message command; the web chat: the action under
+   * the message); the bot's answer, once given in the message's thread.
+   */
+  askAbout(text: string): Promise<string>;
   /** The labels of the vote buttons under an answer. */
   voteButtons(a: Answered): string[];
   /**

@@ -207,7 +207,10 @@ export function shareContract(
   });
 }
 
-/** Split roles: the typed confirmation reaches another worker than the request did. */
+/**
+ * Split roles: the typed confirmation reaches another worker than the request did; an ask-about
+ * begun on the ingress (or gateway) is answered by a worker.
+ */
 export function splitShareContract(name: string, make: MakeFlowDriver): void {
   describe(`${name}: sharing with split roles (interaction contract)`, () => {
     let d: FlowDriver;
@@ -225,6 +228,12 @@ export function splitShareContract(name: string, make: MakeFlowDriver): void {
       await d.replaceWorker?.();
       assert.match(await d.typeConfirm(asked), new RegExp(`Shared ${word}\\.txt with the whole`));
       assert.ok(await findable(d, word));
+    });
+
+    test('ask-about begun where the request arrives is answered by a worker', async () => {
+      d.llm.setResponder(() => ({ content: 'It says the deploy freeze starts Friday.' }));
+      const said = await d.askAbout('Heads up: the deploy freeze starts Friday');
+      assert.match(said, /It says the deploy freeze starts Friday/);
     });
   });
 }

@@ -4,7 +4,7 @@
 // (replaceable) runs the messages, on a Redis of the driver's own.
 
 import type { RunningApp } from '../../src/compose/app.ts';
-import type { CommandName } from '../../src/core/commands.ts';
+import { type CommandName, command, slackShortcutId } from '../../src/core/commands.ts';
 import type { SlackMessage } from '../emulators/slack/index.ts';
 import { watchFileEvents } from '../support/file-events.ts';
 import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
@@ -464,6 +464,21 @@ class SlackFlowDriver implements FlowDriver {
       .filter((m) => Number(m.ts) > Number(ts))
       .map((m) => m.markdown_text ?? m.text)
       .join('\n');
+  }
+
+  async askAbout(text: string): Promise<string> {
+    const channel = this.fresh('public');
+    const { ts } = await this.h.slack.postUserMessage({ channel, user: PEOPLE.other, text });
+    await this.h.slack.messageShortcut({
+      channel,
+      ts,
+      user: PEOPLE.starter,
+      callbackId: slackShortcutId(command('ask-about')),
+    });
+    const m = await this.h.slack.waitFor(() =>
+      this.botReplies(channel, ts).findLast((x) => votesOf(x).length > 0),
+    );
+    return m.markdown_text ?? m.text;
   }
 
   private answerOf(a: Answered): SlackMessage | undefined {

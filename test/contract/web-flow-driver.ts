@@ -244,6 +244,33 @@ class WebFlowDriver implements FlowDriver {
       .join('\n');
   }
 
+  /** The person's message, which the bot answers; then the page's "Ask about this" under it. */
+  async askAbout(text: string): Promise<string> {
+    const view = await this.thread();
+    await this.say(view, text);
+    const asked = view.messages().find((m) => m.author === 'person');
+    const before = this.bot(view).length;
+    // The action the page offers under each message, as GET /api/threads tells it.
+    const { commands } = (await (await this.client.request('/api/threads')).json()) as {
+      commands: { onMessage?: string }[];
+    };
+    const onMessage = commands.find((c) => c.onMessage)?.onMessage;
+    const res = await this.client.request(`/api/threads/${view.id}/actions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messageId: asked?.id, command: onMessage }),
+    });
+    if (!res.ok) throw new Error(`web flow driver: action answered ${res.status}`);
+    const m = await view.until(
+      () =>
+        this.bot(view)
+          .slice(before)
+          .findLast((x) => (x.votes?.length ?? 0) > 0 && !x.streaming),
+      'the answer about the message',
+    );
+    return m.text;
+  }
+
   private answerOf(a: Answered): WebMessage | undefined {
     const w = a as WebAnswered;
     return this.view(w.thread)

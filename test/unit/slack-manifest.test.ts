@@ -5,8 +5,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { MAX_PROMPTS } from '../../adapters/slack/slack-agent-view.ts';
-import { ASK_SHORTCUT } from '../../adapters/slack/slack-intake.ts';
-import { SHARE_SHORTCUT } from '../../adapters/slack/slack-interactions.ts';
+import { MESSAGE_SHORTCUTS } from '../../adapters/slack/slack-interactions.ts';
 
 interface Manifest {
   features: {
@@ -34,7 +33,9 @@ test('the message shortcuts and agent events the adapter handles are in the mani
   const ids = manifest.features.shortcuts
     .filter((s) => s.type === 'message')
     .map((s) => s.callback_id);
-  assert.deepEqual(ids.sort(), [ASK_SHORTCUT, SHARE_SHORTCUT].sort());
+  // The commands table's message commands, one shortcut each (ask-about, share-file).
+  assert.deepEqual(ids.sort(), [...MESSAGE_SHORTCUTS].sort());
+  assert.deepEqual(ids.sort(), ['threadmind_ask_about', 'threadmind_share_file']);
   const events = manifest.settings.event_subscriptions.bot_events;
   for (const e of ['app_context_changed', 'app_uninstalled', 'tokens_revoked', 'app_mention'])
     assert.ok(events.includes(e), e);

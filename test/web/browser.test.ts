@@ -163,3 +163,31 @@ test('votes in the browser: 👍 shows pressed, 👎 asks why, the export is a f
   assert.deepEqual(errors, [], 'no errors on the page');
   await page.close();
 });
+
+test('ask about a message in the browser: its action asks the optional question, the answer comes in the thread', async () => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.app.webUrl ?? '');
+  await page.getByRole('button', { name: '+ New thread' }).click();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Rollout of v2 is paused until the audit is done.');
+  await box.press('Enter');
+  await page.locator('.message.bot:not(.streaming) .feedback').first().waitFor();
+  const before = h.llm.requests.length;
+  page.once('dialog', (d) => void d.accept('Who is doing the audit?'));
+  await page
+    .locator('.message.person', { hasText: 'Rollout of v2' })
+    .getByRole('button', { name: 'Ask about this' })
+    .click();
+  await page.locator('.message.bot:not(.streaming) .feedback').nth(1).waitFor();
+  const asked = h.llm.requests
+    .slice(before)
+    .map((r) => JSON.stringify(r.body.messages))
+    .find((m) => m.includes('Look at the message from'));
+  assert.ok(asked, 'the model was asked about the message');
+  assert.match(asked, /Who is doing the audit\?/);
+  assert.match(asked, /Rollout of v2 is paused/);
+  assert.deepEqual(errors, [], 'no errors on the page');
+  await page.close();
+});

@@ -21,6 +21,8 @@ const ui = {
 let bot = 'threadmind';
 let maxFileBytes = Number.POSITIVE_INFINITY;
 let threads = [];
+/** The bot's actions on a message (ask-about), from its commands table. */
+let messageCommands = [];
 let current;
 let events;
 /** Message id → { data, node }. */
@@ -69,6 +71,7 @@ async function loadThreads() {
 
 /** The bot's commands (its one table): a button for each that needs nothing more, and the hint. */
 function renderCommands(commands) {
+  messageCommands = commands.filter((c) => c.onMessage);
   ui.actions.replaceChildren(
     ...commands
       .filter((c) => c.button)
@@ -83,7 +86,10 @@ function renderCommands(commands) {
         return button;
       }),
   );
-  const names = commands.map((c) => `/${c.name}`).join(', ');
+  const names = commands
+    .filter((c) => !c.onMessage)
+    .map((c) => `/${c.name}`)
+    .join(', ');
   ui.text.placeholder = `Ask something, drop files (what you typed goes with them)${names ? `, or type ${names}` : ''} (Enter sends, Shift+Enter new line)`;
 }
 
@@ -137,17 +143,18 @@ function renderMessage(entry) {
   }
   if (m.card) li.append(cardView(m));
   if (m.votes?.length && !m.streaming) li.append(feedbackButtons(m));
+  if (!m.streaming && !m.card && messageCommands.length) li.append(messageActions(m));
   entry.node = li;
   return li;
 }
 
 /** Sends what the person did on a card (a button, a form) back to the bot's flow. */
-async function act(m, ref, values) {
+async function act(m, ref, values, command) {
   try {
     await api(`/api/threads/${current}/actions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messageId: m.id, ref, values }),
+      body: JSON.stringify({ messageId: m.id, ref, values, command }),
     });
   } catch (err) {
     showError(err.message);
@@ -272,6 +279,23 @@ function feedbackButtons(m) {
     const b = button(v.label, '', () => act(m, v.ref));
     b.className = 'vote';
     b.setAttribute('aria-pressed', String(m.voted === v.ref));
+    bar.append(b);
+  }
+  return bar;
+}
+
+/** The bot's actions on a message ("Ask about this"): the answer comes in the thread. */
+function messageActions(m) {
+  const bar = document.createElement('div');
+  bar.className = 'message-actions';
+  for (const c of messageCommands) {
+    const b = button(c.name, '', () => {
+      // Its optional question; Cancel asks nothing.
+      const question = c.question ? prompt(c.question, '') : '';
+      if (question !== null)
+        void act(m, undefined, question ? { question } : undefined, c.onMessage);
+    });
+    b.title = c.description;
     bar.append(b);
   }
   return bar;

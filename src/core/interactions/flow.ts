@@ -4,8 +4,8 @@
 // permission rule before every step, so a flow only decides and words its outcome.
 import type { Logger } from '../../log/logger.ts';
 import type { InteractionOutcome } from '../../model/handled.ts';
-import type { FileRef } from '../../model/incoming.ts';
 import type {
+  AboutMessage,
   ActionButton,
   Actor,
   FlowName,
@@ -26,8 +26,11 @@ export interface FlowStart {
   place: Place;
   via: Via;
   /** The message the flow is about, with its files. */
-  message?: { id: string; files: readonly FileRef[] };
+  message?: AboutMessage;
   values: FormValues;
+  /** An id for the request that sorts after the message (see `InteractionStart.requestId`). */
+  requestId?: string;
+  traceId: string;
   log: Logger;
 }
 
