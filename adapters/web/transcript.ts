@@ -1,102 +1,18 @@
 // The web chat's own record of its threads: what the page shows, kept in the bot's store so threads
 // and messages survive a reload and a restart (Slack and Discord keep theirs on their servers).
-// Every change is also pushed to the thread's listeners (the page's event streams).
+// Every change is also pushed to the thread's listeners (the page's event streams); how it is
+// stored is transcript-records.ts (a record per thread and per message).
 import { randomUUID } from 'node:crypto';
-import type { Reaction } from '../../src/model/platform-port.ts';
+import { TranscriptRecords, type TranscriptStore } from './transcript-records.ts';
+import type { WebCard, WebEvent, WebFile, WebMessage, WebThread } from './web-messages.ts';
 
-/** The part of the bot's key-value store the transcript needs (keyv's get and set). */
-export interface TranscriptStore {
-  get(key: string): Promise<unknown>;
-  set(key: string, value: unknown): Promise<unknown>;
-}
-
-export interface WebFile {
-  id: string;
-  name: string;
-  size: number;
-}
-
-export interface WebMessage {
-  id: string;
-  author: 'person' | 'bot';
-  text: string;
-  /** Epoch milliseconds. */
-  at: number;
-  files?: WebFile[];
-  /** The bot's ✅/⚠️ on a message that carried files. */
-  reactions?: Reaction[];
-  /** Files of this message are read or refused (their outcome is in the thread). */
-  filesDone?: boolean;
-  /** The page's id for a send, so a repeated send is one message. */
-  clientId?: string;
-  /** A natively streamed answer still being written. */
-  streaming?: boolean;
-  /** What the answer used, one line each (outdated ones say so). */
-  sources?: string[];
-  /** 👍 and 👎 under an answer (their action references); absent: no buttons. */
-  votes?: { label: string; ref: string }[];
-  /** The reference of the vote given here (its button shows pressed). */
-  voted?: string;
-  /** A flow's card, confirmation or form under the text. */
-  card?: WebCard;
-}
-
-/** A field of a card's form, as the page draws it (the core's FormField as JSON). */
-export interface WebField {
-  kind: 'short' | 'long' | 'select' | 'multi' | 'number' | 'toggle';
-  id: string;
-  label: string;
-  help?: string;
-  optional?: boolean;
-  maxLength?: number;
-  min?: number;
-  max?: number;
-  choices?: { value: string; label: string }[];
-  initial?: string | number | boolean | string[];
-}
-
-/**
- * What a flow shows on the page (the core's card, confirmation or form as JSON): its words are
- * the bot's (Markdown, rendered by the page like an answer), its buttons and form carry action
- * references the page posts back.
- */
-export interface WebCard {
-  title?: string;
-  fields?: { label: string; value: string }[];
-  context?: string;
-  actions?: { label: string; ref: string; style?: 'primary' | 'danger' }[];
-  form?: {
-    fields: WebField[];
-    submit: { label: string; ref: string };
-    cancel: { label: string; ref: string };
-  };
-  /** Problems with what was filled in, by field id. */
-  errors?: Record<string, string>;
-  /** A file for the person (an export), downloaded from the page. */
-  file?: { name: string; body: string };
-}
-
-export interface WebThread {
-  id: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** What a thread's listeners receive. */
-export type WebEvent =
-  | { type: 'message'; message: WebMessage }
-  | { type: 'append'; id: string; text: string }
-  | { type: 'delete'; id: string }
-  | { type: 'status'; text: string | null }
-  | { type: 'thread'; thread: WebThread }
-  | { type: 'handled'; messageId: string; status: string };
+export type { TranscriptStore } from './transcript-records.ts';
+export type * from './web-messages.ts';
 
 const TITLE_CHARS = 60;
 
 export class Transcript {
-  private readonly store: TranscriptStore;
-  private readonly prefix: string;
+  private readonly records: TranscriptRecords;
   private readonly onWriteError: (err: unknown) => void;
   private threads: Promise<WebThread[]> | undefined;
   private readonly loaded = new Map<string, Promise<WebMessage[]>>();
@@ -104,27 +20,15 @@ export class Transcript {
   private readonly listeners = new Map<string, Set<(e: WebEvent) => void>>();
   /** The thread of each message created or loaded in this process. */
   private readonly threadOf = new Map<string, string>();
-  private readonly writes = new Map<string, { done: Promise<void>; again: boolean }>();
 
   /** `prefix`: the platform and project every key starts with (`web:local`). */
   constructor(store: TranscriptStore, prefix: string, onWriteError: (err: unknown) => void) {
-    this.store = store;
-    this.prefix = prefix;
+    this.records = new TranscriptRecords(store, prefix, onWriteError);
     this.onWriteError = onWriteError;
   }
 
-  private get threadsKey(): string {
-    return `${this.prefix}:threads`;
-  }
-
-  private messagesKey(threadId: string): string {
-    return `${this.prefix}:transcript:${threadId}`;
-  }
-
   list(): Promise<WebThread[]> {
-    this.threads ??= this.store
-      .get(this.threadsKey)
-      .then((v) => (Array.isArray(v) ? (v as WebThread[]) : []));
+    this.threads ??= this.records.loadThreads();
     return this.threads;
   }
 
@@ -138,7 +42,10 @@ export class Transcript {
     const t: WebThread = { id: randomUUID(), title: 'New thread', createdAt: now, updatedAt: now };
     threads.push(t);
     this.loaded.set(t.id, Promise.resolve([]));
-    await this.persistThreads();
+    await Promise.all([
+      this.records.saveThread(t),
+      this.records.saveIndex(() => threads.map((x) => x.id)),
+    ]);
     return t;
   }
 
@@ -146,9 +53,13 @@ export class Transcript {
   messages(threadId: string): Promise<WebMessage[]> {
     let m = this.loaded.get(threadId);
     if (!m) {
-      m = this.store.get(this.messagesKey(threadId)).then((v) => {
-        const list = Array.isArray(v) ? (v as WebMessage[]) : [];
-        for (const msg of list) this.threadOf.set(msg.id, threadId);
+      m = this.records.loadMessages(threadId).then((list) => {
+        for (const msg of list) {
+          this.threadOf.set(msg.id, threadId);
+          // Streams live in the process that began them: one stored as still streaming was cut
+          // off by a restart, and shows as the text it reached.
+          delete msg.streaming;
+        }
         return list;
       });
       this.loaded.set(threadId, m);
@@ -188,7 +99,7 @@ export class Transcript {
       if (t.title === 'New thread' && title && !title.startsWith('/'))
         t.title = title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS - 1)}…` : title;
       this.emit(threadId, { type: 'thread', thread: t });
-      await this.persistThreads();
+      await this.records.saveThread(t);
     }
     return { message, repeated: false };
   }
@@ -218,7 +129,12 @@ export class Transcript {
     list.push(message);
     this.threadOf.set(message.id, threadId);
     this.emit(threadId, { type: 'message', message });
-    this.persistMessages(threadId);
+    this.records.saveMessage(threadId, message);
+    this.saveOrder(threadId, list);
+  }
+
+  private saveOrder(threadId: string, list: WebMessage[]): void {
+    this.records.saveOrder(threadId, () => list.map((m) => m.id)).catch(this.onWriteError);
   }
 
   /** Changes a message in place and tells the listeners; false when it is not there. */
@@ -232,11 +148,14 @@ export class Transcript {
     if (!m) return false;
     change(m);
     this.emit(threadId, { type: 'message', message: m });
-    if (persist) this.persistMessages(threadId);
+    if (persist) this.records.saveMessage(threadId, m);
     return true;
   }
 
-  /** Adds streamed text; stored when the stream stops. */
+  /**
+   * Adds streamed text: the page gets it at once, the store when the stream stops (the port's
+   * `stop` updates the message), so a streamed answer is one write, however many pieces it has.
+   */
   async append(threadId: string, id: string, text: string): Promise<boolean> {
     const m = (await this.messages(threadId)).find((x) => x.id === id);
     if (!m) return false;
@@ -249,9 +168,10 @@ export class Transcript {
     const list = await this.messages(threadId);
     const i = list.findIndex((x) => x.id === id);
     if (i < 0) return;
-    list.splice(i, 1);
+    const [gone] = list.splice(i, 1);
     this.emit(threadId, { type: 'delete', id });
-    this.persistMessages(threadId);
+    this.saveOrder(threadId, list);
+    if (gone) this.records.saveMessage(threadId, gone, true);
   }
 
   setStatus(threadId: string, text: string | null): void {
@@ -279,40 +199,9 @@ export class Transcript {
     };
   }
 
-  private persistThreads(): Promise<void> {
-    return this.write(this.threadsKey, async () => this.list());
-  }
-
-  private persistMessages(threadId: string): void {
-    this.write(this.messagesKey(threadId), () => this.messages(threadId)).catch(this.onWriteError);
-  }
-
-  /** One write per key at a time; changes made meanwhile go out in one more write of the latest state. */
-  private write(key: string, value: () => Promise<unknown>): Promise<void> {
-    const pending = this.writes.get(key);
-    if (pending) {
-      pending.again = true;
-      return pending.done;
-    }
-    const w = { done: Promise.resolve(), again: true };
-    w.done = (async () => {
-      try {
-        while (w.again) {
-          w.again = false;
-          await this.store.set(key, await value());
-        }
-      } finally {
-        this.writes.delete(key);
-      }
-    })();
-    this.writes.set(key, w);
-    return w.done;
-  }
-
   /** Resolves once every change so far is in the store. */
-  async flush(): Promise<void> {
-    while (this.writes.size > 0)
-      await Promise.allSettled([...this.writes.values()].map((w) => w.done));
+  flush(): Promise<void> {
+    return this.records.flush();
   }
 }
 

@@ -9,6 +9,8 @@ import { BodyTooLarge, closeAfter, readBody, securityHeaders, sendError } from '
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'markdown.js': 'text/javascript; charset=utf-8',
+  'markdown-it.js': 'text/javascript; charset=utf-8',
+  'icons.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 };

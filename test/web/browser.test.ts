@@ -1,6 +1,7 @@
 // The web chat in a real browser (Debian's chromium driven by playwright-core): start a thread, see
 // an answer stream in, drop a PDF, ask about it and see the citation, reload and find the thread;
-// vote on an answer, say what was wrong, and export the votes.
+// vote on an answer, say what was wrong, and export the votes; the page shows as code exactly the
+// fenced blocks the server's fence rule finds.
 // UPDATE_SCREENSHOT=1 saves the page answering about the PDF to docs/web-chat.png (the README's).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { type Browser, chromium } from 'playwright-core';
 import type { RequestBody } from '../emulators/openai/types.ts';
 import { buildTextPdf } from '../fixtures/documents/pdfs.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { FENCE_CASES, serverFences } from './fence-cases.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = new URL('../../docs/web-chat.png', import.meta.url);
@@ -90,7 +92,8 @@ test('a thread in the browser: streamed answer, dropped PDF, citation, reload', 
   }, pdf.toString('base64'));
   await page.dispatchEvent('main', 'drop', { dataTransfer: drop });
   await page.locator('.file', { hasText: 'launch-plan.pdf' }).locator('.state.ok').waitFor();
-  assert.match((await page.locator('.file').textContent()) ?? '', /launch-plan\.pdf.*✅ read/);
+  assert.match((await page.locator('.file').textContent()) ?? '', /launch-plan\.pdf.*read/);
+  assert.equal(await page.locator('.file .state.ok svg').count(), 1, 'read is marked by an icon');
 
   await box.fill('What is the launch code?');
   await page.getByRole('button', { name: 'Send' }).click();
@@ -141,12 +144,18 @@ test('votes in the browser: 👍 shows pressed, 👎 asks why, the export is a f
   await box.fill('Hello?');
   await box.press('Enter');
   const answer = page.locator('.message.bot:not(.streaming)').first();
-  const up = answer.locator('.feedback button', { hasText: '👍' });
+  const up = answer.getByRole('button', { name: 'Good answer' });
   await up.click();
   await page.waitForFunction(
     'document.querySelector(".feedback button")?.getAttribute("aria-pressed") === "true"',
   );
-  await answer.locator('.feedback button', { hasText: '👎' }).click();
+  // Drawn, not emoji: a machine without an emoji font shows them too.
+  assert.doesNotMatch(
+    (await answer.locator('.feedback').textContent()) ?? '',
+    /\p{Extended_Pictographic}/u,
+  );
+  assert.equal(await answer.locator('.feedback svg').count(), 2);
+  await answer.getByRole('button', { name: 'Bad answer' }).click();
   const why = page.locator('.card textarea[name="reason"]');
   await why.waitFor();
   await why.fill('Too long.');
@@ -189,5 +198,31 @@ test('ask about a message in the browser: its action asks the optional question,
   assert.match(asked, /Who is doing the audit\?/);
   assert.match(asked, /Rollout of v2 is paused/);
   assert.deepEqual(errors, [], 'no errors on the page');
+  await page.close();
+});
+
+test('the page shows as code exactly the blocks the server takes for code', async () => {
+  const page = await browser.newPage();
+  await page.goto(h.app.webUrl ?? '');
+  const texts = FENCE_CASES.map((c) => c.text);
+  // Runs in the page: its own renderer, as an answer is drawn.
+  const shown = (await page.evaluate(`(async (cases) => {
+    const { renderMarkdown } = await import('/static/markdown.js');
+    return cases.map((text) => {
+      const box = document.createElement('div');
+      box.append(renderMarkdown(text));
+      return [...box.querySelectorAll('pre > code')].map((c) => ({
+        language: c.dataset.language ?? '',
+        code: c.textContent,
+      }));
+    });
+  })(${JSON.stringify(texts)})`)) as { language: string; code: string }[][];
+  FENCE_CASES.forEach((c, i) => {
+    const expected = serverFences(c.text).map((f) => ({
+      language: f.info.split(/\s+/)[0] ?? '',
+      code: f.body.replace(/\n$/, ''),
+    }));
+    assert.deepEqual(shown[i], expected, c.name);
+  });
   await page.close();
 });

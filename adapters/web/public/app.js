@@ -1,6 +1,7 @@
 // The web chat page: a list of threads, one thread's messages kept current by its event stream,
 // a box to ask, commands, and files dropped or attached. Everything the bot or a file name says is
 // inserted as text or through renderMarkdown, never as HTML.
+import { icon, VOTE_ICONS } from './icons.js';
 import { renderMarkdown } from './markdown.js';
 
 const $ = (id) => document.getElementById(id);
@@ -94,8 +95,8 @@ function renderCommands(commands) {
 }
 
 function fileState(message) {
-  if (message.reactions?.includes('warning')) return ['⚠️ could not read', 'warning'];
-  if (message.reactions?.includes('ok')) return ['✅ read', 'ok'];
+  if (message.reactions?.includes('warning')) return ['could not read', 'warning'];
+  if (message.reactions?.includes('ok')) return ['read', 'ok'];
   return message.filesDone ? ['', ''] : ['reading…', ''];
 }
 
@@ -121,10 +122,11 @@ function renderMessage(entry) {
     for (const f of m.files) {
       const item = document.createElement('li');
       item.className = 'file';
-      item.textContent = `📄 ${f.name}`;
+      item.append(icon('file'), ` ${f.name}`);
       const s = document.createElement('span');
       s.className = `state ${kind}`;
-      s.textContent = state;
+      if (kind) s.append(icon(kind), ' ');
+      s.append(state);
       item.append(s);
       list.append(item);
     }
@@ -271,13 +273,22 @@ function cardView(m) {
   return box;
 }
 
-/** 👍/👎 under an answer (the bot's buttons); the vote given shows pressed, 👎 asks why in the thread. */
+/**
+ * 👍/👎 under an answer (the bot's buttons, drawn as icons named in words); the vote given shows
+ * pressed, 👎 asks why in the thread.
+ */
 function feedbackButtons(m) {
   const bar = document.createElement('div');
   bar.className = 'feedback';
   for (const v of m.votes) {
     const b = button(v.label, '', () => act(m, v.ref));
     b.className = 'vote';
+    const drawn = VOTE_ICONS[v.label];
+    if (drawn) {
+      b.replaceChildren(icon(drawn.icon));
+      b.setAttribute('aria-label', drawn.name);
+      b.title = drawn.name;
+    }
     b.setAttribute('aria-pressed', String(m.voted === v.ref));
     bar.append(b);
   }
@@ -305,7 +316,7 @@ function messageActions(m) {
 function fileLink(file) {
   const a = document.createElement('a');
   a.className = 'file-download';
-  a.textContent = `📄 ${file.name}`;
+  a.append(icon('file'), ` ${file.name}`);
   a.download = file.name;
   a.href = URL.createObjectURL(new Blob([file.body], { type: 'text/plain' }));
   return a;

@@ -1,0 +1,1 @@
+../../../node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs
