@@ -3,15 +3,16 @@
 // command, dropped files; web-intake.ts) and WebPort writes the core's replies into the thread's
 // transcript, which streams every change to the page. One project (`local`); each thread is a
 // session. This file puts the pieces together and routes each request.
-import type http from 'node:http';
+import { type Context, Hono, type Next } from 'hono';
 import type { Config } from '../../src/config/schema.ts';
 import { webCommands } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { type HttpEnv, httpApp, refuse, sendJson } from '../../src/log/http-app.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { Transcript, type TranscriptStore } from './transcript.ts';
 import { WebDeliveries } from './web-deliveries.ts';
 import { WebGuard } from './web-guard.ts';
-import { securityHeaders, sendError, sendJson } from './web-http.ts';
+import { pageHeaders } from './web-http.ts';
 import { WebIntake } from './web-intake.ts';
 import { WebInteractions } from './web-interactions.ts';
 import { WebPages } from './web-pages.ts';
@@ -37,6 +38,8 @@ export class WebAdapter {
   private readonly streams: WebStreams;
   private readonly deliveries: WebDeliveries;
   private readonly intake: WebIntake;
+  /** Every path the bot's server does not answer itself: the page, the login, the API. */
+  readonly http: Hono<HttpEnv>;
 
   constructor(d: WebAdapterDeps) {
     this.d = d;
@@ -72,17 +75,8 @@ export class WebAdapter {
       interactions,
       deliveries: this.deliveries,
     });
+    this.http = this.routes(log.child({ platform: 'web' }));
   }
-
-  /** The HTTP handler for every path the bot's server does not answer itself. */
-  readonly handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    this.route(req, res).catch((err: unknown) => {
-      this.d.log.error({ err, platform: 'web' }, 'web request failed');
-      if (!res.headersSent)
-        sendError(res, 500, 'Something went wrong; the details are in the log.');
-      else res.end();
-    });
-  };
 
   /** Ends the page's event streams (they would hold the server open) and stores what is left. */
   async stop(): Promise<void> {
@@ -91,56 +85,69 @@ export class WebAdapter {
     await this.transcript.flush();
   }
 
-  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    securityHeaders(res);
-    const url = new URL(req.url ?? '/', 'http://web.invalid');
-    const path = url.pathname;
-    const api = path.startsWith('/api/');
-    const place = this.guard.place(req);
-    if (!place.ok) return sendError(res, place.status, place.reason);
-    if (req.method === 'POST') {
-      const origin = this.guard.origin(req);
-      if (!origin.ok) return sendError(res, origin.status, origin.reason);
-    }
-    if (path === '/login') return this.pages.login(req, res);
-    const token = this.guard.token(req);
-    if (!token.ok) {
-      if (api) return sendError(res, token.status, token.reason);
-      return this.pages.loginNeeded(res);
-    }
-    if (!api) return this.pages.asset(req, res, path);
-
-    const parts = path.split('/').slice(2);
-    const [collection, threadId, sub, ...rest] = parts;
-    if (collection !== 'threads' || rest.length > 0) return sendError(res, 404, 'No such page.');
-    if (threadId === undefined || threadId === '') {
-      if (req.method === 'GET') return this.listThreads(res);
-      if (req.method === 'POST') {
-        const thread = await this.transcript.createThread();
-        return sendJson(res, 201, { thread });
+  private routes(log: Logger): Hono<HttpEnv> {
+    const app = httpApp({
+      log,
+      errorBody: (error) => ({ error }),
+      failure: 'Something went wrong; the details are in the log.',
+    });
+    app.use(pageHeaders);
+    app.use(async (c, next) => {
+      const place = this.guard.place(c);
+      if (!place.ok) refuse(place.status, place.reason);
+      if (c.req.method === 'POST') {
+        const origin = this.guard.origin(c);
+        if (!origin.ok) refuse(origin.status, origin.reason);
       }
-      return sendError(res, 405, 'Use GET or POST here.');
-    }
-    const thread = THREAD_ID.test(threadId) ? await this.transcript.thread(threadId) : undefined;
-    if (!thread) return sendError(res, 404, 'There is no such thread. Start a new one.');
-    if (sub === undefined && req.method === 'GET') {
-      return sendJson(res, 200, {
-        thread,
-        messages: await this.transcript.messages(thread.id),
-        status: this.transcript.status(thread.id),
-      });
-    }
-    if (sub === 'events' && req.method === 'GET') return this.streams.events(req, res, thread.id);
-    if (sub === 'messages' && req.method === 'POST')
-      return this.intake.message(req, res, thread.id);
-    if (sub === 'files' && req.method === 'POST') return this.intake.file(req, res, thread.id, url);
-    if (sub === 'actions' && req.method === 'POST') return this.intake.action(req, res, thread.id);
-    return sendError(res, 404, 'No such page.');
+      await next();
+    });
+    this.pages.login(app);
+    app.use(async (c, next) => {
+      const token = this.guard.token(c);
+      if (token.ok) return next();
+      if (c.req.path.startsWith('/api/')) refuse(token.status, token.reason);
+      return this.pages.loginNeeded(c);
+    });
+    app.route('/api/threads', this.api());
+    app.all('/api/*', () => refuse(404, 'No such page.'));
+    this.pages.assets(app);
+    return app;
   }
 
-  private async listThreads(res: http.ServerResponse): Promise<void> {
+  /** `/api/threads…`: the threads, one thread, its events, messages, files and actions. */
+  private api(): Hono<HttpEnv> {
+    const api = new Hono<HttpEnv>();
+    api.get('/', (c) => this.listThreads(c));
+    api.post('/', async (c) => sendJson(c, { thread: await this.transcript.createThread() }, 201));
+    api.all('/', () => refuse(405, 'Use GET or POST here.'));
+    // `/:id/*` covers `/:id` itself too.
+    api.use('/:id/*', (c, next) => this.known(c, next));
+    api.get('/:id', async (c) => {
+      const id = c.req.param('id');
+      return sendJson(c, {
+        thread: await this.transcript.thread(id),
+        messages: await this.transcript.messages(id),
+        status: this.transcript.status(id),
+      });
+    });
+    api.get('/:id/events', (c) => this.streams.events(c, c.req.param('id')));
+    api.post('/:id/messages', (c) => this.intake.message(c, c.req.param('id')));
+    api.post('/:id/files', (c) => this.intake.file(c, c.req.param('id')));
+    api.post('/:id/actions', (c) => this.intake.action(c, c.req.param('id')));
+    return api;
+  }
+
+  /** A thread's routes answer only for a thread that exists. */
+  private async known(c: Context, next: Next): Promise<void> {
+    const id = c.req.param('id') ?? '';
+    if (!THREAD_ID.test(id) || !(await this.transcript.thread(id)))
+      refuse(404, 'There is no such thread. Start a new one.');
+    await next();
+  }
+
+  private async listThreads(c: Context): Promise<Response> {
     const threads = [...(await this.transcript.list())].sort((a, b) => b.updatedAt - a.updatedAt);
-    sendJson(res, 200, {
+    return sendJson(c, {
       bot: this.d.config.agent.name,
       maxFileBytes: this.d.config.attachments.maxFileBytes,
       commands: webCommands(),

@@ -4,7 +4,9 @@
 // header or as the cookie the login form sets. A POST from a browser must come from the chat's own
 // origin.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type http from 'node:http';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { HttpEnv } from '../../src/log/http-app.ts';
 
 export const SESSION_COOKIE = 'threadmind_web';
 
@@ -37,15 +39,6 @@ function isLoopbackName(name: string): boolean {
   return name === 'localhost' || LOOPBACK_ADDRESS.test(name);
 }
 
-function cookies(req: http.IncomingMessage): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
-  }
-  return out;
-}
-
 export class WebGuard {
   private readonly o: GuardOptions;
   /** The cookie holds a value derived from the token, not the token itself. */
@@ -63,10 +56,10 @@ export class WebGuard {
   }
 
   /** Where the request came from, before anything else is looked at. */
-  place(req: http.IncomingMessage): Verdict {
+  place(c: Context<HttpEnv>): Verdict {
     if (this.o.exposed) return { ok: true };
-    const local = req.socket.localAddress ?? '';
-    if (!LOOPBACK_ADDRESS.test(local) || !isLoopbackName(hostName(req.headers.host ?? ''))) {
+    const local = c.env.incoming.socket.localAddress ?? '';
+    if (!LOOPBACK_ADDRESS.test(local) || !isLoopbackName(hostName(c.req.header('host') ?? ''))) {
       return {
         ok: false,
         status: 403,
@@ -78,28 +71,29 @@ export class WebGuard {
   }
 
   /** The token, from the Authorization header or the session cookie. */
-  token(req: http.IncomingMessage): Verdict {
+  token(c: Context): Verdict {
     const token = this.o.token;
     if (token === undefined) return { ok: true };
-    const auth = req.headers.authorization ?? '';
+    const auth = c.req.header('authorization') ?? '';
     const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
     if (bearer !== undefined && sameSecret(bearer, token)) return { ok: true };
-    const cookie = cookies(req).get(SESSION_COOKIE);
+    const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie !== undefined && this.cookieValue && sameSecret(cookie, this.cookieValue))
       return { ok: true };
     return { ok: false, status: 401, reason: 'Sign in with the web chat token (WEB_AUTH_TOKEN).' };
   }
 
   /** A browser's POST must come from this origin: another site's page cannot post as you. */
-  origin(req: http.IncomingMessage): Verdict {
-    const origin = req.headers.origin;
+  origin(c: Context): Verdict {
+    const origin = c.req.header('origin');
     if (origin === undefined) {
       // Browsers send Origin on every POST; a request without it is not a browser's cross-site form.
-      const site = req.headers['sec-fetch-site'];
+      const site = c.req.header('sec-fetch-site');
       if (site === undefined || site === 'same-origin' || site === 'none') return { ok: true };
     } else {
       try {
-        if (new URL(origin).host === (req.headers.host ?? '').toLowerCase()) return { ok: true };
+        if (new URL(origin).host === (c.req.header('host') ?? '').toLowerCase())
+          return { ok: true };
       } catch {
         // an unparsable Origin is refused below
       }
@@ -107,9 +101,14 @@ export class WebGuard {
     return { ok: false, status: 403, reason: 'Requests must come from the web chat itself.' };
   }
 
-  /** The login form's answer: the cookie to set when the token is right. */
-  login(given: string): string | undefined {
-    if (!this.o.token || !this.cookieValue || !sameSecret(given, this.o.token)) return undefined;
-    return `${SESSION_COOKIE}=${this.cookieValue}; HttpOnly; SameSite=Strict; Path=/`;
+  /** The login form's answer: the session cookie set when the token is right. */
+  login(c: Context, given: string): boolean {
+    if (!this.o.token || !this.cookieValue || !sameSecret(given, this.o.token)) return false;
+    setCookie(c, SESSION_COOKIE, this.cookieValue, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+    });
+    return true;
   }
 }

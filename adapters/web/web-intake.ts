@@ -2,16 +2,17 @@
 // of the bot's cards. Each is checked here and handed over; answers reach the page through the
 // transcript.
 import { randomUUID } from 'node:crypto';
-import type http from 'node:http';
+import type { Context } from 'hono';
 import type { Config } from '../../src/config/schema.ts';
 import { webCommand, webCommandList } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
+import { refuse, sendJson } from '../../src/log/http-app.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
 import type { Transcript } from './transcript.ts';
 import type { WebDeliveries } from './web-deliveries.ts';
-import { BodyTooLarge, closeAfter, readBody, sendError, sendJson } from './web-http.ts';
+import { bodyWithin } from './web-http.ts';
 import { actionOf, type WebInteractions } from './web-interactions.ts';
 import { WEB_PERSON, webRef } from './web-port.ts';
 
@@ -51,61 +52,36 @@ export class WebIntake {
     this.d = d;
   }
 
-  private async readJson(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-  ): Promise<Record<string, unknown> | undefined> {
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      sendError(res, 415, 'Send the message as JSON (content-type: application/json).');
-      return undefined;
-    }
-    let body: Buffer;
+  /** The JSON object the page sent; a refusal it can read otherwise. */
+  private async readJson(c: Context): Promise<Record<string, unknown>> {
+    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+      refuse(415, 'Send the message as JSON (content-type: application/json).');
+    const body = await bodyWithin(c, MAX_JSON_BYTES);
+    if (!body) refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
     try {
-      body = await readBody(req, MAX_JSON_BYTES);
-    } catch (err) {
-      if (!(err instanceof BodyTooLarge)) throw err;
-      closeAfter(req, res);
-      sendError(res, 413, `That message is too long: at most ${MAX_TEXT} characters.`);
-      return undefined;
-    }
-    try {
-      const v: unknown = JSON.parse(body.toString('utf8'));
+      const v: unknown = JSON.parse(new TextDecoder().decode(body));
       if (typeof v === 'object' && v !== null && !Array.isArray(v))
         return v as Record<string, unknown>;
     } catch {
       // answered below
     }
-    sendError(res, 400, 'The message is not valid JSON: send {"text": "…"}.');
-    return undefined;
+    refuse(400, 'The message is not valid JSON: send {"text": "…"}.');
   }
 
   /** `{messageId, ref, values?}`: a button pressed or a form sent on one of the bot's cards. */
-  async action(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    threadId: string,
-  ): Promise<void> {
-    const body = await this.readJson(req, res);
-    if (!body) return;
-    const action = actionOf(body);
-    if (!action) return sendError(res, 400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
-    sendJson(res, 200, await this.d.interactions.act(threadId, action));
+  async action(c: Context, threadId: string): Promise<Response> {
+    const action = actionOf(await this.readJson(c));
+    if (!action) refuse(400, 'Send {"messageId": "…", "ref": "…", "values": {…}}.');
+    return sendJson(c, await this.d.interactions.act(threadId, action));
   }
 
-  async message(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    threadId: string,
-  ): Promise<void> {
-    const body = await this.readJson(req, res);
-    if (!body) return;
-    const { text, clientId } = body;
-    if (typeof text !== 'string' || text.trim() === '')
-      return sendError(res, 400, 'Type a message first.');
+  async message(c: Context, threadId: string): Promise<Response> {
+    const { text, clientId } = await this.readJson(c);
+    if (typeof text !== 'string' || text.trim() === '') refuse(400, 'Type a message first.');
     if (text.length > MAX_TEXT)
-      return sendError(res, 413, `That message is too long: at most ${MAX_TEXT} characters.`);
+      refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
     if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
-      return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
+      refuse(400, 'clientId must be up to 100 letters, digits, - or _.');
     let intent: Intent | undefined;
     // `/name`, or a flow's `/name word` (`/feedback-export json`); the names are the core's table's.
     const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
@@ -115,17 +91,12 @@ export class WebIntake {
     if (command && !flow && word === undefined) {
       intent = spec && 'intent' in spec.starts ? spec.starts.intent : undefined;
       if (!intent)
-        return sendError(
-          res,
-          400,
-          `There is no command ${command[0]}. The commands are ${webCommandList()}.`,
-        );
+        refuse(400, `There is no command ${command[0]}. The commands are ${webCommandList()}.`);
     }
     const { message, repeated } = await this.d.transcript.addPersonMessage(threadId, {
       text,
       clientId,
     });
-    sendJson(res, 202, { messageId: message.id });
     if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
     else if (!repeated)
       this.d.interactions
@@ -136,38 +107,27 @@ export class WebIntake {
           message.id,
         )
         .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
+    return sendJson(c, { messageId: message.id }, 202);
   }
 
-  async file(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    threadId: string,
-    url: URL,
-  ): Promise<void> {
-    const name = cleanName(url.searchParams.get('name'));
-    if (!name) return sendError(res, 400, 'Give the file a name (?name=report.pdf).');
-    const clientId = url.searchParams.get('clientId') ?? undefined;
+  async file(c: Context, threadId: string): Promise<Response> {
+    const name = cleanName(c.req.query('name') ?? null);
+    if (!name) refuse(400, 'Give the file a name (?name=report.pdf).');
+    const clientId = c.req.query('clientId');
     if (clientId !== undefined && !CLIENT_ID.test(clientId))
-      return sendError(res, 400, 'clientId must be up to 100 letters, digits, - or _.');
-    const text = (url.searchParams.get('text') ?? '').trim();
+      refuse(400, 'clientId must be up to 100 letters, digits, - or _.');
+    const text = (c.req.query('text') ?? '').trim();
     if (text.length > MAX_TEXT)
-      return sendError(res, 413, `That message is too long: at most ${MAX_TEXT} characters.`);
+      refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
     const limit = this.d.config.attachments.maxFileBytes;
-    let bytes: Buffer;
-    try {
-      bytes = await readBody(req, limit);
-    } catch (err) {
-      if (!(err instanceof BodyTooLarge)) throw err;
-      closeAfter(req, res);
-      return sendError(res, 413, `${name} is larger than the ${size(limit)} limit for files.`);
-    }
-    if (bytes.length === 0) return sendError(res, 400, `${name} is empty.`);
+    const bytes = await bodyWithin(c, limit);
+    if (!bytes) refuse(413, `${name} is larger than the ${size(limit)} limit for files.`);
+    if (bytes.length === 0) refuse(400, `${name} is empty.`);
     const { message, repeated } = await this.d.transcript.addPersonMessage(threadId, {
       text,
       clientId,
       files: [{ id: randomUUID(), name, size: bytes.length }],
     });
-    sendJson(res, 202, { messageId: message.id });
     const files: FileRef[] = (message.files ?? []).map((f) => ({
       id: f.id,
       name: f.name,
@@ -190,6 +150,7 @@ export class WebIntake {
     if (text) this.deliver(threadId, message.id, text, clientId, undefined, files);
     // Nothing to answer: the outcome of the file is all the thread gets.
     else this.d.core.skipped('web', message.id);
+    return sendJson(c, { messageId: message.id }, 202);
   }
 
   /** Hands a person's message to the core; the answer reaches the page through the transcript. */

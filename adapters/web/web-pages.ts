@@ -1,83 +1,69 @@
-// What the web chat serves besides its API: the page and its static files, and the login form
-// where a token guards the chat.
-import { readFileSync } from 'node:fs';
-import type http from 'node:http';
+// What the web chat serves besides its API: the page and its static files (public/, read once at
+// start), and the login form where a token guards the chat.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Context, Hono } from 'hono';
+import { getMimeType } from 'hono/utils/mime';
+import type { HttpEnv } from '../../src/log/http-app.ts';
+import { refuse } from '../../src/log/http-app.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import type { WebGuard } from './web-guard.ts';
-import { BodyTooLarge, closeAfter, readBody, securityHeaders, sendError } from './web-http.ts';
+import { bodyWithin } from './web-http.ts';
 
-const STATIC: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'markdown.js': 'text/javascript; charset=utf-8',
-  'markdown-it.js': 'text/javascript; charset=utf-8',
-  'icons.js': 'text/javascript; charset=utf-8',
-  'style.css': 'text/css; charset=utf-8',
-  'icon.svg': 'image/svg+xml',
-};
+const PUBLIC = new URL('./public/', import.meta.url);
+
+/** The sign-in form's page, with its own CSP (its style is allowed by hash). */
+function page(c: Context, status: 200 | 401 | 404 | 413, error?: string): Response {
+  return c.html(loginPage(error), status, {
+    'content-security-policy': LOGIN_CSP,
+    'cache-control': 'no-store',
+  });
+}
 
 export class WebPages {
   private readonly guard: WebGuard;
-  private readonly assets = new Map<string, { body: Buffer; type: string }>();
+  /** public/'s files by name, with their types: a handful, served from memory. */
+  private readonly files = new Map<string, { body: Uint8Array<ArrayBuffer>; type: string }>();
 
   constructor(guard: WebGuard) {
     this.guard = guard;
-    const dir = new URL('./public/', import.meta.url);
-    for (const [name, type] of Object.entries(STATIC))
-      this.assets.set(name, { body: readFileSync(new URL(name, dir)), type });
-    this.assets.set('', {
-      body: readFileSync(new URL('index.html', dir)),
-      type: 'text/html; charset=utf-8',
-    });
+    for (const name of readdirSync(PUBLIC)) {
+      const body = new Uint8Array(readFileSync(new URL(name, PUBLIC)));
+      this.files.set(name, { body, type: getMimeType(name) ?? 'application/octet-stream' });
+    }
   }
 
-  asset(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendError(res, 405, 'Use GET here.');
-      return;
-    }
-    const name = path === '/' ? '' : path.startsWith('/static/') ? path.slice(8) : undefined;
-    const asset = name === undefined ? undefined : this.assets.get(name);
-    if (!asset) {
-      sendError(res, 404, 'No such page.');
-      return;
-    }
-    res.writeHead(200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
-    res.end(req.method === 'HEAD' ? undefined : asset.body);
+  /** GET and POST /login: the sign-in form, and the cookie once the token is right. */
+  login(app: Hono<HttpEnv>): void {
+    app.get('/login', (c) => page(c, this.guard.needsToken ? 200 : 404));
+    app.post('/login', async (c) => {
+      const body = await bodyWithin(c, 4096);
+      if (!body) return page(c, 413, 'That is far too long for a token.');
+      const given = new URLSearchParams(new TextDecoder().decode(body)).get('token') ?? '';
+      if (!this.guard.login(c, given)) return page(c, 401, 'That token is not right.');
+      c.header('cache-control', 'no-store');
+      return c.redirect('/', 303);
+    });
+    app.all('/login', () => refuse(405, 'Use GET or POST here.'));
   }
 
   /** The login page where the chat asks for its token (401 without it). */
-  loginNeeded(res: http.ServerResponse): void {
-    securityHeaders(res, LOGIN_CSP);
-    res.writeHead(401, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-    });
-    res.end(loginPage());
+  loginNeeded(c: Context): Response {
+    return page(c, 401);
   }
 
-  async login(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    securityHeaders(res, LOGIN_CSP);
-    const page = (status: number, error?: string) => {
-      res.writeHead(status, {
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-store',
-      });
-      res.end(loginPage(error));
+  /** `/` (index.html) and `/static/<file>`: public/'s files; anything else here is no page. */
+  assets(app: Hono<HttpEnv>): void {
+    const serve = (c: Context, name: string) => {
+      const file = this.files.get(name);
+      if (!file) refuse(404, 'No such page.');
+      return c.body(file.body, 200, { 'content-type': file.type, 'cache-control': 'no-cache' });
     };
-    if (req.method === 'GET') return page(this.guard.needsToken ? 200 : 404);
-    if (req.method !== 'POST') return sendError(res, 405, 'Use GET or POST here.');
-    let body: Buffer;
-    try {
-      body = await readBody(req, 4096);
-    } catch (err) {
-      if (!(err instanceof BodyTooLarge)) throw err;
-      closeAfter(req, res);
-      return page(413, 'That is far too long for a token.');
-    }
-    const given = new URLSearchParams(body.toString('utf8')).get('token') ?? '';
-    const cookie = this.guard.login(given);
-    if (!cookie) return page(401, 'That token is not right.');
-    res.writeHead(303, { location: '/', 'set-cookie': cookie, 'cache-control': 'no-store' });
-    res.end();
+    app.get('/', (c) => serve(c, 'index.html'));
+    app.get('/static/:name', (c) => serve(c, c.req.param('name')));
+    app.all('*', (c) =>
+      c.req.method === 'GET' || c.req.method === 'HEAD'
+        ? refuse(404, 'No such page.')
+        : refuse(405, 'Use GET here.'),
+    );
   }
 }

@@ -1,5 +1,6 @@
-// The HTTP server: the platforms' routes, the web chat as the fallback, and the readiness checks
-// of what this role depends on (the store; the models and Neo4j where turns run; the queue).
+// The HTTP server: the platforms' raw routes, the web chat's app for every other path, and the
+// readiness checks of what this role depends on (the store; the models and Neo4j where turns run;
+// the queue).
 import type { Config } from '../config/schema.ts';
 import type { StartupChecks } from '../doctor/startup.ts';
 import { HttpServer } from '../http/server.ts';
@@ -57,7 +58,7 @@ export function createHttp(
     metrics: d.metrics,
     log: d.log,
     routes: platforms.routes,
-    ...(web ? { fallback: web.handle } : {}),
+    ...(web ? { fallback: web.http } : {}),
     checks: [
       { name: 'store', check: () => store.ping() },
       ...(roles.runsTurns

@@ -1,10 +1,20 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Hono } from 'hono';
+import {
+  type HttpEnv,
+  httpApp,
+  type Listening,
+  listenHttp,
+  refuse,
+  sendJson,
+} from '../log/http-app.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../log/metrics.ts';
 import type { CheckStatus } from '../model/check-result.ts';
 import { withDeadline } from '../util/deadline.ts';
 
+/** A handler that owns the raw request (Bolt's receiver reads and verifies the body itself). */
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 export interface ReadinessCheck {
@@ -20,24 +30,16 @@ export interface HttpServerOptions {
   metrics: Metrics;
   checks: ReadinessCheck[];
   log: Logger;
-  /** Extra routes by exact path (the Slack adapter mounts POST /slack/events). */
+  /** Raw routes by exact path, any method (the Slack adapter mounts POST /slack/events). */
   routes?: Map<string, RouteHandler>;
-  /** Every other path, when set (the web chat); without it they are 404. */
-  fallback?: RouteHandler;
+  /** Every other path, when set (the web chat's app); without it they are 404. */
+  fallback?: Hono<HttpEnv>;
   readinessTimeoutMs?: number;
   /**
    * The start-up checks (the doctor's names) with their statuses, shown beside the readiness
    * checks; they do not decide readiness.
    */
   diagnostics?: () => { name: string; status: CheckStatus | 'pending' }[];
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-  });
-  res.end(JSON.stringify(body));
 }
 
 async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
@@ -66,81 +68,63 @@ async function runChecks(checks: ReadinessCheck[], timeoutMs: number) {
 
 /** /healthz, /readyz, /metrics and whatever routes adapters mount, on one port. */
 export class HttpServer {
-  private readonly server: http.Server;
   private readonly o: HttpServerOptions;
-  readonly routes: Map<string, RouteHandler>;
+  private readonly app: Hono<HttpEnv>;
+  private listening: Listening | undefined;
 
   constructor(o: HttpServerOptions) {
     this.o = o;
-    this.routes = o.routes ?? new Map();
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    // Slack waits 3 s for an ack; keep-alive sockets from its delivery fleet are reused.
-    this.server.keepAliveTimeout = 65_000;
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const route = this.routes.get(path);
-    if (route) {
-      route(req, res);
-      return;
+    const app = httpApp({
+      log: o.log.child({ component: 'http' }),
+      errorBody: (error) => ({ error }),
+      failure: 'The request failed; the details are in the log.',
+    });
+    // Raw routes first: Hono never reads their body, so Slack's signature is checked on the bytes sent.
+    for (const [path, route] of o.routes ?? []) {
+      app.all(path, (c) => {
+        route(c.env.incoming, c.env.outgoing);
+        return RESPONSE_ALREADY_SENT;
+      });
     }
-    const ops = path === '/healthz' || path === '/readyz' || path === '/metrics';
-    if (!ops && this.o.fallback) {
-      this.o.fallback(req, res);
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      json(res, 405, { error: 'method not allowed' });
-      return;
-    }
-    if (path === '/healthz') {
-      json(res, 200, { status: 'ok' });
-    } else if (path === '/readyz') {
-      runChecks(this.o.checks, this.o.readinessTimeoutMs ?? 3000).then(
-        (results) => {
-          const failing = results.filter((r) => !r.ok && !r.optional);
-          json(res, failing.length ? 503 : 200, {
-            status: failing.length ? 'not ready' : 'ready',
-            checks: results,
-            ...(this.o.diagnostics ? { doctor: this.o.diagnostics() } : {}),
-          });
+    app.get('/healthz', (c) => sendJson(c, { status: 'ok' }));
+    app.get('/readyz', async (c) => {
+      const results = await runChecks(o.checks, o.readinessTimeoutMs ?? 3000);
+      const failing = results.filter((r) => !r.ok && !r.optional);
+      return sendJson(
+        c,
+        {
+          status: failing.length ? 'not ready' : 'ready',
+          checks: results,
+          ...(o.diagnostics ? { doctor: o.diagnostics() } : {}),
         },
-        (err: unknown) => json(res, 500, { error: String(err) }),
+        failing.length ? 503 : 200,
       );
-    } else if (path === '/metrics') {
-      this.o.metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': this.o.metrics.registry.contentType });
-          res.end(text);
-        },
-        (err: unknown) => {
-          this.o.log.error({ err }, 'metrics failed');
-          json(res, 500, { error: 'metrics failed' });
-        },
-      );
-    } else {
-      json(res, 404, { error: 'not found' });
-    }
+    });
+    app.get('/metrics', async (c) =>
+      c.body(await o.metrics.registry.metrics(), 200, {
+        'content-type': o.metrics.registry.contentType,
+      }),
+    );
+    app.all('/healthz', () => refuse(405, 'method not allowed'));
+    app.all('/readyz', () => refuse(405, 'method not allowed'));
+    app.all('/metrics', () => refuse(405, 'method not allowed'));
+    if (o.fallback) app.route('/', o.fallback);
+    this.app = app;
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.o.port, this.o.host ?? '0.0.0.0', () => {
-        this.server.off('error', reject);
-        resolve();
-      });
+    this.listening = await listenHttp(this.app, {
+      port: this.o.port,
+      host: this.o.host ?? '0.0.0.0',
+      // Slack waits 3 s for an ack; keep-alive sockets from its delivery fleet are reused.
+      keepAliveTimeoutMs: 65_000,
     });
-    const port = (this.server.address() as AddressInfo).port;
+    const { port } = this.listening;
     this.o.log.info({ port }, 'http server listening');
     return port;
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeIdleConnections();
-    });
+    await this.listening?.close();
   }
 }

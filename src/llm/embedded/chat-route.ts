@@ -1,10 +1,12 @@
 // POST /v1/chat/completions on the embedded model, as vLLM answers it: the request checked against
 // the model's window (vLLM's context-length errors), then the reply whole or as server-sent events.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { orderedEvents } from '../../log/http-app.ts';
 import type { Logger } from '../../log/logger.ts';
 import { toChatHistory, toFunctions } from './chat-mapping.ts';
 import type { EmbeddedEngine, GenerateInput, GenerateResult, ToolChoice } from './engine.ts';
-import { readJson, sendJson } from './http-json.ts';
+import { readJson } from './http-json.ts';
 import {
   type ChatRequest,
   chatRequestSchema,
@@ -81,42 +83,39 @@ function generationOf(engine: EmbeddedEngine, body: ChatRequest, signal: AbortSi
 export async function chatCompletion(
   engine: EmbeddedEngine,
   log: Logger,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const parsed = chatRequestSchema.safeParse(await readJson(req));
+  c: Context,
+): Promise<Response> {
+  const parsed = chatRequestSchema.safeParse(await readJson(c));
   if (!parsed.success) throw new WireError(describeIssues(parsed.error));
   const body = parsed.data;
   checkModel(engine, body.model);
   const aborter = new AbortController();
+  // The request's signal fires when the client goes away before the answer is sent.
+  const gone = () => aborter.abort(new Error('the client closed the connection'));
+  c.req.raw.signal.addEventListener('abort', gone, { once: true });
   const input = generationOf(engine, body, aborter.signal);
-  const call = { engine, log, res, input, aborter, id: completionId(), model: engine.id };
-  let finished = false;
-  res.on('close', () => {
-    if (!finished) aborter.abort(new Error('the client closed the connection'));
+  const call = { engine, log, input, aborter, id: completionId(), model: engine.id };
+  if (!body.stream) return answerWhole(c, call);
+  const includeUsage = body.stream_options?.include_usage === true;
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(gone);
+    await answerStream(stream, call, includeUsage);
   });
-  try {
-    if (!body.stream) await answerWhole(call);
-    else await answerStream(call, body.stream_options?.include_usage === true);
-  } finally {
-    finished = true;
-  }
 }
 
 interface ChatCall {
   engine: EmbeddedEngine;
   log: Logger;
-  res: ServerResponse;
   input: GenerateInput;
   aborter: AbortController;
   id: string;
   model: string;
 }
 
-async function answerWhole({ engine, res, input, id, model }: ChatCall): Promise<void> {
+async function answerWhole(c: Context, { engine, input, id, model }: ChatCall): Promise<Response> {
   const result = await engine.generate(input);
   const calls = outCalls(result);
-  sendJson(res, 200, {
+  return c.json({
     id,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
@@ -138,25 +137,24 @@ async function answerWhole({ engine, res, input, id, model }: ChatCall): Promise
   });
 }
 
-async function answerStream(call: ChatCall, includeUsage: boolean): Promise<void> {
-  const { engine, log, res, input, aborter, id, model } = call;
+async function answerStream(
+  stream: SSEStreamingApi,
+  call: ChatCall,
+  includeUsage: boolean,
+): Promise<void> {
+  const { engine, log, input, aborter, id, model } = call;
   const chunkTime = Math.floor(Date.now() / 1000);
-  const send = (delta: Record<string, unknown>, finish: string | null = null) => {
-    const chunk = {
+  const events = orderedEvents(stream);
+  const data = (value: unknown) => events.send({ data: JSON.stringify(value) });
+  const send = (delta: Record<string, unknown>, finish: string | null = null) =>
+    data({
       id,
       object: 'chat.completion.chunk',
       created: chunkTime,
       model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(includeUsage ? { usage: null } : {}),
-    };
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  };
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+    });
   send({ role: 'assistant', content: '' });
   try {
     const result = await engine.generate({
@@ -168,24 +166,22 @@ async function answerStream(call: ChatCall, includeUsage: boolean): Promise<void
     const calls = outCalls(result);
     if (calls.length > 0) send({ tool_calls: calls.map((c, index) => ({ index, ...c })) });
     send({}, result.finish);
-    if (includeUsage) {
-      const last = {
+    if (includeUsage)
+      data({
         id,
         object: 'chat.completion.chunk',
         created: chunkTime,
         model,
         choices: [],
         usage: usageOf(result.promptTokens, result.completionTokens),
-      };
-      res.write(`data: ${JSON.stringify(last)}\n\n`);
-    }
+      });
   } catch (err) {
     if (aborter.signal.aborted) return;
     log.error({ err }, 'embedded model failed while streaming');
     // Like vLLM: an error inside a stream is an event carrying the error, then [DONE].
-    res.write(
-      `data: ${JSON.stringify(errorBody('The embedded model failed.', 500, 'InternalServerError'))}\n\n`,
-    );
+    data(errorBody('The embedded model failed.', 500, 'InternalServerError'));
   }
-  res.end('data: [DONE]\n\n');
+  events.send({ data: '[DONE]' });
+  // Everything is written before the stream closes.
+  await events.flushed();
 }

@@ -1,28 +1,20 @@
-// JSON in and out of the embedded model's HTTP server, with a bound on the body it reads.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The JSON a request to the embedded model carries: bounded by Hono's bodyLimit, refused in vLLM's
+// words when it is too large or not JSON.
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { WireError } from './wire.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
+export const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new WireError('The request body is too large.', 413);
+  },
+});
 
-export async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > MAX_BODY_BYTES) throw new WireError('The request body is too large.', 413);
-    chunks.push(buf);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+export async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
   try {
     return JSON.parse(text) as unknown;
   } catch {
