@@ -3,8 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Context, Hono } from 'hono';
 import { getMimeType } from 'hono/utils/mime';
-import type { HttpEnv } from '../../src/log/http-app.ts';
-import { refuse } from '../../src/log/http-app.ts';
+import { type HttpEnv, refuse } from '../../src/log/http-app.ts';
 import { LOGIN_CSP, loginPage } from './login-page.ts';
 import type { WebGuard } from './web-guard.ts';
 import { bodyWithin } from './web-http.ts';
@@ -26,7 +25,9 @@ export class WebPages {
 
   constructor(guard: WebGuard) {
     this.guard = guard;
-    for (const name of readdirSync(PUBLIC)) {
+    for (const entry of readdirSync(PUBLIC, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const name = entry.name;
       const body = new Uint8Array(readFileSync(new URL(name, PUBLIC)));
       this.files.set(name, { body, type: getMimeType(name) ?? 'application/octet-stream' });
     }

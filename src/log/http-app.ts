@@ -29,7 +29,7 @@ export interface HttpAppOptions {
   failure: string;
   /** Errors of the server's own kind that are refusals: their status and JSON. */
   refusalOf?: (err: Error) => { status: ContentfulStatusCode; body: unknown } | undefined;
-  /** `/path/` is `/path` (the embedded model, as vLLM). */
+  /** false: `/path/` is `/path` (the embedded model, as vLLM). */
   strict?: boolean;
 }
 
