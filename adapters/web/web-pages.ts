@@ -1,6 +1,6 @@
 // What the web chat serves besides its API: the page and its static files (public/, read once at
 // start), and the login form where a token guards the chat.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { Context, Hono } from 'hono';
 import { getMimeType } from 'hono/utils/mime';
 import { type HttpEnv, refuse } from '../../src/log/http-app.ts';
@@ -25,10 +25,11 @@ export class WebPages {
 
   constructor(guard: WebGuard) {
     this.guard = guard;
-    for (const entry of readdirSync(PUBLIC, { withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const name = entry.name;
-      const body = new Uint8Array(readFileSync(new URL(name, PUBLIC)));
+    for (const name of readdirSync(PUBLIC)) {
+      const file = new URL(name, PUBLIC);
+      // A file or a link to one (markdown-it.js is node_modules' build); not a folder.
+      if (!statSync(file).isFile()) continue;
+      const body = new Uint8Array(readFileSync(file));
       this.files.set(name, { body, type: getMimeType(name) ?? 'application/octet-stream' });
     }
   }
