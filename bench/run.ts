@@ -32,6 +32,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   fencing: async () => (await import('./fencing-bench.ts')).benchFencing(),
   'fair-share': async () => (await import('./fair-share-bench.ts')).benchFairShare(),
   mcp: async () => (await import('./mcp-bench.ts')).benchMcp(),
+  'turn-cost': async () => (await import('./turn-cost-bench.ts')).benchTurnCost(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in groups);
