@@ -1,8 +1,22 @@
-import type { BaseMessage, BaseMessageChunk, MessageContent } from '@langchain/core/messages';
-import { ChatOpenAICompletions, type OpenAIClient } from '@langchain/openai';
+import type { Callbacks } from '@langchain/core/callbacks/manager';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import type {
+  AIMessageChunk,
+  BaseMessage,
+  BaseMessageChunk,
+  BaseMessageLike,
+  MessageContent,
+} from '@langchain/core/messages';
+import type { LLMResult } from '@langchain/core/outputs';
+import {
+  type ChatOpenAICallOptions,
+  ChatOpenAICompletions,
+  type OpenAIClient,
+} from '@langchain/openai';
+import { currentModelCall } from '../scope/model-call.ts';
 import { type GpuShareOptions, gpuShareFetch } from './gpu-share.ts';
 import { estimateTextTokens } from './token-estimate.ts';
-import { UsageMeter, type UsageSink } from './usage-meter.ts';
+import { replyFacts, UsageMeter, type UsageSink } from './usage-meter.ts';
 
 type Role = OpenAIClient.Chat.ChatCompletionRole;
 
@@ -29,6 +43,46 @@ function hasRole(role: unknown): role is Role {
  * replaced by the local estimate.
  */
 export class OfflineChatOpenAI extends ChatOpenAICompletions {
+  /** Books each finished call's tokens (usage-meter.ts); unset, nothing is booked. */
+  meter: UsageMeter | undefined;
+
+  /** A call through invoke or batch: booked from its result. */
+  override async generate(
+    messages: BaseMessageLike[][],
+    options?: string[] | Partial<ChatOpenAICallOptions>,
+    callbacks?: Callbacks,
+  ): Promise<LLMResult> {
+    const tag = this.meter ? currentModelCall() : undefined;
+    const result = await super.generate(messages, options, callbacks);
+    if (tag)
+      messages.forEach((prompt, i) => {
+        this.meter?.book(tag, prompt, replyFacts(messageOf(result, i)));
+      });
+    return result;
+  }
+
+  /**
+   * A call through stream: booked from its chunks once the stream has ended (the server's counts
+   * come in the last one). One that fails or is left early is not booked, as before. With
+   * streaming disabled LangChain answers a stream through invoke, which books it.
+   */
+  override async *_streamIterator(
+    input: BaseLanguageModelInput,
+    options?: Partial<ChatOpenAICallOptions>,
+  ): AsyncGenerator<AIMessageChunk> {
+    const tag = this.meter && !this.disableStreaming ? currentModelCall() : undefined;
+    if (!tag) {
+      yield* super._streamIterator(input, options);
+      return;
+    }
+    const seen = new StreamedReply();
+    for await (const chunk of super._streamIterator(input, options)) {
+      seen.add(chunk);
+      yield chunk;
+    }
+    this.meter?.book(tag, input, seen.facts());
+  }
+
   /**
    * A completion is the assistant speaking, whether or not the server says so. LangChain takes a
    * chunk's role from `delta.role`, else from an earlier delta's; with neither (or an unknown
@@ -87,7 +141,7 @@ export interface ChatModelOptions {
 }
 
 export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
-  return new OfflineChatOpenAI({
+  const chat = new OfflineChatOpenAI({
     model: o.model,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
@@ -101,6 +155,42 @@ export function createChatModel(o: ChatModelOptions): OfflineChatOpenAI {
       baseURL: o.baseUrl,
       ...(o.share ? { fetch: gpuShareFetch(o.share) } : {}),
     },
-    ...(o.usage ? { callbacks: [new UsageMeter(o.model, o.usage)] } : {}),
   });
+  if (o.usage) chat.meter = new UsageMeter(o.model, o.usage);
+  return chat;
+}
+
+function messageOf(result: LLMResult, i: number): BaseMessage | undefined {
+  return (result.generations[i]?.[0] as { message?: BaseMessage } | undefined)?.message;
+}
+
+/** What a streamed reply said, gathered chunk by chunk without merging the chunks. */
+class StreamedReply {
+  private input = 0;
+  private output = 0;
+  private counted = false;
+  private readonly parts: string[] = [];
+  private readonly tools: unknown[] = [];
+
+  add(chunk: AIMessageChunk): void {
+    const u = (
+      chunk as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }
+    ).usage_metadata;
+    if (u) {
+      this.counted = true;
+      this.input += u.input_tokens;
+      this.output += u.output_tokens;
+    }
+    if (typeof chunk.content === 'string') this.parts.push(chunk.content);
+    else this.parts.push(JSON.stringify(chunk.content));
+    for (const t of chunk.tool_call_chunks ?? []) this.tools.push(t);
+  }
+
+  facts() {
+    return {
+      usage: this.counted ? { input_tokens: this.input, output_tokens: this.output } : undefined,
+      asksTools: this.tools.length > 0,
+      text: () => this.parts.join('') + JSON.stringify(this.tools),
+    };
+  }
 }

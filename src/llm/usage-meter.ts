@@ -1,10 +1,18 @@
 // Books every chat model call's tokens (ARCHITECTURE.md, "Sharing the GPU"): the server's `usage`
 // (vLLM sends it at the end of a stream when asked with stream_options.include_usage), else the
 // local estimate of the prompt and the reply. Whom the call was for comes from its tag.
-import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
-import type { AIMessage, BaseMessage } from '@langchain/core/messages';
-import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
-import { currentModelCall, type ModelCallKind, type ModelCallTag } from '../scope/model-call.ts';
+//
+// The chat model calls `book` with the finished reply (OfflineChatOpenAI, chat-model.ts) rather
+// than the meter being a LangChain callback: a callback makes every model call build a callback
+// manager, a run id and a run per call, and the streamed reply's last chunk already carries the
+// counts (ARCHITECTURE.md, "Turn cost").
+import {
+  type AIMessage,
+  type BaseMessage,
+  type BaseMessageLike,
+  coerceMessageLikeToMessage,
+} from '@langchain/core/messages';
+import type { ModelCallKind, ModelCallTag } from '../scope/model-call.ts';
 import { estimateTextTokens } from './token-count/text-estimate.ts';
 
 export interface UsageBooking {
@@ -24,62 +32,60 @@ function textOf(m: BaseMessage): string {
   return typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
 }
 
-interface Started {
-  tag: ModelCallTag;
-  promptEstimate: number;
+/** What the reply said about itself: the server's counts and whether it only asks for tools. */
+export interface ReplyFacts {
+  usage: { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+  asksTools: boolean;
+  /** The reply's text and tool calls, for the estimate (asked only when the server sent no counts). */
+  text(): string;
 }
 
-export class UsageMeter extends BaseCallbackHandler {
-  name = 'threadmind-usage-meter';
-  // Inline, so the call's tag (async context) is still there and nothing is booked late.
-  override awaitHandlers = true;
-  private readonly started = new Map<string, Started>();
+export function replyFacts(message: BaseMessage | undefined): ReplyFacts {
+  const m = message as AIMessage | undefined;
+  return {
+    usage: m?.usage_metadata,
+    asksTools: (m?.tool_calls?.length ?? 0) > 0,
+    text: () => (m ? textOf(m) + JSON.stringify(m.tool_calls ?? []) : ''),
+  };
+}
+
+/** The prompt as messages, from whatever a chat model was given. */
+function promptOf(input: unknown): BaseMessage[] {
+  if (typeof input === 'string') return [coerceMessageLikeToMessage(input)];
+  if (Array.isArray(input))
+    return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));
+  const value = input as { toChatMessages?: () => BaseMessage[] } | undefined;
+  return value?.toChatMessages?.() ?? [];
+}
+
+export class UsageMeter {
   private readonly sink: UsageSink;
   private readonly model: string;
 
   constructor(model: string, sink: UsageSink) {
-    super();
     this.model = model;
     this.sink = sink;
   }
 
-  override handleChatModelStart(_llm: unknown, messages: BaseMessage[][], runId: string): void {
-    const tag = currentModelCall();
+  /** One finished call: `prompt` is what the model was given (messages, a string, a prompt value). */
+  book(tag: ModelCallTag | undefined, prompt: unknown, reply: ReplyFacts): void {
     if (!tag) return;
-    const promptEstimate = (messages[0] ?? []).reduce(
-      (n, m) => n + estimateTextTokens(textOf(m)),
-      0,
-    );
-    this.started.set(runId, { tag, promptEstimate });
-  }
-
-  override handleLLMError(_err: unknown, runId: string): void {
-    this.started.delete(runId);
-  }
-
-  override handleLLMEnd(output: LLMResult, runId: string): void {
-    const s = this.started.get(runId);
-    if (!s) return;
-    this.started.delete(runId);
-    const gen = output.generations[0]?.[0] as ChatGeneration | undefined;
-    const message = gen?.message as AIMessage | undefined;
-    const usage = tokenCounts(message?.usage_metadata);
-    const asksTools = (message?.tool_calls?.length ?? 0) > 0;
-    const kind = s.tag.kind === 'answer' && asksTools ? 'tool_round' : s.tag.kind;
+    const kind = tag.kind === 'answer' && reply.asksTools ? 'tool_round' : tag.kind;
+    const usage = tokenCounts(reply.usage);
     if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
-      if (s.tag.spent) s.tag.spent.tokens += usage.input_tokens + usage.output_tokens;
+      if (tag.spent) tag.spent.tokens += usage.input_tokens + usage.output_tokens;
       this.sink({
-        ...{ tag: s.tag, kind, model: this.model, source: 'server' },
+        ...{ tag, kind, model: this.model, source: 'server' },
         ...{ prompt: usage.input_tokens, completion: usage.output_tokens },
       });
       return;
     }
-    const reply = message ? textOf(message) + JSON.stringify(message.tool_calls ?? []) : '';
-    const completion = estimateTextTokens(reply);
-    if (s.tag.spent) s.tag.spent.tokens += s.promptEstimate + completion;
+    const promptEstimate = promptOf(prompt).reduce((n, m) => n + estimateTextTokens(textOf(m)), 0);
+    const completion = estimateTextTokens(reply.text());
+    if (tag.spent) tag.spent.tokens += promptEstimate + completion;
     this.sink({
-      ...{ tag: s.tag, kind, model: this.model, source: 'estimate' },
-      ...{ prompt: s.promptEstimate, completion },
+      ...{ tag, kind, model: this.model, source: 'estimate' },
+      ...{ prompt: promptEstimate, completion },
     });
   }
 }
