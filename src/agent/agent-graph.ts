@@ -1,8 +1,21 @@
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages';
-import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  type AIMessage,
+  type AIMessageChunk,
+  type BaseMessage,
+  SystemMessage,
+} from '@langchain/core/messages';
+import type { Runnable, RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import {
+  Annotation,
+  END,
+  type LangGraphRunnableConfig,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+} from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { fitToWindow } from '../memory/fit-to-window.ts';
 
@@ -23,19 +36,39 @@ function hasToolCalls(m: BaseMessage | undefined): boolean {
 }
 
 /**
+ * Streams one reply, handing each chunk to the graph's `custom` stream (run-agent.ts reads the
+ * text from there), and returns the whole reply. The chunks come from `_streamIterator`, what
+ * `stream()` runs without wrapping it in a web stream that switches LangChain's context per chunk;
+ * and no callback is involved, so with tracing off LangChain builds no callback manager, run ids
+ * or runs for the call (ARCHITECTURE.md, "Turn cost").
+ */
+async function streamReply(
+  model: Runnable<BaseLanguageModelInput, AIMessageChunk>,
+  messages: BaseMessage[],
+  config: LangGraphRunnableConfig,
+): Promise<AIMessageChunk> {
+  let reply: AIMessageChunk | undefined;
+  for await (const chunk of model._streamIterator(messages, config)) {
+    config.writer?.(chunk);
+    reply = reply === undefined ? chunk : reply.concat(chunk);
+  }
+  if (reply === undefined) throw new Error('the model sent an empty reply');
+  return reply;
+}
+
+/**
  * model → (tools → model)* → end. On the last allowed round the model is called without tools, so
  * a turn always ends with an answer instead of a recursion error.
  */
 export function buildAgentGraph(o: GraphOptions) {
   const withTools = o.tools.length > 0 && o.model.bindTools ? o.model.bindTools(o.tools) : o.model;
-  const callModel = async (state: typeof AgentState.State, config: RunnableConfig) => {
+  const callModel = async (state: typeof AgentState.State, config: LangGraphRunnableConfig) => {
     const system = String(config.configurable?.system ?? '');
     const budget = Number(config.configurable?.windowBudget ?? Number.POSITIVE_INFINITY);
     const model = state.rounds >= o.maxToolRounds ? o.model : withTools;
     // The final guard, on every request of the turn: tool results can outgrow the window too.
     const { messages } = fitToWindow([new SystemMessage(system), ...state.messages], budget);
-    const reply = await model.invoke(messages, config);
-    return { messages: [reply] };
+    return { messages: [await streamReply(model, messages, config)] };
   };
   const toolNode = o.tools.length > 0 ? new ToolNode(o.tools, { handleToolErrors: true }) : null;
   const runTools = async (state: typeof AgentState.State, config: RunnableConfig) => {

@@ -64,7 +64,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const stream = await input.graph.stream(
     { messages: input.messages },
     {
-      streamMode: ['messages', 'updates'],
+      // `custom`: the model node's own chunks (agent-graph.ts); `messages` would hang a callback
+      // on every model call to get them (ARCHITECTURE.md, "Turn cost").
+      streamMode: ['custom', 'updates'],
       signal: input.signal,
       recursionLimit: input.maxToolRounds * 2 + 3,
       configurable: { system: input.system, windowBudget: input.windowBudget },
@@ -72,9 +74,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   );
   for await (const item of stream as AsyncIterable<[string, unknown]>) {
     const [mode, payload] = item;
-    if (mode === 'messages') {
-      const [chunk, meta] = payload as [BaseMessage, { langgraph_node?: string }];
-      if (meta.langgraph_node !== 'model' || !AIMessageChunk.isInstance(chunk)) continue;
+    if (mode === 'custom') {
+      const chunk = payload as BaseMessage;
+      if (!AIMessageChunk.isInstance(chunk)) continue;
       input.onActivity?.('model');
       const delta = textOf(chunk.content);
       if (delta) input.onText(delta);
