@@ -1,6 +1,7 @@
 // Leases on SQLite: one row per key (holder, generation, expiry). A row is never deleted when its
-// lease ends, only emptied, so the generation keeps counting up. Each step is one statement, or one
-// IMMEDIATE transaction of synchronous statements, so processes sharing the file agree.
+// lease ends, only emptied, so the generation keeps counting up. Each step is one statement, or
+// synchronous statements in one savepoint, inside the file's write transaction (sqlite-file.ts),
+// which holds the file's write lock, so processes sharing the file agree.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   type LeaseBackend,
@@ -9,11 +10,14 @@ import {
   type WriteGuard,
   type WriteOutcome,
 } from './lease-backend.ts';
+import type { SqliteFile } from './sqlite-file.ts';
 
 type Clock = () => number;
 
 export interface SqliteLeaseDeps {
   db: DatabaseSync;
+  /** Where writes go: the file's grouped transaction. */
+  file: SqliteFile;
   now: Clock;
   /** The `kv` row key keyv uses for `key`. */
   kvKey(key: string): string;
@@ -76,17 +80,23 @@ export class SqliteLeases implements LeaseBackend {
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<number | undefined> {
     const now = this.d.now();
-    const row = this.s.acquire.get(key, holder, now + ttlMs, now) as { gen: number } | undefined;
+    const row = this.d.file.write(() => this.s.acquire.get(key, holder, now + ttlMs, now)) as
+      | { gen: number }
+      | undefined;
     return row ? Number(row.gen) : undefined;
   }
 
   async renew(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
     const now = this.d.now();
-    return Number(this.s.renew.run(now + ttlMs, key, holder, token, now).changes) > 0;
+    return (
+      Number(
+        this.d.file.write(() => this.s.renew.run(now + ttlMs, key, holder, token, now)).changes,
+      ) > 0
+    );
   }
 
   async release(key: string, holder: string, token: number): Promise<void> {
-    this.s.release.run(key, holder, token);
+    this.d.file.write(() => this.s.release.run(key, holder, token));
   }
 
   async current(key: string): Promise<number | undefined> {
@@ -104,17 +114,7 @@ export class SqliteLeases implements LeaseBackend {
     guard: WriteGuard,
   ): Promise<WriteOutcome> {
     const values = await Promise.all(entries.map(([, v]) => this.d.serialize(v)));
-    const { db } = this.d;
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const now = this.d.now();
-      const outcome = this.writeLocked(entries, values, guard, now);
-      db.exec('COMMIT');
-      return outcome;
-    } catch (err) {
-      db.exec('ROLLBACK');
-      throw err;
-    }
+    return this.d.file.atomically(() => this.writeLocked(entries, values, guard, this.d.now()));
   }
 
   /** Inside the transaction: nothing else can write between the checks and the writes. */
@@ -138,8 +138,9 @@ export class SqliteLeases implements LeaseBackend {
   }
 
   async forget(prefix: string): Promise<number> {
+    const like = this.d.likePrefix(prefix);
     return Number(
-      this.s.forget.run(this.d.likePrefix(prefix), prefix, prefix, this.d.now()).changes,
+      this.d.file.write(() => this.s.forget.run(like, prefix, prefix, this.d.now())).changes,
     );
   }
 }

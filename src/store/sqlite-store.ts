@@ -1,10 +1,9 @@
 // Default store: one SQLite file through node:sqlite (no native module to build, no server).
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { LeaseBackend } from './lease-backend.ts';
+import { SqliteFile } from './sqlite-file.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import type { Store } from './store.ts';
 
@@ -33,10 +32,13 @@ class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
   >;
   private writes = 0;
   private readonly now: Clock;
+  private readonly file: SqliteFile;
 
-  constructor(db: DatabaseSync, now: Clock) {
+  constructor(file: SqliteFile, now: Clock) {
     super();
     this.now = now;
+    this.file = file;
+    const db = file.db;
     this.stmts = {
       get: db.prepare('SELECT value, expires_at FROM kv WHERE key = ?'),
       set: db.prepare(
@@ -53,7 +55,7 @@ class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
     const row = this.stmts.get.get(key) as { value: string; expires_at: number | null } | undefined;
     if (!row) return undefined;
     if (row.expires_at !== null && row.expires_at <= this.now()) {
-      this.stmts.del.run(key);
+      this.file.write(() => this.stmts.del.run(key));
       return undefined;
     }
     return row.value as StoredData<Value>;
@@ -61,13 +63,15 @@ class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
 
   async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
     const expires = typeof ttl === 'number' && ttl > 0 ? this.now() + ttl : null;
-    this.stmts.set.run(key, String(value), expires);
-    if (++this.writes % PRUNE_EVERY_WRITES === 0) this.stmts.prune.run(this.now());
+    this.file.write(() => {
+      this.stmts.set.run(key, String(value), expires);
+      if (++this.writes % PRUNE_EVERY_WRITES === 0) this.stmts.prune.run(this.now());
+    });
     return true;
   }
 
   async delete(key: string): Promise<boolean> {
-    return Number(this.stmts.del.run(key).changes) > 0;
+    return Number(this.file.write(() => this.stmts.del.run(key)).changes) > 0;
   }
 
   async has(key: string): Promise<boolean> {
@@ -77,9 +81,9 @@ class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
   async clear(): Promise<void> {
     if (this.namespace) {
       const escaped = this.namespace.replace(/[\\%_]/g, (c) => `\\${c}`);
-      this.stmts.clearNs.run(`${escaped}:%`);
+      this.file.write(() => this.stmts.clearNs.run(`${escaped}:%`));
     } else {
-      this.stmts.clearAll.run();
+      this.file.write(() => this.stmts.clearAll.run());
     }
   }
 }
@@ -88,6 +92,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly kv: Keyv;
   readonly leases: LeaseBackend;
+  private readonly file: SqliteFile;
   private readonly db: DatabaseSync;
   private readonly now: Clock;
   private readonly claimStmt: StatementSync;
@@ -96,13 +101,10 @@ export class SqliteStore implements Store {
   private readonly holderStmt: StatementSync;
 
   constructor(file: string, now: Clock = Date.now) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = new DatabaseSync(file);
+    // Writes are grouped into one commit per few milliseconds (sqlite-file.ts).
+    this.file = SqliteFile.open(file);
+    this.db = this.file.db;
     this.now = now;
-    // WAL + busy timeout: several processes may share one file (the bot and an admin command).
-    this.db.exec(
-      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;',
-    );
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
       CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;
@@ -118,9 +120,10 @@ export class SqliteStore implements Store {
     );
     this.releaseStmt = this.db.prepare('DELETE FROM claims WHERE key = ? AND holder = ?');
     this.holderStmt = this.db.prepare('SELECT holder FROM claims WHERE key = ? AND expires_at > ?');
-    this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.db, now), namespace: NAMESPACE });
+    this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.file, now), namespace: NAMESPACE });
     this.leases = new SqliteLeases({
       db: this.db,
+      file: this.file,
       now,
       kvKey: (key) => `${NAMESPACE}:${key}`,
       serialize: async (value) =>
@@ -144,21 +147,27 @@ export class SqliteStore implements Store {
     const stmt = this.db.prepare(
       `DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND substr(key, 1, length(?)) = ?${except}`,
     );
-    return Number(stmt.run(likePrefix(start), start, start, ...keep).changes);
+    return Number(
+      this.file.write(() => stmt.run(likePrefix(start), start, start, ...keep)).changes,
+    );
   }
 
   async claim(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    return Number(this.claimStmt.run(key, holder, now + ttlMs, now).changes) > 0;
+    return (
+      Number(this.file.write(() => this.claimStmt.run(key, holder, now + ttlMs, now)).changes) > 0
+    );
   }
 
   async renew(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    return Number(this.renewStmt.run(now + ttlMs, key, holder, now).changes) > 0;
+    return (
+      Number(this.file.write(() => this.renewStmt.run(now + ttlMs, key, holder, now)).changes) > 0
+    );
   }
 
   async release(key: string, holder: string): Promise<void> {
-    this.releaseStmt.run(key, holder);
+    this.file.write(() => this.releaseStmt.run(key, holder));
   }
 
   async holder(key: string): Promise<string | undefined> {
@@ -171,6 +180,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.db.isOpen) this.db.close();
+    this.file.close();
   }
 }

@@ -1,8 +1,7 @@
 // Usage per day in SQLite: one row per (day, project, channel, person, model, kind), incremented
 // in place (an upsert), so a call costs one statement whatever the traffic.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { SqliteFile } from './sqlite-file.ts';
 import type {
   UsageLedger,
   UsageRecord,
@@ -18,17 +17,18 @@ const COLUMN: Record<UsageScope, string> = {
 };
 
 export class SqliteUsageLedger implements UsageLedger {
+  private readonly file: SqliteFile;
   private readonly db: DatabaseSync;
   private readonly addStmt: StatementSync;
   private readonly totalStmts: Record<UsageScope, StatementSync>;
 
-  /** Its own connection to the store's file (WAL lets the two share it), or a memory database. */
+  /**
+   * The store's file through the store's connection, so a booking joins the store's grouped
+   * commit (sqlite-file.ts) instead of waiting for its lock; or a memory database.
+   */
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = new DatabaseSync(file);
-    this.db.exec(
-      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;',
-    );
+    this.file = SqliteFile.open(file);
+    this.db = this.file.db;
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS usage_daily (
         day TEXT NOT NULL, project TEXT NOT NULL, channel TEXT NOT NULL, person TEXT NOT NULL,
@@ -55,16 +55,8 @@ export class SqliteUsageLedger implements UsageLedger {
   }
 
   async add(r: UsageRecord): Promise<void> {
-    this.addStmt.run(
-      r.day,
-      r.project,
-      r.channel,
-      r.person,
-      r.model,
-      r.kind,
-      r.prompt,
-      r.completion,
-    );
+    const row = [r.day, r.project, r.channel, r.person, r.model, r.kind, r.prompt, r.completion];
+    this.file.write(() => this.addStmt.run(...row));
   }
 
   async totals(scope: UsageScope, id: string, from: string, to: string): Promise<UsageTotals> {
@@ -86,10 +78,11 @@ export class SqliteUsageLedger implements UsageLedger {
   }
 
   async eraseProject(project: string): Promise<void> {
-    this.db.prepare('DELETE FROM usage_daily WHERE project = ?').run(project);
+    const erase = this.db.prepare('DELETE FROM usage_daily WHERE project = ?');
+    this.file.write(() => erase.run(project));
   }
 
   async close(): Promise<void> {
-    if (this.db.isOpen) this.db.close();
+    this.file.close();
   }
 }

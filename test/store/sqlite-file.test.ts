@@ -1,0 +1,97 @@
+// The SQLite file's grouped commits: the store and the usage ledger share one connection, their
+// writes reach another connection (another process) once committed, closing commits what is
+// pending, and an atomic step that fails leaves nothing of itself but keeps the writes before it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { SqliteFile } from '../../src/store/sqlite-file.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { SqliteUsageLedger } from '../../src/store/sqlite-usage-ledger.ts';
+
+function withFile(fn: (file: string) => Promise<void>) {
+  return async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tm-sqlite-file-'));
+    try {
+      await fn(path.join(dir, 'tm.db'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** What another process would read: a connection of its own. */
+function outside(file: string, sql: string): unknown[] {
+  const db = new DatabaseSync(file);
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite grouped commits', () => {
+  it(
+    'the store and the ledger write through one connection, committed together',
+    withFile(async (file) => {
+      const store = new SqliteStore(file);
+      const ledger = new SqliteUsageLedger(file);
+      await store.kv.set('a', 1);
+      assert.equal(await store.claim('seen:x', 'me', 60_000), true);
+      await ledger.add({
+        ...{ day: '2026-12-01', project: 'slack:T1', channel: 'slack:T1:C1', person: 'slack:U1' },
+        ...{ model: 'm', kind: 'answer', prompt: 3, completion: 2 },
+      });
+      // Read back at once through the store, before any commit.
+      assert.equal(await store.kv.get('a'), 1);
+      assert.equal(await store.holder('seen:x'), 'me');
+      await ledger.close();
+      await store.close();
+      assert.equal(outside(file, "SELECT key FROM kv WHERE key = 'tm:a'").length, 1);
+      assert.equal(outside(file, "SELECT key FROM claims WHERE key = 'seen:x'").length, 1);
+      assert.equal(outside(file, 'SELECT calls FROM usage_daily').length, 1);
+    }),
+  );
+
+  it(
+    'pending writes reach other connections once committed, without closing',
+    withFile(async (file) => {
+      const store = new SqliteStore(file);
+      try {
+        await store.kv.set('b', 'two');
+        const f = SqliteFile.open(file);
+        f.commit();
+        f.close();
+        assert.equal(outside(file, "SELECT key FROM kv WHERE key = 'tm:b'").length, 1);
+      } finally {
+        await store.close();
+      }
+    }),
+  );
+
+  it(
+    'a failed atomic step undoes only itself',
+    withFile(async (file) => {
+      const f = SqliteFile.open(file);
+      try {
+        f.db.exec('CREATE TABLE t (v TEXT PRIMARY KEY)');
+        f.write(() => f.db.prepare('INSERT INTO t VALUES (?)').run('before'));
+        assert.throws(() =>
+          f.atomically(() => {
+            f.db.prepare('INSERT INTO t VALUES (?)').run('inside');
+            f.db.prepare('INSERT INTO t VALUES (?)').run('before');
+          }),
+        );
+        f.commit();
+        assert.deepEqual(
+          outside(file, 'SELECT v FROM t ORDER BY v').map((r) => (r as { v: string }).v),
+          ['before'],
+        );
+      } finally {
+        f.close();
+      }
+    }),
+  );
+});
