@@ -2,6 +2,7 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { globPrefix } from '../util/redis-glob.ts';
+import { deserializeKeyv, serializeKeyv } from './keyv-json.ts';
 import type { LeaseBackend } from './lease-backend.ts';
 import { RedisLeases } from './redis-leases.ts';
 import type { Store } from './store.ts';
@@ -36,7 +37,12 @@ export class RedisStore implements Store {
       connectionTimeout: 5000,
     });
     // The adapter prefixes keys itself; keyv must not add a second prefix.
-    this.kv = new Keyv({ store: this.adapter, useKeyPrefix: false });
+    this.kv = new Keyv({
+      store: this.adapter,
+      useKeyPrefix: false,
+      serialize: serializeKeyv,
+      deserialize: deserializeKeyv,
+    });
     this.leases = new RedisLeases({
       client: () => this.client(),
       kvKey: (key) => this.adapter.createKeyPrefix(key, this.adapter.namespace),

@@ -2,6 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
+import { deserializeKeyv, serializeKeyv } from './keyv-json.ts';
 import type { LeaseBackend } from './lease-backend.ts';
 import { SqliteFile } from './sqlite-file.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
@@ -120,7 +121,12 @@ export class SqliteStore implements Store {
     );
     this.releaseStmt = this.db.prepare('DELETE FROM claims WHERE key = ? AND holder = ?');
     this.holderStmt = this.db.prepare('SELECT holder FROM claims WHERE key = ? AND expires_at > ?');
-    this.kv = new Keyv({ store: new SqliteKeyvAdapter(this.file, now), namespace: NAMESPACE });
+    this.kv = new Keyv({
+      store: new SqliteKeyvAdapter(this.file, now),
+      namespace: NAMESPACE,
+      serialize: serializeKeyv,
+      deserialize: deserializeKeyv,
+    });
     this.leases = new SqliteLeases({
       db: this.db,
       file: this.file,
