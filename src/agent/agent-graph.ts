@@ -8,14 +8,7 @@ import {
 } from '@langchain/core/messages';
 import type { Runnable, RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import {
-  Annotation,
-  END,
-  type LangGraphRunnableConfig,
-  MessagesAnnotation,
-  START,
-  StateGraph,
-} from '@langchain/langgraph';
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { fitToWindow } from '../memory/fit-to-window.ts';
 
@@ -35,21 +28,26 @@ function hasToolCalls(m: BaseMessage | undefined): boolean {
   return ((m as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0;
 }
 
+/** What the caller is handed for each streamed chunk of a model reply (`configurable.onChunk`). */
+export type OnChunk = (chunk: AIMessageChunk) => void;
+
 /**
- * Streams one reply, handing each chunk to the graph's `custom` stream (run-agent.ts reads the
- * text from there), and returns the whole reply. The chunks come from `_streamIterator`, what
- * `stream()` runs without wrapping it in a web stream that switches LangChain's context per chunk;
- * and no callback is involved, so with tracing off LangChain builds no callback manager, run ids
- * or runs for the call (ARCHITECTURE.md, "Turn cost").
+ * Streams one reply, handing each chunk to `configurable.onChunk` (run-agent.ts), and returns the
+ * whole reply. The chunks come from `_streamIterator`, what `stream()` runs without wrapping it in
+ * a web stream that switches LangChain's context per chunk, and reach the caller directly rather
+ * than through the graph's own stream (two more web streams per chunk); no callback is involved,
+ * so with tracing off LangChain builds no callback manager, run ids or runs for the call
+ * (ARCHITECTURE.md, "Turn cost").
  */
 async function streamReply(
   model: Runnable<BaseLanguageModelInput, AIMessageChunk>,
   messages: BaseMessage[],
-  config: LangGraphRunnableConfig,
+  config: RunnableConfig,
 ): Promise<AIMessageChunk> {
+  const onChunk = config.configurable?.onChunk as OnChunk | undefined;
   let reply: AIMessageChunk | undefined;
   for await (const chunk of model._streamIterator(messages, config)) {
-    config.writer?.(chunk);
+    onChunk?.(chunk);
     reply = reply === undefined ? chunk : reply.concat(chunk);
   }
   if (reply === undefined) throw new Error('the model sent an empty reply');
@@ -62,7 +60,7 @@ async function streamReply(
  */
 export function buildAgentGraph(o: GraphOptions) {
   const withTools = o.tools.length > 0 && o.model.bindTools ? o.model.bindTools(o.tools) : o.model;
-  const callModel = async (state: typeof AgentState.State, config: LangGraphRunnableConfig) => {
+  const callModel = async (state: typeof AgentState.State, config: RunnableConfig) => {
     const system = String(config.configurable?.system ?? '');
     const budget = Number(config.configurable?.windowBudget ?? Number.POSITIVE_INFINITY);
     const model = state.rounds >= o.maxToolRounds ? o.model : withTools;

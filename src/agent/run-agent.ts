@@ -1,5 +1,5 @@
-import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { AgentGraph } from './agent-graph.ts';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { AgentGraph, OnChunk } from './agent-graph.ts';
 
 export interface TurnUsage {
   /** prompt_tokens of the last model call: what the context weighs now. */
@@ -61,45 +61,41 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
     modelCalls: 0,
   };
   const added: BaseMessage[] = [];
+  const onChunk: OnChunk = (chunk) => {
+    input.onActivity?.('model');
+    const delta = textOf(chunk.content);
+    if (delta) input.onText(delta);
+  };
+  // The model node hands its chunks to `onChunk` itself (agent-graph.ts): LangGraph's `messages`
+  // mode would hang a callback on every model call to get them (ARCHITECTURE.md, "Turn cost").
   const stream = await input.graph.stream(
     { messages: input.messages },
     {
-      // `custom`: the model node's own chunks (agent-graph.ts); `messages` would hang a callback
-      // on every model call to get them (ARCHITECTURE.md, "Turn cost").
-      streamMode: ['custom', 'updates'],
+      streamMode: 'updates',
       signal: input.signal,
       recursionLimit: input.maxToolRounds * 2 + 3,
-      configurable: { system: input.system, windowBudget: input.windowBudget },
+      configurable: { system: input.system, windowBudget: input.windowBudget, onChunk },
     },
   );
-  for await (const item of stream as AsyncIterable<[string, unknown]>) {
-    const [mode, payload] = item;
-    if (mode === 'custom') {
-      const chunk = payload as BaseMessage;
-      if (!AIMessageChunk.isInstance(chunk)) continue;
-      input.onActivity?.('model');
-      const delta = textOf(chunk.content);
-      if (delta) input.onText(delta);
-    } else if (mode === 'updates') {
-      const update = payload as Record<string, { messages?: BaseMessage[] } | undefined>;
-      for (const [node, value] of Object.entries(update)) {
-        for (const m of value?.messages ?? []) {
-          added.push(m);
-          if (node === 'model' && AIMessage.isInstance(m)) {
-            usage.modelCalls += 1;
-            const u = (
-              m as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }
-            ).usage_metadata;
-            if (u) {
-              usage.inputTokens += u.input_tokens;
-              usage.outputTokens += u.output_tokens;
-              usage.lastPromptTokens = u.input_tokens;
-              usage.firstPromptTokens ??= u.input_tokens;
-            }
+  for await (const payload of stream as AsyncIterable<unknown>) {
+    const update = payload as Record<string, { messages?: BaseMessage[] } | undefined>;
+    for (const [node, value] of Object.entries(update)) {
+      for (const m of value?.messages ?? []) {
+        added.push(m);
+        if (node === 'model' && AIMessage.isInstance(m)) {
+          usage.modelCalls += 1;
+          const u = (
+            m as unknown as { usage_metadata?: { input_tokens: number; output_tokens: number } }
+          ).usage_metadata;
+          if (u) {
+            usage.inputTokens += u.input_tokens;
+            usage.outputTokens += u.output_tokens;
+            usage.lastPromptTokens = u.input_tokens;
+            usage.firstPromptTokens ??= u.input_tokens;
           }
         }
-        input.onActivity?.(node === 'tools' ? 'model' : 'tools');
       }
+      input.onActivity?.(node === 'tools' ? 'model' : 'tools');
     }
   }
   const last = added.at(-1);
