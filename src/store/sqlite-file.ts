@@ -15,6 +15,16 @@ export const COMMIT_AFTER_MS = 20;
 
 const shared = new Map<string, SqliteFile>();
 
+let exitHooked = false;
+/** A process that exits without closing its store (process.exit) still commits what is pending. */
+function commitOnExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const file of shared.values()) file.commit();
+  });
+}
+
 export class SqliteFile {
   readonly db: DatabaseSync;
   private readonly key: string | undefined;
@@ -43,6 +53,7 @@ export class SqliteFile {
     }
     const made = new SqliteFile(file, key);
     shared.set(key, made);
+    commitOnExit();
     return made;
   }
 

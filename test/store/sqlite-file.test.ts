@@ -2,11 +2,13 @@
 // writes reach another connection (another process) once committed, closing commits what is
 // pending, and an atomic step that fails leaves nothing of itself but keeps the writes before it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { SqliteFile } from '../../src/store/sqlite-file.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { SqliteUsageLedger } from '../../src/store/sqlite-usage-ledger.ts';
@@ -68,6 +70,27 @@ describe('SQLite grouped commits', () => {
       } finally {
         await store.close();
       }
+    }),
+  );
+
+  it(
+    'a process that exits without closing its store still commits',
+    withFile(async (file) => {
+      const storeModule = fileURLToPath(
+        new URL('../../src/store/sqlite-store.ts', import.meta.url),
+      );
+      const script = path.join(path.dirname(file), 'write-and-exit.ts');
+      writeFileSync(
+        script,
+        `import { SqliteStore } from ${JSON.stringify(storeModule)};
+const store = new SqliteStore(${JSON.stringify(file)});
+await store.kv.set('left', 'behind');
+process.exit(0);
+`,
+      );
+      const run = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(outside(file, "SELECT key FROM kv WHERE key = 'tm:left'").length, 1);
     }),
   );
 
