@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import type { DiscordMessage } from '../emulators/discord/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { commitPending } from '../support/sqlite-committed.ts';
 
 const MANAGE_CHANNELS = String(1 << 4);
 const MANAGE_GUILD = String(1 << 5);
@@ -41,6 +42,7 @@ describe('erasing a Discord server', () => {
     );
 
   function keysOf(guild: string): string[] {
+    commitPending(`${h.dataDir}/threadmind.db`);
     const db = new DatabaseSync(`${h.dataDir}/threadmind.db`, { readOnly: true });
     try {
       const rows = db

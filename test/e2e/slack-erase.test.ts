@@ -11,6 +11,7 @@ import type { SlackMessage } from '../emulators/slack/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { startTestRedis, type TestRedis } from '../support/redis-server.ts';
 import { botReplies, callsTo } from '../support/slack-helpers.ts';
+import { commitPending } from '../support/sqlite-committed.ts';
 
 type Req = { messages: { role: string; content: unknown }[] };
 type Block = {
@@ -61,6 +62,7 @@ for (const backend of ['sqlite', 'redis'] as const) {
     /** Every stored key (values and claims) that names the workspace. */
     async function keysOf(team: string): Promise<string[]> {
       if (!redis) {
+        commitPending(`${h.dataDir}/threadmind.db`);
         const db = new DatabaseSync(`${h.dataDir}/threadmind.db`, { readOnly: true });
         try {
           const rows = db

@@ -11,6 +11,7 @@ import { type Harness, newEncryptionKey, startHarness } from '../support/harness
 import { startTestRedis, type TestRedis } from '../support/redis-server.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
 import { installWorkspace } from '../support/slack-oauth.ts';
+import { commitPending } from '../support/sqlite-committed.ts';
 
 const suffix = () => Math.random().toString(36).slice(2, 8).toUpperCase();
 
@@ -84,6 +85,7 @@ describe('Slack OAuth install (SQLite store)', () => {
     const wsB = h.slack.installedWorkspace(teamB);
     assert.ok(wsA && wsB);
     const file = h.config.storeUrl.slice('sqlite://'.length);
+    commitPending(file);
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       const rows = db.prepare('SELECT key, value FROM kv').all() as {
@@ -217,6 +219,7 @@ describe('Slack OAuth install (SQLite store)', () => {
       );
       assert.deepEqual(refused, []);
       // The renewed token is stored sealed like the first.
+      commitPending(h.config.storeUrl.slice('sqlite://'.length));
       const db = new DatabaseSync(h.config.storeUrl.slice('sqlite://'.length), { readOnly: true });
       try {
         const rows = db.prepare('SELECT value FROM kv').all() as { value: string }[];
