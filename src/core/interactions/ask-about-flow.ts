@@ -8,32 +8,21 @@
 import type { InboundMessage } from '../../model/incoming.ts';
 import { messages } from '../messages.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart } from './flow.ts';
+import { OneShotFlow } from './one-shot.ts';
 
 /** What the person may add to the question (the web chat's box); absent: the flow's own words. */
 export const QUESTION_FIELD = 'question';
 /** As long as `/ask`'s question may be. */
 const MAX_QUESTION = 4000;
 
-export class AskAboutFlow implements Flow<never> {
+export class AskAboutFlow extends OneShotFlow implements Flow<never> {
   readonly name = 'ask-about' as const;
   private readonly receive: (m: InboundMessage) => Promise<unknown>;
 
   /** `receive`: the conversation's door for a person's message (`Conversation.receiveMessage`). */
   constructor(receive: (m: InboundMessage) => Promise<unknown>) {
+    super();
     this.receive = receive;
-  }
-
-  /** Anyone who can see the message may ask about it. */
-  async may(): Promise<boolean> {
-    return true;
-  }
-
-  refusal(): string {
-    return messages.actionUsed;
-  }
-
-  expired(): string {
-    return messages.actionUsed;
   }
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
@@ -68,10 +57,5 @@ export class AskAboutFlow implements Flow<never> {
     // conversation never rejects for the person's sake; anything unexpected is logged.
     this.receive(m).catch((err: unknown) => s.log.error({ err }, 'ask-about turn failed'));
     return { show: [], outcome: 'done', changed: { asked: about.id } };
-  }
-
-  /** It has no steps. */
-  async step(ctx: FlowContext): Promise<FlowResult> {
-    return { show: [{ kind: 'notice', text: ctx.text(messages.actionUsed) }], outcome: 'refused' };
   }
 }

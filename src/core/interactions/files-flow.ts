@@ -5,36 +5,21 @@ import type { AttachmentIndex } from '../../attachments/index/index.ts';
 import { ownersOf, type ThreadRef } from '../../model/thread-ref.ts';
 import { messages } from '../messages.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart } from './flow.ts';
+import { OneShotFlow } from './one-shot.ts';
 
-export class FilesFlow implements Flow<never> {
+export class FilesFlow extends OneShotFlow implements Flow<never> {
   readonly name = 'files' as const;
   private readonly index: AttachmentIndex | undefined;
 
   /** Without an index no file is read, and the list is empty. */
   constructor(index: AttachmentIndex | undefined) {
+    super();
     this.index = index;
-  }
-
-  async may(): Promise<boolean> {
-    return true;
-  }
-
-  refusal(): string {
-    return messages.actionUsed;
-  }
-
-  expired(): string {
-    return messages.actionUsed;
   }
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
     const listed = await this.list(s.place.ref);
     return { show: [{ kind: 'notice', text: ctx.text(listed) }], outcome: 'done' };
-  }
-
-  /** A list has no steps. */
-  async step(ctx: FlowContext): Promise<FlowResult> {
-    return { show: [{ kind: 'notice', text: ctx.text(messages.actionUsed) }], outcome: 'refused' };
   }
 
   /** The files a turn in `ref` could read. */

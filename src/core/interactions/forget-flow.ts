@@ -8,16 +8,18 @@ import { messages } from '../messages.ts';
 import type { SessionState } from '../session-state.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import type { Flow, FlowContext, FlowResult, FlowStart } from './flow.ts';
+import { OneShotFlow } from './one-shot.ts';
 
-export class ForgetFlow implements Flow<never> {
+export class ForgetFlow extends OneShotFlow implements Flow<never> {
   readonly name = 'forget' as const;
   private readonly d: { state: SessionState; threadContext?: ThreadContext | undefined };
 
   constructor(d: { state: SessionState; threadContext?: ThreadContext | undefined }) {
+    super();
     this.d = d;
   }
 
-  async may(
+  override async may(
     ctx: FlowContext,
     actor: Actor,
     _step: string,
@@ -32,12 +34,8 @@ export class ForgetFlow implements Flow<never> {
     return false;
   }
 
-  refusal(): string {
+  override refusal(): string {
     return messages.forgetRefused;
-  }
-
-  expired(): string {
-    return messages.actionUsed;
   }
 
   async start(ctx: FlowContext, s: FlowStart): Promise<FlowResult> {
@@ -51,10 +49,5 @@ export class ForgetFlow implements Flow<never> {
       outcome: 'done',
       changed: { forgotten: sessionKey(ref) },
     };
-  }
-
-  /** Forgetting has no steps. */
-  async step(ctx: FlowContext): Promise<FlowResult> {
-    return { show: [{ kind: 'notice', text: ctx.text(messages.actionUsed) }], outcome: 'refused' };
   }
 }
