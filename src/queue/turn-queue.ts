@@ -65,6 +65,21 @@ export function recordsPrefix(name: string): string {
   return `${PREFIX}:${name}`;
 }
 
+/**
+ * The one job that may answer a message. Two jobs can carry one message when its first copy was
+ * queued by a process killed before it confirmed the claim: the claim lapsed and the platform's
+ * replay queued it again. Files travel as a job of their own, so they have their own key.
+ */
+export function messageJobKey(name: string, data: Pick<TurnJobData, 'msg'>): string {
+  const { ref, messageId, ingestFiles } = data.msg;
+  const kind = ingestFiles ? 'files' : 'turn';
+  return `${messageJobPrefix(name)}${ref.platform}:${ref.projectId}:${kind}:${ref.channelId}:${messageId}`;
+}
+
+function messageJobPrefix(name: string): string {
+  return `${PREFIX}:${name}:job-for:`;
+}
+
 /** A channel's jobs not yet taken by a worker (a sorted set of job ids by enqueue time). */
 export function waitingKey(name: string, channel: string): string {
   return `${PREFIX}:${name}:waiting:${channel}`;
@@ -177,8 +192,8 @@ export class TurnQueue {
 
   /**
    * An erased project's messages in the queue: every job not running now (waiting, delayed,
-   * failed, completed) whose session is the project's, the post records of those jobs, and the
-   * sessions' order records. A running job finishes; its turn keeps nothing (the erase marker).
+   * failed, completed) whose session is the project's, the post records of those jobs, the
+   * sessions' order records and the messages' job claims. A running job finishes; its turn keeps nothing (the erase marker).
    */
   async eraseProject(projectKey: string): Promise<number> {
     const prefix = `${projectKey}:`;
@@ -198,13 +213,18 @@ export class TurnQueue {
       if (gone) removed += 1;
       await this.redis.unlink(postedKey(recordsPrefix(this.o.name), job.id ?? ''));
     }
-    let cursor = '0';
-    const pattern = globPrefix(orderKey(this.o.name, prefix));
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+    for (const keyPrefix of [
+      orderKey(this.o.name, prefix),
+      messageJobPrefix(this.o.name) + prefix,
+    ]) {
+      let cursor = '0';
+      const pattern = globPrefix(keyPrefix);
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await this.redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
     return removed;
   }
 

@@ -20,6 +20,7 @@ import { RunFences } from './run-fence.ts';
 import {
   channelOf,
   jobIdOf,
+  messageJobKey,
   ORDER_TTL_S,
   orderKey,
   PREFIX,
@@ -146,6 +147,15 @@ export class TurnWorker {
     }
     metrics.queuePickupSeconds.observe(Math.max(0, Date.now() - data.queuedAt) / 1000);
     const jobId = String(job.id);
+    if (!(await this.answersItsMessage(data, jobId))) {
+      log.warn(
+        { job: jobId, message_id: data.msg.messageId },
+        'another job already carries this message; marking this one done',
+      );
+      metrics.duplicateEvents.inc({ platform: data.msg.ref.platform });
+      await this.markDone(key, data.seq);
+      return 'duplicate';
+    }
     const port = this.ports.get(data.msg.ref.platform);
     if (!port) {
       metrics.queueJobsFailed.inc();
@@ -214,6 +224,18 @@ export class TurnWorker {
     // Done is final (`done` stops any later run first): the marker has served.
     await this.d.store.release(jobOnceKey(jobId), ONCE_HOLDER);
     return 'answered';
+  }
+
+  /** Whether this job is the message's one job: the first to ask, or a later run of that job. */
+  private async answersItsMessage(data: TurnJobData, jobId: string): Promise<boolean> {
+    const holder = await this.redis.eval(
+      "local v = redis.call('GET', KEYS[1]) if v then return v end redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) return ARGV[1]",
+      1,
+      messageJobKey(this.o.name, data),
+      jobId,
+      String(ORDER_TTL_S),
+    );
+    return holder === jobId;
   }
 
   /** Nothing will ever run the predecessor: it failed for good, ended, or was never added. */

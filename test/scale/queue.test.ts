@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { RunningApp } from '../../src/compose/app.ts';
 import type { HandledEvent } from '../../src/model/handled.ts';
+import { jobIdOf, orderKey, PREFIX, type TurnJobData } from '../../src/queue/turn-queue.ts';
 import type { Harness } from '../support/harness.ts';
 import type { TestRedis } from '../support/redis-server.ts';
 import { waitForReply } from '../support/slack-helpers.ts';
@@ -117,7 +119,10 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
       (await queue.getJobs(['wait', 'delayed', 'failed', 'completed'])).filter(
         (j) => j?.data?.msg?.ref?.projectId === h.slack.teamId,
       );
+    const conn = new Redis(redis.url);
+    const jobClaims = () => conn.keys(`${PREFIX}:${QUEUE}:job-for:slack:${h.slack.teamId}:*`);
     try {
+      assert.ok((await jobClaims()).length > 0, 'answered messages hold their job claims');
       // The earlier tests left this workspace's messages in the failed and completed sets.
       assert.ok(
         (await ofTeam()).some((j) => j.failedReason),
@@ -160,11 +165,57 @@ describe('turn queue (ingress → BullMQ → worker)', () => {
           .find((e) => /Erased what threadmind stored/.test(e.text)),
       );
       assert.deepEqual(await ofTeam(), [], 'nothing of the workspace is left in the queue');
+      assert.deepEqual(await jobClaims(), [], "nor its messages' job claims");
       assert.ok(await queue.getJob(other.id ?? ''), "another workspace's job stays");
       await (await queue.getJob(other.id ?? ''))?.remove();
     } finally {
+      conn.disconnect();
       await queue.close();
     }
+  });
+
+  test('a message queued twice (its first claim lapsed before the replay) is answered once', async () => {
+    const { ts } = await h.slack.postUserMessage({
+      channel: 'C5',
+      user: 'U1',
+      text: 'queued twice?',
+      mention: true,
+    });
+    await waitForReply(h.slack, 'C5', ts, 'queued twice?');
+    const opts = { connection: { url: redis.url }, prefix: PREFIX };
+    const queue = new Queue<TurnJobData>(QUEUE, opts);
+    const events = new QueueEvents(QUEUE, opts);
+    const conn = new Redis(redis.url);
+    const asked = h.llm.requests.length;
+    try {
+      await events.waitUntilReady();
+      // The answer is posted a moment before its job is marked completed.
+      const completed = async () =>
+        (await queue.getJobs(['completed'])).find((j) => j.data.msg.messageId === ts);
+      let first = await completed();
+      for (let i = 0; !first && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        first = await completed();
+      }
+      assert.ok(first, 'the first copy was queued and answered');
+      // The replay's copy takes the session's next number, as the ingress numbers every message.
+      const seq = await conn.hincrby(orderKey(QUEUE, first.data.session), 'seq', 1);
+      const again = await queue.add(
+        'turn',
+        { ...first.data, seq, queuedAt: Date.now() },
+        { jobId: jobIdOf(first.data.session, seq) },
+      );
+      assert.equal(await again.waitUntilFinished(events), 'duplicate');
+    } finally {
+      conn.disconnect();
+      await events.close();
+      await queue.close();
+    }
+    assert.equal(h.llm.requests.length, asked, 'the model was not asked again');
+    const answers = h.slack
+      .messages('C5', ts)
+      .filter((m) => m.bot_id !== undefined && m.text.includes('queued twice?'));
+    assert.equal(answers.length, 1, 'one answer in the thread');
   });
 
   test('a job that is not a message fails at once with a clear reason; the worker carries on', async () => {
