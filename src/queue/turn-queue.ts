@@ -66,14 +66,14 @@ export function recordsPrefix(name: string): string {
 }
 
 /**
- * The one job that may answer a message. Two jobs can carry one message when its first copy was
- * queued by a process killed before it confirmed the claim: the claim lapsed and the platform's
- * replay queued it again. Files travel as a job of their own, so they have their own key.
+ * The claims naming the one job that may answer a message: one per de-duplication key the message
+ * carries (a Slack message's two events share its `slack:msg:` key; a turn resumed after an
+ * approval has a key of its own). Two jobs can carry one message when its first copy was queued by
+ * a process killed before it confirmed the claim: the claim lapsed and the replay queued it again.
  */
-export function messageJobKey(name: string, data: Pick<TurnJobData, 'msg'>): string {
-  const { ref, messageId, ingestFiles } = data.msg;
-  const kind = ingestFiles ? 'files' : 'turn';
-  return `${messageJobPrefix(name)}${ref.platform}:${ref.projectId}:${kind}:${ref.channelId}:${messageId}`;
+export function messageJobKeys(name: string, data: Pick<TurnJobData, 'msg'>): string[] {
+  const { ref, dedupe } = data.msg;
+  return dedupe.map((k) => `${messageJobPrefix(name)}${ref.platform}:${ref.projectId}:${k}`);
 }
 
 function messageJobPrefix(name: string): string {

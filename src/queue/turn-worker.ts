@@ -20,7 +20,7 @@ import { RunFences } from './run-fence.ts';
 import {
   channelOf,
   jobIdOf,
-  messageJobKey,
+  messageJobKeys,
   ORDER_TTL_S,
   orderKey,
   PREFIX,
@@ -226,12 +226,14 @@ export class TurnWorker {
     return 'answered';
   }
 
-  /** Whether this job is the message's one job: the first to ask, or a later run of that job. */
+  /** Whether this job is the message's one job: the first to claim it, or a later run of that job. */
   private async answersItsMessage(data: TurnJobData, jobId: string): Promise<boolean> {
+    const keys = messageJobKeys(this.o.name, data);
+    if (keys.length === 0) return true;
     const holder = await this.redis.eval(
-      "local v = redis.call('GET', KEYS[1]) if v then return v end redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) return ARGV[1]",
-      1,
-      messageJobKey(this.o.name, data),
+      "for _, k in ipairs(KEYS) do local v = redis.call('GET', k) if v and v ~= ARGV[1] then return v end end for _, k in ipairs(KEYS) do redis.call('SET', k, ARGV[1], 'EX', ARGV[2]) end return ARGV[1]",
+      keys.length,
+      ...keys,
       jobId,
       String(ORDER_TTL_S),
     );
