@@ -6,6 +6,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { SlackEnvelope } from './slack-events.ts';
 import type { SlackInstallations } from './slack-installations.ts';
 import { isRedeliverLater } from './slack-redeliver.ts';
+import { slackInstallSource } from './slack-source.ts';
 
 export function listenAppEvents(d: {
   app: App;
@@ -15,13 +16,13 @@ export function listenAppEvents(d: {
 }): void {
   /** Removes a workspace's (or an org's) installation: its tokens stop working here at once. */
   const forget = async (envelope: SlackEnvelope, why: string): Promise<void> => {
-    const b = envelope as SlackEnvelope & {
-      authorizations?: { is_enterprise_install?: boolean }[];
-    };
-    const orgWide = b.authorizations?.[0]?.is_enterprise_install === true;
-    const removed = await d.installations?.remove(b.enterprise_id, b.team_id, orgWide);
+    // The installation Bolt would have authorized the event with (it skips authorizing these).
+    const s = slackInstallSource(envelope);
+    const removed = s
+      ? await d.installations?.remove(s.enterpriseId, s.teamId, s.isEnterpriseInstall)
+      : undefined;
     d.log.info(
-      { team: b.team_id, enterprise: b.enterprise_id, removed: removed ?? false, why },
+      { team: s?.teamId, enterprise: s?.enterpriseId, removed: removed ?? false, why },
       'slack installation removed',
     );
   };

@@ -2,7 +2,7 @@
 // belong to.
 import type { Addressed } from '../../src/model/incoming.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { type SlackSourceFields, slackProjectOf } from './slack-source.ts';
+import { type SlackSourceFields, slackProjectOf, slackSource } from './slack-source.ts';
 
 export interface SlackMessageEvent {
   type: 'message' | 'app_mention';
@@ -64,8 +64,9 @@ export function classifySlackEvent(
 ): Classified | null {
   if (ev.bot_id || !ev.user || ev.user === botUserId) return null;
   if (!ANSWERABLE_SUBTYPES.has(ev.subtype)) return null;
-  const projectId = slackProjectOf({ ...env, event: ev });
-  if (!projectId) return null;
+  const source = slackSource({ ...env, event: ev });
+  if (!source) return null;
+  const { projectId } = source;
   const text = ev.text ?? '';
   const isDirect = ev.channel_type === 'im';
   const mentioned = mentionsUser(text, botUserId);
@@ -83,7 +84,7 @@ export function classifySlackEvent(
     text: stripped,
     messageId: ev.ts,
     addressed,
-    teamId: env.team_id ?? ev.team ?? '',
+    teamId: source.teamId,
     isDirect,
     topLevel: !isDirect && !ev.thread_ts,
     mentionsOthers: !mentioned && OTHER_MENTION.test(stripped),

@@ -22,7 +22,7 @@ import {
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { type SlackPort, slackContext } from './slack-port.ts';
 import { RedeliverLater } from './slack-redeliver.ts';
-import { slackProjectOf } from './slack-source.ts';
+import { slackProjectOf, slackSource } from './slack-source.ts';
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
 
@@ -81,7 +81,7 @@ export class SlackIntake {
     return {
       ref,
       context: slackContext(
-        envelope.team_id ?? event.team ?? '',
+        slackSource({ ...envelope, event })?.teamId ?? '',
         event.user ?? '',
         event.channel_type === 'im',
       ),
