@@ -35,6 +35,11 @@ const SHAPES = {
     is_enterprise_install: true,
   }),
 } as const;
+/** The same shapes as the emulator sends them from its own buttons and modals. */
+const EMULATED = {
+  'team.enterprise_id only': 'team-only',
+  'an org-wide install (team: null)': 'org-wide',
+} as const;
 
 /** A recorded payload with its ids swapped for this workspace's and the shape's. */
 function inGrid(file: string, shape: keyof typeof SHAPES, team: string, user: string): Json {
@@ -88,6 +93,63 @@ describe('Enterprise Grid payloads find their workspace', () => {
       const r = await h.slack.replay('interactive', body);
       assert.equal(r.status, 200);
       assert.match(await toldPrivately(seen), /Thanks for the 👍/);
+    });
+
+    test(`a 👎 and then its reason through ${shape} are kept with the Grid workspace's answer`, async () => {
+      const channel = `C0GRIDDN${i}`;
+      const { answer } = await ask(channel);
+      const grid = { enterpriseId: ORG, shape: EMULATED[shape] };
+      const native = voteKind(answer) === 'feedback_buttons';
+      const views = h.slack.openedViews().length;
+      const pressed = await h.slack.pressButton({
+        channel,
+        ts: answer.ts,
+        user: VOTER,
+        actionId: native ? 'tm:vote' : 'tm:down',
+        ...(native ? { choice: 'negative' as const } : {}),
+        grid,
+      });
+      assert.equal(pressed.status, 200);
+      // Not "That answer is too old to rate": the reason form opens.
+      const form = await h.slack.waitFor(() =>
+        h.slack
+          .openedViews()
+          .slice(views)
+          .find((v) => v.userId === VOTER),
+      );
+      assert.match(JSON.stringify(form.view.blocks), /What was wrong with the answer/);
+      const seen = h.slack.ephemeralMessages().length;
+      const reason = `Grid reason ${i}: it missed the retry setting.`;
+      const sent = await h.slack.submitView({
+        viewId: form.id,
+        user: VOTER,
+        values: { reason: { value: reason } },
+        grid,
+      });
+      assert.equal(sent.status, 200);
+      const thanks = await h.slack.waitFor(() =>
+        h.slack
+          .ephemeralMessages()
+          .slice(seen)
+          .find((e) => e.user === VOTER),
+      );
+      assert.match(thanks.text, /noted/);
+      // The export of that Grid workspace holds the 👎 with its reason.
+      const asked = h.slack.ephemeralMessages().length;
+      await h.slack.slashCommand({
+        command: '/threadmind',
+        text: 'feedback export json',
+        user: ADMIN,
+        channel,
+        enterpriseId: ORG,
+      });
+      const exported = await h.slack.waitFor(() =>
+        h.slack
+          .ephemeralMessages()
+          .slice(asked)
+          .find((e) => e.user === ADMIN),
+      );
+      assert.ok(exported.text.includes(reason), exported.text);
     });
 
     test(`"Ask threadmind about this" through ${shape} answers in the Grid workspace's thread`, async () => {
@@ -159,6 +221,14 @@ describe('Enterprise Grid payloads find their workspace', () => {
     });
   }
 });
+
+function voteKind(m: SlackMessage): unknown {
+  for (const b of (m.blocks ?? []) as { elements?: Json[] }[]) {
+    for (const e of b.elements ?? [])
+      if (e.action_id === 'tm:vote' || e.action_id === 'tm:down') return e.type;
+  }
+  return undefined;
+}
 
 function voteRef(m: SlackMessage): string | undefined {
   for (const b of (m.blocks ?? []) as { elements?: Json[] }[]) {

@@ -90,22 +90,14 @@ test("a slash command's form names team_id and enterprise_id at the top", () => 
 test("a view's installing team counts for its submission and close, not for a button in it", () => {
   // Bolt reads `view.app_installed_team_id` for view payloads only; a block_actions from inside
   // a modal is authorized by `team.id`.
-  const inModal = {
-    type: 'block_actions',
-    actions: [{}],
+  const modal = {
     team: { id: 'T1' },
     user: { id: 'U1', team_id: 'T1' },
     view: { app_installed_team_id: 'T9' },
   };
-  assert.equal(slackSource(inModal)?.projectId, 'T1');
-  assert.equal(
-    slackSource({ ...inModal, type: 'view_submission', actions: undefined })?.projectId,
-    'T9',
-  );
-  assert.equal(
-    slackSource({ ...inModal, type: 'view_closed', actions: undefined })?.projectId,
-    'T9',
-  );
+  assert.equal(slackSource({ ...modal, type: 'block_actions', actions: [{}] })?.projectId, 'T1');
+  assert.equal(slackSource({ ...modal, type: 'view_submission' })?.projectId, 'T9');
+  assert.equal(slackSource({ ...modal, type: 'view_closed' })?.projectId, 'T9');
 });
 
 test('the payload kinds in the order Bolt tells them apart', () => {

@@ -2,9 +2,11 @@
 // to the app as Slack sends it (signed form POST or Socket Mode envelope) and the app's ack is
 // applied: ack bodies of commands are shown to the person, modal response_actions keep the
 // modal open (errors), replace it (update) or close it. response_url posts land here too.
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { blockProblems } from './block-kit.ts';
 import type { Deliverer } from './delivery.ts';
+import { GRID_NAME, workspaceFields } from './grid-origin.ts';
 import type { StoredView } from './interactivity.ts';
 import type { ApiContext } from './methods/context.ts';
 import { apiMessage } from './methods/context.ts';
@@ -81,7 +83,7 @@ export async function slashCommand(
   };
   if (c.enterpriseId !== undefined) {
     payload.enterprise_id = c.enterpriseId;
-    payload.enterprise_name = 'Emulated Enterprise';
+    payload.enterprise_name = GRID_NAME;
   }
   Object.assign(payload, {
     channel_id: c.channel,
@@ -380,15 +382,13 @@ export async function submitView(
   };
   const payload: Record<string, unknown> = {
     type: 'view_submission',
-    team: { id: teamId, domain: ctx.ids.teamDomain },
+    ...workspaceFields(teamId, ctx.ids.teamDomain, s.grid),
     user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
     api_app_id: ctx.ids.appId,
     token: deps.deliverer.verificationToken,
     trigger_id: ctx.interactivity.newTrigger(s.user, teamId),
     view,
     response_urls: [],
-    is_enterprise_install: false,
-    enterprise: null,
   };
   const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const r = await deps.deliverer.deliverInteraction('interactive', payload, form, s.ackTimeoutMs);
@@ -431,14 +431,12 @@ export async function closeView(
   const user = userObject(ctx, c.user);
   const payload: Record<string, unknown> = {
     type: 'view_closed',
-    team: { id: teamId, domain: ctx.ids.teamDomain },
+    ...workspaceFields(teamId, ctx.ids.teamDomain, c.grid),
     user: { id: c.user, username: user.name, name: user.name, team_id: teamId },
     api_app_id: ctx.ids.appId,
     token: deps.deliverer.verificationToken,
     view: structuredClone(stored.view),
     is_cleared: false,
-    is_enterprise_install: false,
-    enterprise: null,
   };
   const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const r = await deps.deliverer.deliverInteraction('interactive', payload, form, c.ackTimeoutMs);
@@ -545,9 +543,7 @@ export async function pressButton(
       ...(threadTs !== undefined ? { thread_ts: threadTs } : {}),
     },
     trigger_id: ctx.interactivity.newTrigger(p.user, teamId),
-    team: { id: teamId, domain: ctx.ids.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
+    ...workspaceFields(teamId, ctx.ids.teamDomain, p.grid),
     channel: { id: p.channel, name: channelName(p.channel, type) },
     // Slack leaves the message out when it was ephemeral: the app never stored it.
     ...(m === undefined
@@ -602,11 +598,9 @@ export async function messageShortcut(
     type: 'message_action',
     token: deps.deliverer.verificationToken,
     action_ts: ctx.store.nextTs(),
-    team: { id: teamId, domain: ctx.ids.teamDomain },
+    ...workspaceFields(teamId, ctx.ids.teamDomain, s.grid),
     user: { id: s.user, username: user.name, name: user.name, team_id: teamId },
     channel: { id: s.channel, name: channelName(s.channel, type) },
-    is_enterprise_install: false,
-    enterprise: null,
     callback_id: s.callbackId,
     trigger_id: ctx.interactivity.newTrigger(s.user, teamId),
     response_url: ctx.interactivity.newResponseUrl(deps.origin(), teamId, s.channel, s.user),

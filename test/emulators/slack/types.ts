@@ -255,6 +255,16 @@ export interface SlackUserFields {
   [key: string]: unknown;
 }
 
+/** An interaction from a workspace inside an Enterprise Grid org (see grid-origin.ts). */
+export interface GridOrigin {
+  enterpriseId: string;
+  /**
+   * `full` (default): `enterprise` and `team.enterprise_id`; `team-only`: the org named only in
+   * `team.enterprise_id`; `org-wide`: an org-wide install's `team: null`.
+   */
+  shape?: 'full' | 'team-only' | 'org-wide';
+}
+
 export interface SlashCommandInput {
   /** With its slash, e.g. '/threadmind'. */
   command: string;
@@ -367,6 +377,7 @@ export interface SubmitViewInput {
    * itself sends back what the app set).
    */
   privateMetadata?: string;
+  grid?: GridOrigin;
   ackTimeoutMs?: number;
 }
 
@@ -384,6 +395,7 @@ export interface CloseViewInput {
   viewId: string;
   user: string;
   teamId?: string;
+  grid?: GridOrigin;
   ackTimeoutMs?: number;
 }
 
@@ -413,6 +425,7 @@ export interface PressButtonInput {
    */
   value?: string;
   teamId?: string;
+  grid?: GridOrigin;
   ackTimeoutMs?: number;
 }
 
@@ -423,6 +436,7 @@ export interface MessageShortcutInput {
   user: string;
   callbackId: string;
   teamId?: string;
+  grid?: GridOrigin;
   ackTimeoutMs?: number;
 }
 
