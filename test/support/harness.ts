@@ -50,6 +50,8 @@ export interface HarnessOptions {
    * credentials and this encryption key (comma-separated keys: the first seals).
    */
   slackOAuth?: { encryptionKey: string };
+  /** Collects the bot's log lines (pino JSON, from `level` up) here instead of stderr. */
+  captureLog?: { level: string; lines: string[] };
 }
 
 /** A random THREADMIND_ENCRYPTION_KEY value. */
@@ -122,7 +124,10 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       sharing: { priority: 'off', ...(o.overrides?.sharing as object | undefined) },
     },
   });
-  const log = createLogger(config.log.level, process.stderr as never);
+  const capture = o.captureLog;
+  const log = capture
+    ? createLogger(capture.level, { write: (line: string) => capture.lines.push(line) })
+    : createLogger(config.log.level, process.stderr as never);
   const start = () =>
     startApp(config, { log, host: '127.0.0.1', ...(o.tools ? { tools: o.tools } : {}) });
   const seen = new Map<string, HandledEvent[]>();
