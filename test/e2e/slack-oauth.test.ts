@@ -251,6 +251,24 @@ describe('Slack OAuth install (SQLite store)', () => {
     await waitForReply(h.slack, 'CO1', ts, 'hello org');
     assert.ok(await h.app.store.kv.get(`slack:${org}:installation`), 'one record for the org');
   });
+
+  test('uninstalling an org-wide install removes the org’s installation', async () => {
+    const org = `E${suffix()}`;
+    const team = `TW${suffix()}`;
+    assert.equal(
+      (await installWorkspace(h, { teamId: team, enterpriseId: org, orgWide: true })).status,
+      200,
+    );
+    const key = `slack:${org}:installation`;
+    assert.ok(await h.app.store.kv.get(key), 'stored after install');
+    // The event's installation (authorizations[0]) names the org and no workspace, as Slack's does.
+    const delivery = await h.slack.uninstallApp(team, org);
+    assert.equal(delivery.status, 200);
+    await until(
+      async () => (await h.app.store.kv.get(key)) === undefined,
+      'org installation removed',
+    );
+  });
 });
 
 describe('Slack OAuth install (Redis store)', () => {

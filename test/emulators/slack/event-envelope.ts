@@ -55,7 +55,8 @@ export function buildEnvelope(
     authorizations: [
       {
         enterprise_id: enterpriseId,
-        team_id: teamId,
+        // An org-wide installation belongs to no one workspace: Slack names none here.
+        team_id: opts.isEnterpriseInstall === true ? null : teamId,
         user_id: opts.botUserId ?? ids.botUserId,
         is_bot: true,
         is_enterprise_install: opts.isEnterpriseInstall === true,
