@@ -142,6 +142,7 @@ describe('Enterprise Grid payloads find their workspace', () => {
         user: ADMIN,
         channel,
         enterpriseId: ORG,
+        orgWideInstall: EMULATED[shape] === 'org-wide',
       });
       const exported = await h.slack.waitFor(() =>
         h.slack
@@ -197,6 +198,7 @@ describe('Enterprise Grid payloads find their workspace', () => {
         user: ADMIN,
         channel,
         enterpriseId: ORG,
+        orgWideInstall: EMULATED[shape] === 'org-wide',
       });
       const opened = await h.slack.waitFor(() => h.slack.openedViews().slice(views)[0]);
       const body = inGrid('view_submission-unknown.json', shape, h.slack.teamId, ADMIN);
@@ -216,6 +218,7 @@ describe('Enterprise Grid payloads find their workspace', () => {
         user: ADMIN,
         channel,
         enterpriseId: ORG,
+        orgWideInstall: EMULATED[shape] === 'org-wide',
       });
       assert.match(await toldPrivately(seen), /Speak French\./);
     });

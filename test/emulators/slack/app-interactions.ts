@@ -93,7 +93,7 @@ export async function slashCommand(
     command: c.command,
     text: c.text ?? '',
     api_app_id: ctx.ids.appId,
-    is_enterprise_install: 'false',
+    is_enterprise_install: String(c.orgWideInstall === true && c.enterpriseId !== undefined),
     response_url: responseUrl,
     trigger_id: triggerId,
   });

@@ -273,6 +273,8 @@ export interface SlashCommandInput {
   channel: string;
   teamId?: string;
   enterpriseId?: string;
+  /** From an org-wide install of the app (`is_enterprise_install: "true"`; needs enterpriseId). */
+  orgWideInstall?: boolean;
   channelType?: ChannelType;
   /** How long Slack waits for the ack (Slack: 3000; then the person sees operation_timeout). */
   ackTimeoutMs?: number;
