@@ -47,9 +47,10 @@ export function listenAppEvents(d: {
     if (error.code === 'slack_bolt_authorization_error') {
       // An event from a workspace the app is not installed in (any more): acknowledged and
       // dropped, so Slack does not retry it and nobody is answered with a token that is gone.
-      const b = body as { team_id?: string; event?: { ts?: string } } | undefined;
+      const b = body as (SlackEnvelope & { event?: { ts?: string } }) | undefined;
+      const s = b ? slackInstallSource(b) : undefined;
       d.log.info(
-        { team: b?.team_id },
+        { team: s?.teamId, enterprise: s?.enterpriseId },
         'slack event from a workspace without an installation ignored',
       );
       if (b?.event?.ts) d.core.skipped('slack', b.event.ts);
