@@ -1,7 +1,8 @@
 // Payloads Slack really sends, recorded in Slack's own SDK test suites (test/fixtures/slack-payloads,
 // sources in its ATTRIBUTION.md), replayed signed through the bot's real HTTP endpoint: each is
-// acknowledged 2xx, and acknowledged while the model has not answered yet (the model is held until
-// the acknowledgement is in); mentions and replies in the bot's threads are answered; bot messages,
+// acknowledged 2xx inside Slack's 3 s with nothing logged at error on the way (so neither Bolt's
+// "not acknowledged" nor a second acknowledgement), and acknowledged while the model has not
+// answered yet (the model is held until the acknowledgement is in); mentions and replies in the bot's threads are answered; bot messages,
 // edits, other people's chatter and lifecycle events are not, and shared files are read all the
 // same; a button, modal, shortcut or command no flow knows is told privately that it is no longer
 // active; and the process stays up.
