@@ -159,3 +159,23 @@ test('the emulator sends every field Discord’s recorded dispatches carry', asy
     assert.ok(compared.has(k), `compared ${k}`);
   }
 });
+
+// No recording of READY was found under a permissive licence (Discord's documentation prints its
+// fields as a table, without an example): the emulator's READY is held to that table.
+test('the emulator’s READY has the fields Discord documents for it', async (t) => {
+  const emu = await startDiscordEmulator();
+  t.after(() => emu.close());
+  const s = await session(emu);
+  t.after(() => s.close());
+  const ready = s.frames.find((f) => f.t === 'READY')?.d ?? {};
+  for (const field of ['v', 'user', 'guilds', 'session_id', 'resume_gateway_url', 'application']) {
+    assert.ok(field in ready, `READY.${field}`);
+  }
+  const application = ready.application as Record<string, unknown>;
+  assert.deepEqual(Object.keys(application).sort(), ['flags', 'id']);
+  const guilds = ready.guilds as Record<string, unknown>[];
+  assert.ok(
+    guilds.every((g) => g.unavailable === true),
+    'guilds start out unavailable',
+  );
+});
