@@ -29,9 +29,10 @@ interface RawInteraction {
 }
 
 export function answerUntaken(client: Client, log: Logger): void {
-  const taken = new Set<string>();
+  // Raw dispatches whose Interaction has not been emitted yet.
+  const waiting = new Set<string>();
   client.on(Events.InteractionCreate, (i) => {
-    taken.add(i.id);
+    waiting.delete(i.id);
   });
   client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
     if (packet.t !== 'INTERACTION_CREATE') return;
@@ -39,10 +40,11 @@ export function answerUntaken(client: Client, log: Logger): void {
     d.entitlements ??= [];
     d.authorizing_integration_owners ??= {};
     // discord.js makes and emits the Interaction in this same turn, unless it is still
-    // (re)connecting: then it queues the dispatch, and takes it later.
-    const queued = client.ws.status !== Status.Ready;
+    // (re)connecting: then it queues the dispatch and takes it later.
+    if (client.ws.status !== Status.Ready) return;
+    waiting.add(d.id);
     setImmediate(() => {
-      if (taken.delete(d.id) || queued) return;
+      if (!waiting.delete(d.id)) return;
       log.debug(
         { type: d.type, dataType: d.data?.type, componentType: d.data?.component_type },
         'discord interaction discord.js did not take: answered as not known here',
