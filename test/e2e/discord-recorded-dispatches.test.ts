@@ -117,6 +117,15 @@ describe('recorded Discord gateway dispatches through the emulator', () => {
         assert.match(reply.content, /recorded dispatches/);
         return;
       }
+      // A shared file is read even where nothing is answered: fetched from the CDN's URL.
+      const files = (frame.d.attachments ?? []) as { filename: string }[];
+      if (fx.frame.t === 'MESSAGE_CREATE' && files.length > 0) {
+        await d.waitFor(() =>
+          files.every((f) =>
+            d.cdnDownloads().some((x) => x.status === 200 && x.path.endsWith(`/${f.filename}`)),
+          ),
+        );
+      }
       assert.equal(fx.expect, 'ignored');
       assert.equal(botPosts(recordedId).length, before, 'nothing posted');
     });
