@@ -30,7 +30,8 @@ import { DiscordInteractions, isFlowInteraction } from './discord-interactions.t
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
 import { topLevelParts } from './discord-thread-open.ts';
-import { answerUnknown, isKnownCommand } from './discord-unknown.ts';
+import { answerFailed, answerUnknown, isKnownCommand } from './discord-unknown.ts';
+import { answerUntaken } from './discord-untaken.ts';
 import { GatewayHandover } from './gateway-handover.ts';
 
 export interface DiscordAdapterDeps {
@@ -144,10 +145,12 @@ export class DiscordAdapter {
       );
     });
     this.client.on(Events.InteractionCreate, (i) => {
-      this.onInteraction(i).catch((err: unknown) =>
-        d.log.error({ err, platform: 'discord' }, 'interaction handler failed'),
-      );
+      this.onInteraction(i).catch(async (err: unknown) => {
+        d.log.error({ err, platform: 'discord' }, 'interaction handler failed');
+        await answerFailed(i, d.log);
+      });
     });
+    answerUntaken(this.client, d.log.child({ component: 'discord-interactions' }));
     this.client.on(Events.Error, (err) =>
       d.log.error({ err, platform: 'discord' }, 'discord client error'),
     );

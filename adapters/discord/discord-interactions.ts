@@ -43,6 +43,7 @@ import {
   userInstallPlace,
 } from './discord-events.ts';
 import type { DiscordPort } from './discord-port.ts';
+import { answerUnknown } from './discord-unknown.ts';
 
 /** Discord drops an interaction not acknowledged within 3 s; this leaves room for the answer. */
 const ACK_BUDGET_MS = 2000;
@@ -150,7 +151,8 @@ export class DiscordInteractions implements InteractionSurface {
   /** A button or a modal whose custom_id is an action reference. */
   async act(i: Acting): Promise<void> {
     const projectId = await interactionProject(this.o.client, i);
-    if (!projectId) return;
+    // Its channel is gone (or never was the bot's): nothing to act on, but Discord still waits.
+    if (!projectId) return answerUnknown(i, this.o.log);
     const channel = i.channel;
     const work = this.o.core.interact({
       kind: 'act',

@@ -26,6 +26,8 @@ export interface InteractionState {
   ephemeral: boolean;
   /** What a type 9 callback showed. */
   modal?: Record<string, unknown>;
+  /** What a type 8 (autocomplete result) callback offered. */
+  choices?: unknown[];
   data?: Record<string, unknown>;
   /** The member permissions the test gave the invoker, passed on to a modal's submission. */
   memberPermissions?: string;

@@ -12,6 +12,7 @@ import { Renderer } from './entities.ts';
 import { Gateway, Intents } from './gateway.ts';
 import { HttpApi } from './http-api.ts';
 import { BOT_ROLE_PERMS, EVERYONE_PERMS } from './permissions.ts';
+import { replayFrame } from './recorded-frames.ts';
 import { replayInteraction } from './replay.ts';
 import { appRoutes } from './routes-app.ts';
 import { channelRoutes } from './routes-channels.ts';
@@ -264,6 +265,7 @@ export async function startDiscordEmulator(
     messageCommand: async (c) => messageCommand(ctx, c),
     componentInteraction: async (c) => componentInteraction(ctx, c),
     replayInteraction: async (r) => replayInteraction(ctx, r),
+    replayFrame: (frame) => replayFrame(ctx, frame),
     modalSubmit: async (m) => modalSubmit(ctx, m),
     editUserMessage: async (channelId, messageId, content) =>
       render.recorded(editUserMessage(ctx, channelId, messageId, content)),

@@ -5,6 +5,7 @@
 import type { APIAllowedMentions, APIEmbed, APIMessage, APIUser } from 'discord.js';
 import { type Answer, Errors, formError } from './api-errors.ts';
 import type { CdnFile } from './cdn.ts';
+import { numberComponents } from './component-ids.ts';
 import type { EmuCtx } from './context.ts';
 import { validatePayload } from './message-validation.ts';
 import { Perm } from './permissions.ts';
@@ -93,7 +94,9 @@ export function buildMessage(ctx: EmuCtx, input: BuildInput): StoredMessage | An
     pinned: false,
     type: input.type ?? (replyTo !== undefined ? 19 : 0),
     flags,
-    components: Array.isArray(payload.components) ? (payload.components as never[]) : [],
+    components: Array.isArray(payload.components)
+      ? (numberComponents(payload.components) as never[])
+      : [],
     ...input.extra,
   };
   if (typeof payload.nonce === 'string' || typeof payload.nonce === 'number') {
@@ -136,7 +139,9 @@ export function editMessage(
     msg.content = payload.content ?? '';
   }
   if (Array.isArray(payload.embeds)) msg.embeds = payload.embeds as APIEmbed[];
-  if (Array.isArray(payload.components)) msg.components = payload.components as never[];
+  if (Array.isArray(payload.components)) {
+    msg.components = numberComponents(payload.components) as never[];
+  }
   if (typeof payload.flags === 'number') {
     msg.flags = ((msg.flags ?? 0) & ~SETTABLE_FLAGS) | (payload.flags & SETTABLE_FLAGS);
   }

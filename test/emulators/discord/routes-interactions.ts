@@ -128,6 +128,17 @@ export function interactionRoutes(ctx: EmuCtx): Route[] {
   ];
 }
 
+// An autocomplete result: `choices`, an array of at most 25 (an empty one offers nothing).
+function checkChoices(choices: unknown): Answer | undefined {
+  if (Array.isArray(choices) && choices.length <= 25) return undefined;
+  const message = Array.isArray(choices)
+    ? 'Must be 25 or fewer in length.'
+    : 'This field is required';
+  return apiError(400, 50035, 'Invalid Form Body', {
+    data: { choices: { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message }] } },
+  });
+}
+
 function originalId(state: InteractionState): string | undefined {
   // After DEFERRED_UPDATE_MESSAGE / UPDATE_MESSAGE, @original is the component's message.
   if (state.originalId !== undefined) return state.originalId;
@@ -168,6 +179,11 @@ function callback(ctx: EmuCtx, r: Req): Answer {
     });
   }
   let message: StoredMessage | undefined;
+  if (type === 8) {
+    const refused = checkChoices(data.choices);
+    if (refused !== undefined) return refused;
+    state.choices = structuredClone(data.choices as unknown[]);
+  }
   if (type === 9) {
     const refused = checkModal(data);
     if (refused !== undefined) return refused;

@@ -108,6 +108,8 @@ export interface InteractionRecord {
   ephemeral: boolean;
   /** The modal a type 9 (MODAL) callback showed: custom_id, title, components. */
   modal?: Record<string, unknown>;
+  /** The choices an autocomplete's type 8 callback offered (none: an empty list). */
+  choices?: unknown[];
   /** Interaction data as sent to the bot (command options, custom_id, modal components). */
   data?: Record<string, unknown>;
   /** `authorizing_integration_owners` as sent: "0" a server install, "1" a user install. */
@@ -294,6 +296,11 @@ export interface DiscordEmulator {
     userId: string;
     messageId?: string;
   }): Promise<InteractionHandle>;
+  /**
+   * A recorded gateway dispatch sent as recorded (see recorded-frames.ts), its ids already this
+   * world's; an INTERACTION_CREATE gets a fresh id and token, returned.
+   */
+  replayFrame(frame: { t: string; d: Record<string, unknown> }): InteractionHandle | undefined;
   /** A person submits the modal an interaction's callback showed: a MODAL_SUBMIT (type 5). */
   modalSubmit(m: ModalSubmitInput): Promise<InteractionHandle>;
   /**

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIChannel } from 'discord.js';
 import { sanitizeFilename } from './cdn.ts';
+import { componentIdOf } from './component-ids.ts';
 import {
   type CommandRec,
   type EmuCtx,
@@ -385,6 +386,8 @@ export function componentInteraction(ctx: EmuCtx, c: ComponentInput): Interactio
     custom_id: c.customId,
     component_type: c.componentType ?? 2,
   };
+  const componentId = componentIdOf(message.msg.components ?? [], c.customId);
+  if (componentId !== undefined) data.id = componentId;
   if (c.values !== undefined) data.values = c.values;
   // A component on an answer comes through the installation that posted the answer.
   const source =
