@@ -1,6 +1,6 @@
 // The floor for issue 28: a minimal Bolt app that acknowledges a mention, reads the emulated
-// model's stream to its end and posts the answer once, nothing else. It runs in the bench's
-// process beside the bot (never both busy at once) against the same emulators.
+// model's stream to its end and posts the answer once, nothing else. It runs in a process of its
+// own (forkBareBolt), as the bot does in the burst bench, against the same emulators.
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 

@@ -3,41 +3,52 @@
 //    `all`, `npm start`'s defaults) and, the same way, to a minimal Bolt app that only
 //    acknowledges, reads the emulated model's stream and posts once (bench/bare-bolt.ts, the
 //    floor); each event's signed request → HTTP 200, and every mention's answer awaited. Pairs
-//    alternate which goes first; the ratio is the median over the pairs of bot ÷ floor.
+//    alternate which goes first; the ratio is the median over the pairs of bot ÷ floor. The
+//    machine's load average is printed with each size (compare figures of one run only).
 //  - 500 mentions (1,000 events) sent at once to one ingress (split roles, a worker, a private
 //    Redis): each event's signed request → HTTP 200.
-// The emulators and the load generator run in a child process (bench/emulator-process.ts), the
-// bot and the floor app in this one; the split roles are child processes of their own.
+// The emulators and the load generator run in a child process (bench/emulator-process.ts); the bot
+// (bench/bot-process.ts), the floor app and the split roles each in a process of their own.
+// BENCH_CPU_PROF=<dir>: the bot runs under `node --cpu-prof` (profile written there as it stops);
+// BENCH_BURST_SIZES=50: only those sizes; BENCH_BURST_INGRESS=0: the floor comparison only.
+
+import { loadavg } from 'node:os';
 import type { BotProcess } from '../test/support/cluster.ts';
 import { startClusterRig } from '../test/support/cluster-rig.ts';
-import { forkBareBolt, startBareBolt } from './bare-bolt.ts';
+import { forkBareBolt } from './bare-bolt.ts';
+import { spawnBot } from './bot-process.ts';
 import type { BurstResult } from './emulator-process.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
-import { REPLY, startBot, startEmulators } from './slack-rig.ts';
+import { REPLY, startEmulators } from './slack-rig.ts';
 import { fmt, percentile, summary } from './stats.ts';
 
 const PAIRS = 5;
-const SIZES = [50, 200] as const;
+const SIZES = (process.env.BENCH_BURST_SIZES ?? '50,200').split(',').map(Number);
 const INGRESS_MENTIONS = 500;
 const INGRESS_PAIRS = 3;
 
 type Row = ReturnType<typeof summary> & { refused: number };
 
 const median = (xs: number[]): number => percentile(xs, 50);
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 export async function benchBurst(): Promise<string[]> {
   const out = await botAgainstFloor();
   // The first part's figures are printed even when the second cannot run.
   for (const line of out) console.log(`  ${line}`);
+  if (process.env.BENCH_BURST_INGRESS === '0') return out;
   return [...out, ...(await ingressBurst())];
 }
 
 async function botAgainstFloor(): Promise<string[]> {
   const out: string[] = [];
   const emu = await startEmulators();
-  const bot = await startBot(emu);
-  const bare = await startBareBolt({ ...emu.ends, signingSecret: SIGNING_SECRET });
-  const botUrl = `http://127.0.0.1:${bot.app.port}/slack/events`;
+  const bot = await spawnBot(emu.ends, process.env.BENCH_CPU_PROF || undefined);
+  const bare = await forkBareBolt({ ...emu.ends, signingSecret: SIGNING_SECRET });
+  const botUrl = bot.eventsUrl;
   const fire = async (url: string, n: number) => {
     await emu.call({ op: 'setEventsUrl', url });
     return emu.call<BurstResult>({ op: 'burst', n });
@@ -48,6 +59,7 @@ async function botAgainstFloor(): Promise<string[]> {
     await fire(botUrl, 20);
     await fire(bare.eventsUrl, 20);
     for (const n of SIZES) {
+      const loadBefore = load();
       const rows = { bot: [] as BurstResult[], floor: [] as BurstResult[] };
       for (let i = 0; i < PAIRS; i++) {
         const order = i % 2 === 0 ? (['bot', 'floor'] as const) : (['floor', 'bot'] as const);
@@ -60,9 +72,9 @@ async function botAgainstFloor(): Promise<string[]> {
       const answered = (rs: BurstResult[]) => rs.reduce((t, r) => t + r.answered, 0);
       const refused = (rs: BurstResult[]) => rs.reduce((t, r) => t + r.refused, 0);
       out.push(
-        `${n} signed mentions at once (${2 * n} events), ${PAIRS} alternating pairs, signed request → HTTP 200 per event:`,
+        `${n} signed mentions at once (${2 * n} events), ${PAIRS} alternating pairs, signed request → HTTP 200 per event (load average 1/5/15 min: before ${loadBefore}, after ${load()}):`,
         `  bot (role all) p50 ${fmt(median(rows.bot.map((r) => s(r).p50)))}, p99 ${fmt(median(rows.bot.map((r) => s(r).p99)))}; floor (bare Bolt) p50 ${fmt(median(rows.floor.map((r) => s(r).p50)))}, p99 ${fmt(median(rows.floor.map((r) => s(r).p99)))} (medians over the pairs)`,
-        `  ratio bot ÷ floor, median of the pairs: p50 ${median(p50).toFixed(2)}, p99 ${median(p99).toFixed(2)} (pairs p50 ${p50.map((x) => x.toFixed(2)).join(' ')}; target ≤ 1.2 and ≤ 1.5)`,
+        `  ratio bot ÷ floor, median of the pairs: p50 ${median(p50).toFixed(2)}, p99 ${median(p99).toFixed(2)} (pairs p50 ${p50.map((x) => x.toFixed(2)).join(' ')}, p99 ${p99.map((x) => x.toFixed(2)).join(' ')}; target ≤ 1.2 and ≤ 1.5)`,
         `  answered: bot ${answered(rows.bot)}/${PAIRS * n}, floor ${answered(rows.floor)}/${PAIRS * n}; events not answered 200: bot ${refused(rows.bot)}, floor ${refused(rows.floor)}`,
       );
     }
