@@ -59,6 +59,7 @@ export class SlackAdapter {
   private stopping = false;
   private listening = false;
   private readonly groups: SlackGroupWatch;
+  private readonly intake: SlackIntake;
 
   constructor(d: SlackAdapterDeps) {
     this.d = d;
@@ -122,6 +123,7 @@ export class SlackAdapter {
       watchGroups: (projectId) => this.groups.watchGroups(projectId),
     });
     intake.listen(this.app);
+    this.intake = intake;
     registerSlackCommand({
       app: this.app,
       log: d.log,
@@ -158,6 +160,7 @@ export class SlackAdapter {
         res.writeHead(503, { 'retry-after': '5' }).end();
         return;
       }
+      this.intake.requestOpen(res);
       listener(req, res);
     };
   }

@@ -26,10 +26,15 @@ import { slackProjectOf, slackSource } from './slack-source.ts';
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
 
-/** A burst has passed when no event came for this long (a lone event waits this long)… */
-const BURST_QUIET_MS = 2;
+/**
+ * A burst has passed when no event request is open and none came or was answered for this long (a
+ * lone event waits this long)…
+ */
+const BURST_QUIET_MS = 5;
 /** …or this long after its first event: a steady stream is worked on at this pace at least. */
-const BURST_HOLD_MS = 250;
+const BURST_HOLD_MS = 500;
+/** Events whose work starts on one turn of the event loop; acknowledgements go between. */
+const BURST_SLICE = 8;
 
 /** What Bolt's authorize put in a listener's context: this workspace's bot. */
 interface BotContext {
@@ -54,10 +59,20 @@ export interface SlackIntakeDeps {
 export class SlackIntake {
   private readonly d: SlackIntakeDeps;
   /** Role all: turns' work holds back while a burst's events are still being acknowledged. */
-  private readonly afterBurst = new QuietGate(BURST_QUIET_MS, BURST_HOLD_MS);
+  private readonly afterBurst = new QuietGate(BURST_QUIET_MS, BURST_HOLD_MS, BURST_SLICE);
 
   constructor(d: SlackIntakeDeps) {
     this.d = d;
+  }
+
+  /**
+   * An HTTP request to the events endpoint, from its arrival until its answer is sent: while one
+   * is open, role all starts no event's work (its acknowledgement would wait behind that work).
+   */
+  requestOpen(res: { once(event: 'close', listener: () => void): unknown }): void {
+    if (this.d.config.scale.role !== 'all') return;
+    this.afterBurst.arrived();
+    res.once('close', () => this.afterBurst.answered());
   }
 
   /** Mentions and messages. */

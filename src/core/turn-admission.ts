@@ -180,10 +180,15 @@ export class TurnAdmission {
       shown = ahead;
       void out.showStatus('thinking', messages.queued(ahead));
     };
-    tick();
+    // First look on the next turn of the event loop: a burst's arrivals are all queued by then,
+    // so their places are worked out once, not once per arrival.
+    const first = setImmediate(tick);
     const timer = setInterval(tick, everyMs);
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+      clearImmediate(first);
+      clearInterval(timer);
+    };
   }
 
   /** The slot, or undefined when the question was withdrawn while it waited. */

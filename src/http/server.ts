@@ -1,11 +1,10 @@
-import type http from 'node:http';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
 import {
   type HttpEnv,
   httpApp,
   type Listening,
   listenHttp,
+  type RawRoute,
   refuse,
   sendJson,
 } from '../log/http-app.ts';
@@ -15,7 +14,7 @@ import type { CheckStatus } from '../model/check-result.ts';
 import { withDeadline } from '../util/deadline.ts';
 
 /** A handler that owns the raw request (Bolt's receiver reads and verifies the body itself). */
-export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+export type RouteHandler = RawRoute;
 
 export interface ReadinessCheck {
   name: string;
@@ -79,13 +78,6 @@ export class HttpServer {
       errorBody: (error) => ({ error }),
       failure: 'The request failed; the details are in the log.',
     });
-    // Raw routes first: Hono never reads their body, so Slack's signature is checked on the bytes sent.
-    for (const [path, route] of o.routes ?? []) {
-      app.all(path, (c) => {
-        route(c.env.incoming, c.env.outgoing);
-        return RESPONSE_ALREADY_SENT;
-      });
-    }
     app.get('/healthz', (c) => sendJson(c, { status: 'ok' }));
     app.get('/readyz', async (c) => {
       const results = await runChecks(o.checks, o.readinessTimeoutMs ?? 3000);
@@ -118,6 +110,8 @@ export class HttpServer {
       host: this.o.host ?? '0.0.0.0',
       // Slack waits 3 s for an ack; keep-alive sockets from its delivery fleet are reused.
       keepAliveTimeoutMs: 65_000,
+      // Before Hono: it never reads their body, so Slack's signature is checked on the bytes sent.
+      ...(this.o.routes ? { raw: this.o.routes } : {}),
     });
     const { port } = this.listening;
     this.o.log.info({ port }, 'http server listening');

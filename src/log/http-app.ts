@@ -3,9 +3,9 @@
 // shape and are logged the same way, server-sent events written in order, and one way to listen
 // and close. A refusal is Hono's HTTPException (`refuse`); anything else thrown is a failure,
 // logged with its stack, and the client is told only that it failed.
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { SSEMessage, SSEStreamingApi } from 'hono/streaming';
@@ -91,12 +91,27 @@ export interface Listening {
   close(all?: boolean): Promise<void>;
 }
 
-/** Serves `app` on `host:port` (0: any free port). */
+/** A handler that owns the raw request (Bolt's receiver reads and verifies the body itself). */
+export type RawRoute = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Serves `app` on `host:port` (0: any free port). `raw` routes (by exact path, any method) are
+ * dispatched before Hono: it never reads their body, and a burst of Slack events is acknowledged
+ * without a fetch Request built for each.
+ */
 export async function listenHttp(
   app: Hono<HttpEnv>,
-  o: { port: number; host: string; keepAliveTimeoutMs?: number },
+  o: { port: number; host: string; keepAliveTimeoutMs?: number; raw?: Map<string, RawRoute> },
 ): Promise<Listening> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const raw = o.raw ?? new Map<string, RawRoute>();
+  const hono = getRequestListener(app.fetch);
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const route = raw.get(q < 0 ? url : url.slice(0, q));
+    if (route) route(req, res);
+    else void hono(req, res);
+  });
   if (o.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = o.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
