@@ -178,10 +178,13 @@ export interface BurstResult {
   refused: number;
   /** Mentions whose answer closed within the deadline. */
   answered: number;
+  /** From the first event sent to each answer's close, in ms (answered mentions only). */
+  answers: number[];
 }
 
 /** `n` mentions, each in a fresh channel, sent at once; then waits for every answer. */
 async function burst(n: number): Promise<BurstResult> {
+  const t0 = now();
   const sent = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const channel = `C${seq++}`;
@@ -201,6 +204,7 @@ async function burst(n: number): Promise<BurstResult> {
     acks: deliveries.filter((d) => d.status === 200).map((d) => d.elapsedMs),
     refused: deliveries.filter((d) => d.status !== 200).length,
     answered: ends.filter((e) => e !== 'late').length,
+    answers: ends.filter((e): e is number => e !== 'late').map((e) => e - t0),
   };
 }
 
