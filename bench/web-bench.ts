@@ -6,11 +6,6 @@
 //  - time from process start (`node bin/run.mjs src/main.ts`, what `npm start` runs, with no chat
 //    platform configured) to the web chat's address printed, to the page served, and to the first
 //    question's answer finished on the page, the model being the OpenAI emulator.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { WebChatClient } from '../test/support/web-client.ts';
 import {
   type Emulators,
   ENOUGH_SLOTS,
@@ -24,6 +19,7 @@ import {
   startEmulators,
 } from './slack-rig.ts';
 import { fmt, summary } from './stats.ts';
+import { startToFirstAnswer } from './web-start.ts';
 
 function report(profile: string, m: Measurement): string[] {
   const held =
@@ -39,143 +35,97 @@ function report(profile: string, m: Measurement): string[] {
   ];
 }
 
-/**
- * One `npm start` from a cold process to the first answer on the page: against the OpenAI
- * emulator (`emu`, its model time reported), or with `modelEnv` (the embedded CI model).
- */
-async function startToFirstAnswer(
-  emu: Emulators | undefined,
-  modelEnv: Record<string, string> = {},
-): Promise<{ printed: number; page: number; answered: number; model: number }> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-start-'));
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ['bin/run.mjs', 'src/main.ts'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      ...(emu ? { LLM_TEXT_BASE_URL: emu.ends.llmBaseURL } : {}),
-      ...modelEnv,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += String(d);
-        const m = /threadmind web chat: (\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${out}`)));
-    });
-    const printed = performance.now() - t0;
-    const client = new WebChatClient(url);
-    const res = await client.request('/');
-    await res.text();
-    const page = performance.now() - t0;
-    const thread = await client.createThread();
-    const view = await client.watch(thread.id);
-    const before = emu
-      ? await emu.call<{ total: number; modelRequests: number }>({ op: 'callCounts', since: 0 })
-      : { total: 0, modelRequests: 0 };
-    await client.send(thread.id, 'what can you do?');
-    await view.until(
-      () => view.messages().some((m) => m.author === 'bot' && !m.streaming),
-      'the first answer',
-      180_000,
-    );
-    const answered = performance.now() - t0;
-    view.close();
-    const model = emu
-      ? await emu.call<number>({ op: 'modelTime', since: before.modelRequests })
-      : Number.NaN;
-    return { printed, page, answered, model };
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+async function turnFigures(emu: Emulators): Promise<string[]> {
+  const lines: string[] = [];
+  for (const slots of [undefined, ENOUGH_SLOTS]) {
+    const bot = await startBot(emu, slots, 'web');
+    const loop = { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}` };
+    try {
+      await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
+      await measure(bot, emu, { concurrency: 10, measured: 30, staggerMs: 0 }, loop);
+      if (slots === undefined) {
+        const idle = await idleCpu(bot, 3, 3000);
+        lines.push(
+          `bot's process idle (web chat only, no turn for 3 s, then 3 s measured): ${fmt(idle.cpu)} CPU/s, main thread busy ${fmt(idle.busy)}/s`,
+        );
+      }
+      for (const profile of PROFILES) {
+        await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: profile.chunkDelayMs });
+        const modelMs = 23 * profile.chunkDelayMs;
+        for (const concurrency of slots === undefined ? [1] : [50]) {
+          const m = await measure(
+            bot,
+            emu,
+            {
+              concurrency,
+              measured: profile.measured[concurrency as 1 | 50],
+              staggerMs: modelMs / concurrency,
+            },
+            loop,
+          );
+          lines.push(...report(`web chat, ${profile.name}`, m));
+        }
+      }
+    } finally {
+      await bot.stop();
     }
-    rmSync(dataDir, { recursive: true, force: true });
   }
+  return lines;
 }
 
-export async function benchWeb(): Promise<string[]> {
-  const emu = await startEmulators();
+async function startFigures(emu: Emulators): Promise<string[]> {
   const lines: string[] = [];
-  try {
-    for (const slots of [undefined, ENOUGH_SLOTS]) {
-      const bot = await startBot(emu, slots, 'web');
-      const loop = { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}` };
-      try {
-        await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
-        await measure(bot, emu, { concurrency: 10, measured: 30, staggerMs: 0 }, loop);
-        if (slots === undefined) {
-          const idle = await idleCpu(bot, 3, 3000);
-          lines.push(
-            `bot's process idle (web chat only, no turn for 3 s, then 3 s measured): ${fmt(idle.cpu)} CPU/s, main thread busy ${fmt(idle.busy)}/s`,
-          );
-        }
-        for (const profile of PROFILES) {
-          await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: profile.chunkDelayMs });
-          const modelMs = 23 * profile.chunkDelayMs;
-          for (const concurrency of slots === undefined ? [1] : [50]) {
-            const m = await measure(
-              bot,
-              emu,
-              {
-                concurrency,
-                measured: profile.measured[concurrency as 1 | 50],
-                staggerMs: modelMs / concurrency,
-              },
-              loop,
-            );
-            lines.push(...report(`web chat, ${profile.name}`, m));
-          }
-        }
-      } finally {
-        await bot.stop();
-      }
-    }
-    await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 30 });
-    const runs = [];
-    for (let i = 0; i < 5; i++) runs.push(await startToFirstAnswer(emu));
-    const s = (xs: number[]) => {
-      const v = summary(xs);
-      return `p50 ${fmt(v.p50)}, max ${fmt(v.max)}`;
-    };
-    lines.push(
-      `npm start (node bin/run.mjs src/main.ts, no platform configured, OpenAI emulator as the model; n=${runs.length} cold starts):`,
-      `  process spawned → "threadmind web chat: <address>" printed: ${s(runs.map((r) => r.printed))}`,
-      `  process spawned → page (GET /) served: ${s(runs.map((r) => r.page))}`,
-      `  process spawned → first question's answer finished on the page's event stream: ${s(runs.map((r) => r.answered))}`,
-      `    of which that answer's model time (emulator, 20 tokens at 33 tok/s): ${s(runs.map((r) => r.model))}`,
-    );
-    const model = process.env.TEST_LOCAL_MODEL;
-    if (model) {
-      const embedded = [];
-      for (let i = 0; i < 3; i++)
-        embedded.push(
-          await startToFirstAnswer(undefined, {
+  await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 30 });
+  const runs = [];
+  for (let i = 0; i < 5; i++) runs.push(await startToFirstAnswer(emu, {}, 120_000));
+  const s = (xs: number[]) => {
+    const v = summary(xs);
+    return `p50 ${fmt(v.p50)}, max ${fmt(v.max)}`;
+  };
+  lines.push(
+    `npm start (node bin/run.mjs src/main.ts, no platform configured, OpenAI emulator as the model; n=${runs.length} cold starts):`,
+    `  process spawned → "threadmind web chat: <address>" printed: ${s(runs.map((r) => r.printed))}`,
+    `  process spawned → page (GET /) served: ${s(runs.map((r) => r.page))}`,
+    `  process spawned → first question's answer finished on the page's event stream: ${s(runs.map((r) => r.answered))}`,
+    `    of which that answer's model time (emulator, 20 tokens at 33 tok/s): ${s(runs.map((r) => r.model))}`,
+  );
+  const model = process.env.TEST_LOCAL_MODEL;
+  if (model) {
+    const embedded = [];
+    for (let i = 0; i < 3; i++)
+      embedded.push(
+        await startToFirstAnswer(
+          undefined,
+          {
             LLM_TEXT_BASE_URL: 'embedded',
             LLM_LOCAL_MODEL: model,
             LLM_LOCAL_THREADS: '2',
             LLM_LOCAL_CONTEXT: '2048',
-          }),
-        );
-      lines.push(
-        `npm start with the embedded CI model (SmolLM2-135M Q4_1, 2 threads, context 2048; n=${embedded.length} cold starts):`,
-        `  process spawned → page (GET /) served: ${s(embedded.map((r) => r.page))}`,
-        `  process spawned → first question's answer finished on the page's event stream: ${s(embedded.map((r) => r.answered))}`,
+          },
+          300_000,
+        ),
       );
-    } else {
-      lines.push('npm start with the embedded CI model: skipped (TEST_LOCAL_MODEL is not set)');
-    }
+    lines.push(
+      `npm start with the embedded CI model (SmolLM2-135M Q4_1, 2 threads, context 2048; n=${embedded.length} cold starts):`,
+      `  process spawned → page (GET /) served: ${s(embedded.map((r) => r.page))}`,
+      `  process spawned → first question's answer finished on the page's event stream: ${s(embedded.map((r) => r.answered))}`,
+    );
+  } else {
+    lines.push('npm start with the embedded CI model: skipped (TEST_LOCAL_MODEL is not set)');
+  }
+  return lines;
+}
+
+/** `npm run bench -- web [--only turns|start]`. */
+export async function benchWeb(argv: string[] = process.argv.slice(2)): Promise<string[]> {
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  const emu = await startEmulators();
+  try {
+    return [
+      ...(only === 'start' ? [] : await turnFigures(emu)),
+      ...(only === 'turns' ? [] : await startFigures(emu)),
+    ];
   } finally {
     await emu.close();
   }
-  return lines;
 }
