@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { type RunningApp, startApp } from '../src/compose/app.ts';
 import { loadConfig } from '../src/config/load-config.ts';
@@ -204,6 +204,8 @@ export interface Measurement {
   /** The bot's queue (waiting + running) as each measured turn was admitted. */
   botQueue: number[];
   window: { from: number; to: number };
+  /** The machine's 1-minute load average as the batch ended (the machine is shared). */
+  load: number;
 }
 
 async function untilIdle(bot: Bot): Promise<void> {
@@ -249,6 +251,7 @@ export async function measure(
     },
     botQueue: [],
     window: r.window,
+    load: loadavg()[0] ?? Number.NaN,
   };
   for (const s of r.samples) {
     const wait = bot.queueWaits.get(s.channel);

@@ -47,6 +47,7 @@ function countCommits(): { readonly count: number } {
 interface Batch {
   cpu: number;
   commits: number;
+  load: number;
 }
 
 async function batch(
@@ -67,7 +68,7 @@ async function batch(
     { concurrency, measured: concurrency === 1 ? 30 : 300, staggerMs: 115 / concurrency },
     loop,
   );
-  return { cpu: m.cpuMsPerTurn, commits: (commits.count - before) / m.turns };
+  return { cpu: m.cpuMsPerTurn, commits: (commits.count - before) / m.turns, load: m.load };
 }
 
 const line = (xs: number[], unit: (x: number) => string) => {
@@ -102,6 +103,9 @@ export async function benchTurnCost(argv: string[] = process.argv.slice(2)): Pro
               ms,
             )}; SQLite commits per turn ${line(
               runs[c].map((b) => b.commits),
+              (x) => x.toFixed(2),
+            )}; load average ${line(
+              runs[c].map((b) => b.load),
               (x) => x.toFixed(2),
             )}`,
           );

@@ -25,7 +25,7 @@ function report(profile: string, m: Measurement): string[] {
   const held =
     m.inFlight.min === m.inFlight.max ? `${m.inFlight.min}` : `${m.inFlight.min}–${m.inFlight.max}`;
   return [
-    `${profile}, ${m.concurrency} in flight (load generator: ${held}), core.maxConcurrentTurns=${m.maxConcurrentTurns}${m.isDefaultSlots ? ' (default)' : ''}, 20-token streamed answer${m.unjoined ? `, ${m.unjoined} turns not joined` : ''}:`,
+    `${profile}, ${m.concurrency} in flight (load generator: ${held}), core.maxConcurrentTurns=${m.maxConcurrentTurns}${m.isDefaultSlots ? ' (default)' : ''}, 20-token streamed answer${m.unjoined ? `, ${m.unjoined} turns not joined` : ''}, load average ${m.load.toFixed(2)}:`,
     `  ${series('turn wall time (question POSTed → finished answer on the page’s event stream)', m.wall)}`,
     `  ${series("that turn's model time (emulator: request received → last byte written)", m.model)}`,
     `  ${series('overhead = wall − own model time', m.overhead)}`,
