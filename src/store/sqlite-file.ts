@@ -6,6 +6,12 @@
 // nothing in this process sees the delay; another process sees them at most COMMIT_AFTER_MS late,
 // and a crash loses at most that much. Writes that must hold together (a fenced write and its
 // marker) run in a savepoint inside the transaction, so they are kept or lost together.
+//
+// A write the caller acts on as settled (a de-duplication claim, a lease and its generation, a
+// fenced write and its once marker) is acknowledged only once committed (`durably`): the commit
+// then comes at the end of this turn of the event loop instead of the window's end, with whatever
+// else is pending, so a process killed right after the acknowledgement has not lost it (WAL with
+// synchronous=NORMAL: a commit survives the process, not the machine losing power).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -30,7 +36,10 @@ export class SqliteFile {
   private readonly key: string | undefined;
   private refs = 1;
   private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
   private savepoints = 0;
+  /** Callers of `durably` waiting for the open transaction's commit. */
+  private waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
 
   private constructor(file: string, key: string | undefined) {
     if (key !== undefined) mkdirSync(path.dirname(key), { recursive: true });
@@ -83,18 +92,49 @@ export class SqliteFile {
     });
   }
 
+  /**
+   * Runs `fn`'s writes in the open transaction (`atomic`: all or none) and resolves with its result
+   * once they are committed; rejects when they were not (the commit failed, or the file closed).
+   */
+  durably<T>(fn: () => T, atomic = false): Promise<T> {
+    let out: T;
+    try {
+      out = atomic ? this.atomically(fn) : this.write(fn);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ resolve: () => resolve(out), reject });
+      this.soon ??= setImmediate(() => this.commit());
+    });
+  }
+
   /** Commits what is pending now. */
   commit(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.db.isOpen || !this.db.isTransaction) return;
+    clearImmediate(this.soon);
+    this.soon = undefined;
+    const waiting = this.waiting;
+    this.waiting = [];
+    if (!this.db.isOpen) {
+      for (const w of waiting)
+        w.reject(new Error('SQLite store closed before its write committed'));
+      return;
+    }
+    if (!this.db.isTransaction) {
+      for (const w of waiting) w.resolve();
+      return;
+    }
     try {
       this.db.exec('COMMIT');
+      for (const w of waiting) w.resolve();
     } catch (err) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       process.emitWarning(`SQLite commit failed, its writes were lost: ${String(err)}`, {
         code: 'THREADMIND_SQLITE_COMMIT',
       });
+      for (const w of waiting) w.reject(new Error(`SQLite commit failed: ${String(err)}`));
     }
   }
 

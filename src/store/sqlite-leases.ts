@@ -1,7 +1,9 @@
 // Leases on SQLite: one row per key (holder, generation, expiry). A row is never deleted when its
 // lease ends, only emptied, so the generation keeps counting up. Each step is one statement, or
 // synchronous statements in one savepoint, inside the file's write transaction (sqlite-file.ts),
-// which holds the file's write lock, so processes sharing the file agree.
+// which holds the file's write lock, so processes sharing the file agree. Every step resolves only
+// once committed (`durably`): a generation handed out, or a fenced write and its once marker, is
+// never lost to a crash after its holder acted on it.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   type LeaseBackend,
@@ -80,9 +82,9 @@ export class SqliteLeases implements LeaseBackend {
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<number | undefined> {
     const now = this.d.now();
-    const row = this.d.file.write(() => this.s.acquire.get(key, holder, now + ttlMs, now)) as
-      | { gen: number }
-      | undefined;
+    const row = (await this.d.file.durably(() =>
+      this.s.acquire.get(key, holder, now + ttlMs, now),
+    )) as { gen: number } | undefined;
     return row ? Number(row.gen) : undefined;
   }
 
@@ -90,13 +92,14 @@ export class SqliteLeases implements LeaseBackend {
     const now = this.d.now();
     return (
       Number(
-        this.d.file.write(() => this.s.renew.run(now + ttlMs, key, holder, token, now)).changes,
+        (await this.d.file.durably(() => this.s.renew.run(now + ttlMs, key, holder, token, now)))
+          .changes,
       ) > 0
     );
   }
 
   async release(key: string, holder: string, token: number): Promise<void> {
-    this.d.file.write(() => this.s.release.run(key, holder, token));
+    await this.d.file.durably(() => this.s.release.run(key, holder, token));
   }
 
   async current(key: string): Promise<number | undefined> {
@@ -114,7 +117,7 @@ export class SqliteLeases implements LeaseBackend {
     guard: WriteGuard,
   ): Promise<WriteOutcome> {
     const values = await Promise.all(entries.map(([, v]) => this.d.serialize(v)));
-    return this.d.file.atomically(() => this.writeLocked(entries, values, guard, this.d.now()));
+    return this.d.file.durably(() => this.writeLocked(entries, values, guard, this.d.now()), true);
   }
 
   /** Inside the transaction: nothing else can write between the checks and the writes. */
@@ -140,7 +143,8 @@ export class SqliteLeases implements LeaseBackend {
   async forget(prefix: string): Promise<number> {
     const like = this.d.likePrefix(prefix);
     return Number(
-      this.d.file.write(() => this.s.forget.run(like, prefix, prefix, this.d.now())).changes,
+      (await this.d.file.durably(() => this.s.forget.run(like, prefix, prefix, this.d.now())))
+        .changes,
     );
   }
 }

@@ -148,32 +148,38 @@ export class SqliteStore implements Store {
     return this.deleteStarting('claims', prefix, []);
   }
 
-  private deleteStarting(table: 'kv' | 'claims', start: string, keep: string[]): number {
+  private async deleteStarting(
+    table: 'kv' | 'claims',
+    start: string,
+    keep: string[],
+  ): Promise<number> {
     const except = keep.length > 0 ? ` AND key NOT IN (${keep.map(() => '?').join(', ')})` : '';
     const stmt = this.db.prepare(
       `DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND substr(key, 1, length(?)) = ?${except}`,
     );
+    const run = () => stmt.run(likePrefix(start), start, start, ...keep);
+    // Claims are what exactly-once rests on: freed only once committed, like they are taken.
     return Number(
-      this.file.write(() => stmt.run(likePrefix(start), start, start, ...keep)).changes,
+      (table === 'claims' ? await this.file.durably(run) : this.file.write(run)).changes,
     );
   }
 
   async claim(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    return (
-      Number(this.file.write(() => this.claimStmt.run(key, holder, now + ttlMs, now)).changes) > 0
-    );
+    // Acknowledged only once committed (sqlite-file.ts, `durably`): a claim a caller acted on
+    // survives the process being killed right after.
+    const run = () => this.claimStmt.run(key, holder, now + ttlMs, now);
+    return Number((await this.file.durably(run)).changes) > 0;
   }
 
   async renew(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    return (
-      Number(this.file.write(() => this.renewStmt.run(now + ttlMs, key, holder, now)).changes) > 0
-    );
+    const run = () => this.renewStmt.run(now + ttlMs, key, holder, now);
+    return Number((await this.file.durably(run)).changes) > 0;
   }
 
   async release(key: string, holder: string): Promise<void> {
-    this.file.write(() => this.releaseStmt.run(key, holder));
+    await this.file.durably(() => this.releaseStmt.run(key, holder));
   }
 
   async holder(key: string): Promise<string | undefined> {

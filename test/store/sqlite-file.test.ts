@@ -95,6 +95,51 @@ process.exit(0);
   );
 
   it(
+    'what exactly-once relies on is not lost when the process is killed right after it was acknowledged',
+    withFile(async (file) => {
+      const storeModule = fileURLToPath(
+        new URL('../../src/store/sqlite-store.ts', import.meta.url),
+      );
+      const script = path.join(path.dirname(file), 'claim-and-die.ts');
+      // SIGKILL: no exit hook, no close; only what was committed is left.
+      writeFileSync(
+        script,
+        `import { SqliteStore } from ${JSON.stringify(storeModule)};
+const store = new SqliteStore(${JSON.stringify(file)});
+const claimed = await store.claim('seen:ev1', 'me', 60_000);
+await store.claim('doomed', 'me', 60_000);
+await store.release('doomed', 'me');
+const token = await store.leases.acquire('lock:s1', 'me', 60_000);
+const wrote = await store.leases.writeFenced([['turn:1', 'answer']], {
+  lease: 'lock:s1',
+  token: token ?? 0,
+  once: 'once:turn:1',
+});
+process.stdout.write(JSON.stringify({ claimed, token, wrote }));
+process.kill(process.pid, 'SIGKILL');
+`,
+      );
+      const run = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+      assert.equal(run.signal, 'SIGKILL', run.stderr);
+      const acked = JSON.parse(run.stdout) as { claimed: boolean; token: number; wrote: string };
+      assert.deepEqual(acked, { claimed: true, token: 1, wrote: 'written' });
+
+      const reopened = new SqliteStore(file);
+      try {
+        // The event is still claimed: its redelivery is a repeat, not answered again.
+        assert.equal(await reopened.claim('seen:ev1', 'other', 60_000), false);
+        assert.equal(await reopened.holder('seen:ev1'), 'me');
+        assert.equal(await reopened.holder('doomed'), undefined);
+        assert.deepEqual(await reopened.leases.holder('lock:s1'), { holder: 'me', token: 1 });
+        assert.equal(await reopened.leases.wrote('once:turn:1'), true);
+        assert.equal(await reopened.kv.get('turn:1'), 'answer');
+      } finally {
+        await reopened.close();
+      }
+    }),
+  );
+
+  it(
     'a failed atomic step undoes only itself',
     withFile(async (file) => {
       const f = SqliteFile.open(file);
