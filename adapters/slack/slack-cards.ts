@@ -22,7 +22,7 @@ import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { clip } from '../../src/text/clip.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { escapeText } from './mrkdwn-inline.ts';
-import { MARKDOWN_LIMIT, markdownBlocks } from './slack-markdown.ts';
+import { MARKDOWN_LIMIT, markdownBlocks, mrkdwnSections } from './slack-markdown.ts';
 
 /** Block Kit's limits (docs.slack.dev, Block Kit reference). */
 export const LIMITS = {
@@ -60,19 +60,9 @@ const plain = (text: string, max: number) => ({
   emoji: true,
 });
 
-/**
- * A modal's text as mrkdwn sections, for any length (a section holds 3,000 characters): modals
- * take no `markdown` block.
- */
+/** A modal's text as mrkdwn sections (modals take no `markdown` block). */
 function sections(text: RenderedText): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  const chars = [...markdownToMrkdwn(text.text)];
-  for (let i = 0; i < chars.length; i += LIMITS.sectionText)
-    out.push({
-      type: 'section',
-      text: { type: 'mrkdwn', text: chars.slice(i, i + LIMITS.sectionText).join('') },
-    });
-  return out;
+  return mrkdwnSections(text.text);
 }
 
 /** The modal callback id and the prefix of every action id the dispatcher answers. */

@@ -5,7 +5,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { InteractionReply } from '../../src/model/interaction.ts';
 import { cardBlocks, confirmationBlocks, fileText, modalView } from './slack-cards.ts';
-import { fallbackText, markdownMessage } from './slack-markdown.ts';
+import { fallbackText, markdownMessage, responseUrlBlocks } from './slack-markdown.ts';
 
 /** Where the person is and how to answer them there. */
 export interface SlackAnswer {
@@ -30,7 +30,7 @@ export async function presentSlack(reply: InteractionReply, a: SlackAnswer): Pro
         await a.respond({
           text: m.text,
           response_type: m.inChannel ? 'in_channel' : 'ephemeral',
-          ...(m.blocks ? { blocks: m.blocks } : {}),
+          ...(m.blocks ? { blocks: responseUrlBlocks(m.blocks) } : {}),
           ...(m.replace ? { replace_original: true } : {}),
         } as Parameters<RespondFn>[0]);
         return;

@@ -180,7 +180,8 @@ export async function handleResponseUrl(
   const text = typeof body.text === 'string' ? body.text : '';
   const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
   if (text === '' && (blocks === undefined || blocks.length === 0)) return answer(400, 'no_text');
-  if (blockProblems(blocks ?? [], 'message').length > 0) return answer(400, 'invalid_blocks');
+  if (blockProblems(blocks ?? [], 'response_url').length > 0 || body.markdown_text !== undefined)
+    return answer(400, 'invalid_blocks');
   if (body.replace_original === true && posted !== undefined) {
     posted.text = text;
     if (blocks === undefined) delete posted.blocks;

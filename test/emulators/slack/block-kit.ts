@@ -153,24 +153,31 @@ function block(b: unknown, at: string): string[] {
   return out;
 }
 
-/** Slack's complaints about blocks on a surface (`message` or `modal`), empty when it would accept them. */
+/**
+ * Slack's complaints about blocks on a surface (`message`, `modal`, or a message through a
+ * `response_url`), empty when it would accept them. Slack documents the `markdown` block for
+ * messages sent through the Web API, not for a response_url's payload, so the emulator refuses it
+ * there: the bot must not rely on it.
+ */
 export function blockProblems(
   blocks: readonly unknown[],
-  surface: 'message' | 'modal',
+  surface: 'message' | 'modal' | 'response_url',
   at = '',
 ): string[] {
-  const max = surface === 'message' ? MAX.messageBlocks : MAX.modalBlocks;
+  const max = surface === 'modal' ? MAX.modalBlocks : MAX.messageBlocks;
   const out: string[] = [];
   if (blocks.length > max)
     out.push(`no more than ${max} items allowed [json-pointer:${at}/blocks]`);
   blocks.forEach((b, i) => {
     out.push(...block(b, `json-pointer:${at}/blocks/${i}`));
   });
-  if (surface === 'message' && blocks.some((b) => isObj(b) && b.type === 'input'))
+  if (surface !== 'modal' && blocks.some((b) => isObj(b) && b.type === 'input'))
     out.push(`input blocks are not allowed in messages [json-pointer:${at}/blocks]`);
   const markdown = blocks.filter((b) => isObj(b) && b.type === 'markdown') as Obj[];
   if (surface === 'modal' && markdown.length > 0)
     out.push(`markdown blocks are only allowed in messages [json-pointer:${at}/blocks]`);
+  if (surface === 'response_url' && markdown.length > 0)
+    out.push(`markdown blocks are not taken by a response_url [json-pointer:${at}/blocks]`);
   const total = markdown.reduce((n, b) => n + length(b.text), 0);
   if (total > MAX.markdownTotal)
     out.push(
