@@ -1,6 +1,7 @@
-// `npm run bench:profile [-- --turns 200 --concurrency 1 --chunk-delay 5 --slots 64 --interval 250]`:
+// `npm run bench:profile [-- --turns 200 --concurrency 1 --chunk-delay 5 --slots 64 --interval 250
+//   --platform slack|web]`:
 // runs the bot under `node --cpu-prof` (emulators in a child process, not profiled), streams N
-// turns of a 20-token answer through Slack, and prints where the bot's main thread spent its
+// turns of a 20-token answer through Slack (or the web chat), and prints where the bot's main thread spent its
 // time: self time by function and by module (npm package, project file or node internal),
 // counted only inside the measured turns' window and divided by the turns run in it.
 import { spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ interface Options {
   /** Sampling interval of the profiler, µs: finer is more precise and costs the bot more. */
   intervalUs: number;
   dir: string;
+  platform: 'slack' | 'web';
 }
 
 function options(argv: string[]): Options {
@@ -33,6 +35,7 @@ function options(argv: string[]): Options {
     slots: slots === undefined ? undefined : Number(slots),
     intervalUs: Number(get('interval') ?? 250),
     dir: get('dir') ?? '',
+    platform: get('platform') === 'web' ? 'web' : 'slack',
   };
 }
 
@@ -56,18 +59,27 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 async function runTurns(o: Options): Promise<void> {
   const emu = await startEmulators();
-  const bot = await startBot(emu, o.slots);
+  const bot = await startBot(emu, o.slots, o.platform);
+  const loop =
+    o.platform === 'web'
+      ? { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}` }
+      : { op: 'loop' as const };
   try {
     await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
-    await measure(bot, emu, { concurrency: 10, measured: 50, staggerMs: 0 });
+    await measure(bot, emu, { concurrency: 10, measured: 50, staggerMs: 0 }, loop);
     await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: o.chunkDelayMs });
     const before = await emu.call<Calls>({ op: 'callCounts', since: 0 });
     const fromUs = monotonicUs();
-    const m = await measure(bot, emu, {
-      concurrency: o.concurrency,
-      measured: o.turns,
-      staggerMs: (23 * o.chunkDelayMs) / o.concurrency,
-    });
+    const m = await measure(
+      bot,
+      emu,
+      {
+        concurrency: o.concurrency,
+        measured: o.turns,
+        staggerMs: (23 * o.chunkDelayMs) / o.concurrency,
+      },
+      loop,
+    );
     const toUs = monotonicUs();
     const after = await emu.call<Calls>({ op: 'callCounts', since: before.total });
     const perTurn: Record<string, number> = {};
@@ -196,6 +208,8 @@ async function profile(o: Options): Promise<void> {
     '--chunk-delay',
     String(o.chunkDelayMs),
     ...(o.slots === undefined ? [] : ['--slots', String(o.slots)]),
+    '--platform',
+    o.platform,
   ];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: 'inherit' });
@@ -211,7 +225,7 @@ async function profile(o: Options): Promise<void> {
     throw new Error('the measured window is outside the profile: the clocks disagree');
   }
   console.log(
-    `profile of ${o.turns} measured Slack turns (20-token streamed answer, ${o.chunkDelayMs} ms between chunks, ${o.concurrency} in flight${o.slots === undefined ? '' : `, core.maxConcurrentTurns=${o.slots}`}; sampled every ${o.intervalUs} µs): ${path.join(dir, file)}`,
+    `profile of ${o.turns} measured ${o.platform === 'web' ? 'web chat' : 'Slack'} turns (20-token streamed answer, ${o.chunkDelayMs} ms between chunks, ${o.concurrency} in flight${o.slots === undefined ? '' : `, core.maxConcurrentTurns=${o.slots}`}; sampled every ${o.intervalUs} µs): ${path.join(dir, file)}`,
   );
   for (const line of summarise(prof, markers, 15)) console.log(line);
 }
