@@ -7,7 +7,7 @@
 // and a crash loses at most that much. Writes that must hold together (a fenced write and its
 // marker) run in a savepoint inside the transaction, so they are kept or lost together.
 //
-// A write the caller acts on as settled (a de-duplication claim, a lease and its generation, a
+// A write the caller acts on as settled (a claim: de-duplication, a job's or a flow's once; a
 // fenced write and its once marker) is acknowledged only once committed (`durably`): the commit
 // then comes at the end of this turn of the event loop instead of the window's end, with whatever
 // else is pending, so a process killed right after the acknowledgement has not lost it (WAL with

@@ -1,9 +1,11 @@
 // Leases on SQLite: one row per key (holder, generation, expiry). A row is never deleted when its
 // lease ends, only emptied, so the generation keeps counting up. Each step is one statement, or
 // synchronous statements in one savepoint, inside the file's write transaction (sqlite-file.ts),
-// which holds the file's write lock, so processes sharing the file agree. Every step resolves only
-// once committed (`durably`): a generation handed out, or a fenced write and its once marker, is
-// never lost to a crash after its holder acted on it.
+// which holds the file's write lock, so processes sharing the file agree. A fenced write resolves
+// only once committed (`durably`): its once marker is what makes a write happen once, so it is
+// never lost to a crash after the writer acted on it; the generation it was checked against is
+// committed with it. Taking, renewing and ending a lease need not wait: a lease lost with its
+// process had no holder left to act on it.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   type LeaseBackend,
@@ -82,9 +84,9 @@ export class SqliteLeases implements LeaseBackend {
 
   async acquire(key: string, holder: string, ttlMs: number): Promise<number | undefined> {
     const now = this.d.now();
-    const row = (await this.d.file.durably(() =>
-      this.s.acquire.get(key, holder, now + ttlMs, now),
-    )) as { gen: number } | undefined;
+    const row = this.d.file.write(() => this.s.acquire.get(key, holder, now + ttlMs, now)) as
+      | { gen: number }
+      | undefined;
     return row ? Number(row.gen) : undefined;
   }
 
@@ -92,14 +94,13 @@ export class SqliteLeases implements LeaseBackend {
     const now = this.d.now();
     return (
       Number(
-        (await this.d.file.durably(() => this.s.renew.run(now + ttlMs, key, holder, token, now)))
-          .changes,
+        this.d.file.write(() => this.s.renew.run(now + ttlMs, key, holder, token, now)).changes,
       ) > 0
     );
   }
 
   async release(key: string, holder: string, token: number): Promise<void> {
-    await this.d.file.durably(() => this.s.release.run(key, holder, token));
+    this.d.file.write(() => this.s.release.run(key, holder, token));
   }
 
   async current(key: string): Promise<number | undefined> {
@@ -143,8 +144,7 @@ export class SqliteLeases implements LeaseBackend {
   async forget(prefix: string): Promise<number> {
     const like = this.d.likePrefix(prefix);
     return Number(
-      (await this.d.file.durably(() => this.s.forget.run(like, prefix, prefix, this.d.now())))
-        .changes,
+      this.d.file.write(() => this.s.forget.run(like, prefix, prefix, this.d.now())).changes,
     );
   }
 }

@@ -148,26 +148,21 @@ export class SqliteStore implements Store {
     return this.deleteStarting('claims', prefix, []);
   }
 
-  private async deleteStarting(
-    table: 'kv' | 'claims',
-    start: string,
-    keep: string[],
-  ): Promise<number> {
+  private deleteStarting(table: 'kv' | 'claims', start: string, keep: string[]): number {
     const except = keep.length > 0 ? ` AND key NOT IN (${keep.map(() => '?').join(', ')})` : '';
     const stmt = this.db.prepare(
       `DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND substr(key, 1, length(?)) = ?${except}`,
     );
-    const run = () => stmt.run(likePrefix(start), start, start, ...keep);
-    // Claims are what exactly-once rests on: freed only once committed, like they are taken.
     return Number(
-      (table === 'claims' ? await this.file.durably(run) : this.file.write(run)).changes,
+      this.file.write(() => stmt.run(likePrefix(start), start, start, ...keep)).changes,
     );
   }
 
   async claim(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
     // Acknowledged only once committed (sqlite-file.ts, `durably`): a claim a caller acted on
-    // survives the process being killed right after.
+    // (answered the message it de-duplicates) survives the process being killed right after.
+    // Freeing one needs no wait: a claim kept by a crash lapses at its expiry.
     const run = () => this.claimStmt.run(key, holder, now + ttlMs, now);
     return Number((await this.file.durably(run)).changes) > 0;
   }
@@ -179,7 +174,7 @@ export class SqliteStore implements Store {
   }
 
   async release(key: string, holder: string): Promise<void> {
-    await this.file.durably(() => this.releaseStmt.run(key, holder));
+    this.file.write(() => this.releaseStmt.run(key, holder));
   }
 
   async holder(key: string): Promise<string | undefined> {
