@@ -15,6 +15,8 @@ export class Transcript {
   private readonly records: TranscriptRecords;
   private readonly onWriteError: (err: unknown) => void;
   private threads: Promise<WebThread[]> | undefined;
+  /** The threads by id: every request names one, and there may be thousands. */
+  private readonly byId = new Map<string, WebThread>();
   private readonly loaded = new Map<string, Promise<WebMessage[]>>();
   private readonly statuses = new Map<string, string>();
   private readonly listeners = new Map<string, Set<(e: WebEvent) => void>>();
@@ -28,12 +30,16 @@ export class Transcript {
   }
 
   list(): Promise<WebThread[]> {
-    this.threads ??= this.records.loadThreads();
+    this.threads ??= this.records.loadThreads().then((threads) => {
+      for (const t of threads) this.byId.set(t.id, t);
+      return threads;
+    });
     return this.threads;
   }
 
   async thread(id: string): Promise<WebThread | undefined> {
-    return (await this.list()).find((t) => t.id === id);
+    await this.list();
+    return this.byId.get(id);
   }
 
   async createThread(): Promise<WebThread> {
@@ -41,6 +47,7 @@ export class Transcript {
     const now = Date.now();
     const t: WebThread = { id: randomUUID(), title: 'New thread', createdAt: now, updatedAt: now };
     threads.push(t);
+    this.byId.set(t.id, t);
     this.loaded.set(t.id, Promise.resolve([]));
     await Promise.all([
       this.records.saveThread(t),
