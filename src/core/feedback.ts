@@ -70,7 +70,8 @@ export type ExportFormat = 'csv' | 'json';
 
 const DAY_MS = 24 * 60 * 60_000;
 const LOCK_TTL_MS = 5000;
-const LOCK_TRIES = 40;
+// A dead holder's claim lapses within LOCK_TTL_MS, so waiting twice that means live contention.
+const LOCK_WAIT_MS = 2 * LOCK_TTL_MS;
 
 /** Whatever the platform passed as a vote, if it is one. */
 export function parseVote(x: unknown): Vote | undefined {
@@ -162,9 +163,10 @@ export class FeedbackService {
       at,
       ...(reason ? { reason } : {}),
     };
-    await kv.set(key, record, this.ttlMs);
     // The day index lists each person's vote on an answer once; a changed vote keeps its entry.
+    // Indexed before the vote is kept, so a vote that fails here is retried whole, not left unlisted.
     if (!before) await this.index(v.platform, v.projectId, at, `${v.id}:${v.userId}`);
+    await kv.set(key, record, this.ttlMs);
     // A reason added to the same vote is not another vote.
     if (before?.vote !== v.vote)
       this.o.metrics.feedback.inc({
@@ -185,17 +187,17 @@ export class FeedbackService {
     const key = this.dayKey(platform, projectId, at);
     const lock = `${key}:lock`;
     const holder = randomUUID();
-    let held = false;
-    for (let i = 0; i < LOCK_TRIES && !held; i++) {
-      held = await this.o.store.claim(lock, holder, LOCK_TTL_MS);
-      if (!held) await new Promise((r) => setTimeout(r, 5 + i * 5));
+    const until = Date.now() + LOCK_WAIT_MS;
+    // Writing without the claim would drop another replica's entry, so a vote that cannot get it fails.
+    while (!(await this.o.store.claim(lock, holder, LOCK_TTL_MS))) {
+      if (Date.now() > until) throw new Error(`feedback index ${key} stayed busy`);
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));
     }
-    if (!held) this.o.log.warn({ key }, 'feedback index busy; writing without the claim');
     try {
       const list = ((await this.o.store.kv.get(key)) as string[] | undefined) ?? [];
       if (!list.includes(entry)) await this.o.store.kv.set(key, [...list, entry], this.ttlMs);
     } finally {
-      if (held) await this.o.store.release(lock, holder);
+      await this.o.store.release(lock, holder);
     }
   }
 
