@@ -12,7 +12,7 @@ import { type RerankStage, rerankFused } from './rerank-stage.ts';
 import { type PassageBudget, toHits } from './search-hit.ts';
 import type { Segment } from './segment.ts';
 import { comparable, vectorRank } from './vector-rank.ts';
-import { cosineAt } from './vectors.ts';
+import { chunkScore } from './vectors.ts';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -83,7 +83,7 @@ function fillCosines(fused: Fused[], segments: readonly Segment[], qv: QueryVect
     if (f.vector) continue;
     const seg = segments[f.segment] as Segment;
     if (!seg.vectors || !comparable(seg, qv.model, qv.vector.length)) continue;
-    f.cosine = cosineAt(seg.vectors, f.doc, qv.vector);
+    f.cosine = chunkScore(seg.vectors, f.doc, qv.vector);
   }
 }
 
