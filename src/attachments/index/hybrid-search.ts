@@ -69,9 +69,10 @@ function clears(f: Fused, floor: RelevanceFloor): boolean {
 
 /**
  * Word-ranked chunks holding less than this share of the query's words (idf-weighted) do not vote
- * in fusion, though at the relevance floor's 0.5 they still count as relevant: for a question asked
- * in other words they are the chunks that share one rare stray word, and their rank would push the
- * vector ranking's answer down. Chosen on the retrieval evaluation's dev set (0.6–0.8 alike; hybrid
+ * in fusion: for a question asked in other words they are the chunks that share one rare stray
+ * word, and their rank would push the vector ranking's answer down. Those at the relevance floor
+ * (0.5) still come after the fused ones: a question with a word no file holds (which weighs as a
+ * rare one) may have its answer only there. Chosen on the retrieval evaluation's dev set (0.6–0.8 alike; hybrid
  * paraphrase recall@5 0.81 → 0.88, lexical unchanged at 1.00), held-out unchanged (ARCHITECTURE.md).
  */
 export const VOTER_COVERAGE = 0.7;
@@ -146,7 +147,18 @@ function firstStage(
   if (!qv) return r.mode === 'vector' ? [] : lexicalOnly(lexical);
   const vector = vectorRank(r.segments, qv.model, qv.vector, k, floor?.minCosine);
   if (r.mode === 'vector') return vectorOnly(vector);
-  const fused = fuse(voters(lexical, floor), vector);
+  const voting = voters(lexical, floor);
+  const fused = fuse(voting, vector);
+  if (floor && voting.length < lexical.length) fused.push(...nonVoters(fused, lexical, floor));
   if (r.mode === 'hybrid' && floor) fillCosines(fused, r.segments, qv);
   return fused;
+}
+
+/** Word-ranked chunks at the relevance floor that did not vote and fusion did not hold, in order. */
+function nonVoters(fused: readonly Fused[], lexical: readonly Ranked[], floor: RelevanceFloor) {
+  const held = new Set(fused.map((f) => `${f.segment}:${f.doc}`));
+  return lexicalOnly(lexical)
+    .filter((f) => (f.lexical?.coverage ?? 0) >= floor.minCoverage)
+    .filter((f) => !held.has(`${f.segment}:${f.doc}`))
+    .map((f) => ({ ...f, score: 0 }));
 }
