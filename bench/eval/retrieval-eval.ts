@@ -30,6 +30,8 @@ export interface EvalOptions {
   reranker?: Reranker;
   /** Its floor for this run (default: the index's). */
   minRerankScore?: number;
+  /** `attachments.search.sentenceVectors`: a vector per sentence of a chunk too. */
+  sentenceVectors?: boolean;
   modes?: readonly SearchMode[];
 }
 
@@ -108,7 +110,7 @@ export async function evaluateSet(set: EvalSet, o: EvalOptions): Promise<SetRun>
   const store = await createStore('sqlite://:memory:');
   try {
     const embedder = o.embedder ? new TimedEmbedder(o.embedder) : undefined;
-    const index = createIndex(store, embedder, o.reranker, o.minRerankScore);
+    const index = createIndex(store, embedder, o.reranker, o.minRerankScore, o.sentenceVectors);
     const owner: Owner = { kind: 'session', key: `eval:${set.name}` };
     const ingested = await ingestSet(set, index, store, owner, o.extract);
     const problems = checkLabels(set, ingested.texts);

@@ -64,6 +64,7 @@ async function retrieval(): Promise<void> {
     log(
       `embedder: ${embedder.id} (${embedder.dims} dims, ${threads} thread(s), loaded in ${Math.round(loadMs)} ms)`,
     );
+    log(`sentence vectors: ${config.attachments.search.sentenceVectors ? 'on' : 'off'}`);
   } else log('embedder: none (lexical search needs none)');
   const rerankPath = values['rerank-model'] ?? process.env.TEST_RERANK_MODEL;
   let reranker: LlamaReranker | undefined;
@@ -79,6 +80,7 @@ async function retrieval(): Promise<void> {
       const run = await evaluateSet(set, {
         extract: config.attachments.extract,
         limit: config.attachments.search.maxHits,
+        sentenceVectors: config.attachments.search.sentenceVectors,
         ...(embedder ? { embedder } : {}),
         ...(reranker ? { reranker } : {}),
         ...(minRerankScore === undefined ? {} : { minRerankScore }),

@@ -34,15 +34,19 @@ export function needsEmbedder(modes: readonly SearchMode[]): boolean {
  */
 const EVAL_DEADLINES = { queryTimeoutMs: 600_000, embedTimeoutMs: 3_600_000 } as const;
 
-/** An index over `store`, with the embedder (vector and hybrid search) and reranker if given. */
+/**
+ * An index over `store`, with the embedder (vector and hybrid search) and reranker if given, and
+ * sentence vectors as `attachments.search.sentenceVectors` says.
+ */
 export function createIndex(
   store: Store,
   embedder: Embedder | undefined,
   reranker?: Reranker,
   minRerankScore?: number,
+  sentenceVectors = false,
 ): AttachmentIndex {
   const options: AttachmentIndexOptions = {
-    ...(embedder ? { embedder, ...EVAL_DEADLINES } : {}),
+    ...(embedder ? { embedder, ...EVAL_DEADLINES, sentenceVectors } : {}),
     ...(reranker ? { reranker } : {}),
     ...(minRerankScore === undefined ? {} : { minRerankScore }),
   };

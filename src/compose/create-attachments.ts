@@ -32,6 +32,7 @@ export function createAttachments(
     maxChars: config.attachments.search.maxChars,
     minCosine: config.attachments.search.minCosine,
     queryTimeoutMs: config.attachments.search.queryTimeoutMs,
+    sentenceVectors: config.attachments.search.sentenceVectors,
     rerankCandidates: config.llm.rerank.candidates,
     minRerankScore: config.llm.rerank.minScore,
     embedder,

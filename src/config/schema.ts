@@ -129,6 +129,7 @@ export const settingsSchema = z
             maxHits: z.number().int().min(1).max(50),
             maxChars: z.number().int().min(500),
             minCosine: z.number().min(-1).max(1),
+            sentenceVectors: z.boolean(),
             queryTimeoutMs: positiveInt,
             indexCacheBytes: z.number().int().min(0),
           })

@@ -98,6 +98,28 @@ describe('fusion', () => {
   });
 });
 
+describe('who votes in fusion', () => {
+  test('a chunk sharing one stray word ranks below the vector ranking’s answer, yet is not lost', async () => {
+    const ix = new AttachmentIndex(store, { embedder: table() });
+    const o = owners();
+    // Two files hold "refund" alone, three "window" alone: each holds ~0.6 or ~0.4 of the query.
+    await ix.addFile(o.channel, file('stray'), [{ text: 'Refund forms are on the intranet.' }]);
+    await ix.addFile(o.channel, file('stray2'), [{ text: 'Refund policy: see the handbook.' }]);
+    await ix.addFile(o.channel, file('answer'), [
+      { text: 'You get your money back within a month of the purchase.' },
+    ]);
+    for (const id of ['w1', 'w2', 'w3']) {
+      await ix.addFile(o.channel, file(id), [{ text: `A window is a pane of glass, ${id}.` }]);
+    }
+    const hits = await ix.search(o.all, 'refund window', 5);
+    const ids = hits.map((h) => h.fileId);
+    assert.equal(ids[0], 'answer', ids.join());
+    assert.deepEqual(ids.slice(1).sort(), ['stray', 'stray2'], 'still given, after the fused ones');
+    const stray = hits.find((h) => h.fileId === 'stray');
+    assert.ok(stray?.lexical && stray.lexical.coverage >= 0.5 && stray.lexical.coverage < 0.7);
+  });
+});
+
 describe('isolation under hybrid search', () => {
   test('another owner’s chunk never comes back, even when its vector is the nearest', async () => {
     const ix = new AttachmentIndex(store, { embedder: table() });

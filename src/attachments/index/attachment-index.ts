@@ -52,6 +52,8 @@ export interface AttachmentIndexOptions {
   minCoverage?: number;
   /** A query embedding slower than this is given up, and that search is by words. */
   queryTimeoutMs?: number;
+  /** A vector for each sentence of a chunk too, not only one for the chunk (sentence-vectors.ts). */
+  sentenceVectors?: boolean;
   /** Texts per embedding call at ingest, calls in flight per process, one call's deadline. */
   embedBatch?: number;
   embedConcurrency?: number;
@@ -74,6 +76,7 @@ export const ATTACHMENT_INDEX_DEFAULTS = {
   minCosine: RELEVANCE_DEFAULTS.minCosine,
   minCoverage: RELEVANCE_DEFAULTS.minCoverage,
   queryTimeoutMs: 2_000,
+  sentenceVectors: false,
   embedBatch: 32,
   embedConcurrency: 2,
   embedTimeoutMs: 60_000,
@@ -112,7 +115,13 @@ export class AttachmentIndex {
       timeoutMs: this.o.embedTimeoutMs,
     };
     this.embeddings = embedder
-      ? new IndexEmbeddings(embedder, limits, this.o.queryTimeoutMs, fallback)
+      ? new IndexEmbeddings(
+          embedder,
+          limits,
+          this.o.queryTimeoutMs,
+          fallback,
+          this.o.sentenceVectors,
+        )
       : undefined;
     this.reembedder = this.embeddings
       ? new Reembedder({

@@ -6,6 +6,7 @@ import type { Embedder, EmbedPurpose } from '../../llm/embeddings/embedder.ts';
 import { EmbeddingError } from '../../llm/embeddings/embedding-error.ts';
 import type { Semaphore } from '../../util/semaphore.ts';
 import type { Chunk } from './chunk.ts';
+import { sentenceStarts, sentenceTexts } from './sentence-vectors.ts';
 import { type ChunkVectors, normalised, quantise } from './vectors.ts';
 
 export interface EmbedLimits {
@@ -115,20 +116,30 @@ export function embeddingText(c: Chunk): string {
 /** A chunk is ~800 characters; a longer text would only be cut by the model's own input limit. */
 const MAX_EMBED_CHARS = 2000;
 
-/** One file's chunk vectors, quantised, tagged with the embedder's id. */
+/**
+ * One file's chunk vectors, quantised, tagged with the embedder's id; with `sentences`, a vector for
+ * each sentence of every chunk of several sentences too, in the same calls.
+ */
 export async function chunkVectors(
   embedder: Embedder,
   chunks: readonly Chunk[],
   limits: EmbedLimits,
   gate?: Semaphore,
+  sentences = false,
 ): Promise<ChunkVectors> {
   // The id these vectors are tagged with: final before the first call (an HTTP embedder learns
   // its model and dimension from one answer), and unchanged after the last.
   const model = embedder.ready
     ? await embedder.ready(AbortSignal.timeout(limits.timeoutMs))
     : embedder.id;
-  const vectors = await embedTexts(embedder, chunks.map(embeddingText), limits, gate);
+  const perChunk = sentences ? chunks.map(sentenceTexts) : [];
+  const texts = [...chunks.map(embeddingText), ...perChunk.flat()];
+  const vectors = (await embedTexts(embedder, texts, limits, gate)).map(normalised);
   if (embedder.id !== model)
     throw badResponse(`the model changed from ${model} to ${embedder.id} meanwhile`);
-  return quantise(model, vectors.map(normalised));
+  if (!sentences) return quantise(model, vectors);
+  return quantise(model, vectors.slice(0, chunks.length), {
+    starts: sentenceStarts(perChunk.map((t) => t.length)),
+    vectors: vectors.slice(chunks.length),
+  });
 }

@@ -15,6 +15,8 @@ export class IndexEmbeddings {
   readonly embedder: Embedder;
   readonly limits: EmbedLimits;
   readonly gate: Semaphore;
+  /** Whether files get sentence vectors beside their chunk vectors (sentence-vectors.ts). */
+  readonly sentences: boolean;
   private readonly fallback: EmbeddingFallbackLog;
   private readonly queryTimeoutMs: number;
   /** Recent queries' vectors: a question asked again, or searched in several modes, costs nothing. */
@@ -25,8 +27,10 @@ export class IndexEmbeddings {
     limits: EmbedLimits,
     queryTimeoutMs: number,
     fallback: EmbeddingFallbackLog,
+    sentences = false,
   ) {
     this.embedder = embedder;
+    this.sentences = sentences;
     this.limits = limits;
     this.gate = new Semaphore(Math.max(1, Math.floor(limits.concurrency)));
     this.queryTimeoutMs = queryTimeoutMs;
@@ -46,7 +50,7 @@ export class IndexEmbeddings {
   /** One file's chunk vectors, or undefined when embedding failed (the file is kept by words). */
   async chunks(chunks: readonly Chunk[]): Promise<ChunkVectors | undefined> {
     try {
-      return await chunkVectors(this.embedder, chunks, this.limits, this.gate);
+      return await chunkVectors(this.embedder, chunks, this.limits, this.gate, this.sentences);
     } catch (err) {
       this.fallback.fellBack('attachment ingest', err);
       return undefined;

@@ -80,8 +80,8 @@ export class Reembedder {
     // Another replica is on it: its new version reaches this one through the version token.
     if (!(await store.claim(claim, holder, CLAIM_TTL_MS))) return;
     try {
-      const { embedder, limits, gate } = this.d.embeddings;
-      const vectors = await chunkVectors(embedder, seg.chunks, limits, gate);
+      const { embedder, limits, gate, sentences } = this.d.embeddings;
+      const vectors = await chunkVectors(embedder, seg.chunks, limits, gate, sentences);
       await locks.run(keys.lock(ok), async () => {
         const files = records(await store.kv.get(keys.files(ok)));
         const at = files.findIndex(

@@ -2,14 +2,17 @@
 // made the query vector, with its dimension: vectors of two models are never compared.
 import { keepTop, type Scored } from './bm25.ts';
 import type { Segment } from './segment.ts';
-import { cosineAt } from './vectors.ts';
+import { chunkScore } from './vectors.ts';
 
 /** Whether a segment's vectors can be compared with a query vector of `model` and `dims`. */
 export function comparable(seg: Segment, model: string, dims: number): boolean {
   return seg.vectors !== undefined && seg.vectors.model === model && seg.vectors.dims === dims;
 }
 
-/** The best `limit` chunks by cosine with unit vector `q`, at least `minCosine`; best first. */
+/**
+ * The best `limit` chunks by their score against unit vector `q` (the cosine, with the best
+ * sentence's when there are sentence vectors), at least `minCosine`; best first.
+ */
 export function vectorRank(
   segments: readonly Segment[],
   model: string,
@@ -25,7 +28,7 @@ export function vectorRank(
     const v = seg.vectors;
     if (!v) continue;
     for (let doc = 0; doc < seg.chunks.length; doc++) {
-      const score = cosineAt(v, doc, q);
+      const score = chunkScore(v, doc, q);
       if (score >= minCosine) keepTop(top, { segment: si, doc, score }, limit);
     }
   }

@@ -2,7 +2,15 @@
 // bytes instead of 1,536 as float32 (512 + 8 characters of base64 in the store instead of 2,048),
 // the whole set of an owner's vectors stays in memory for search, and the dot product runs over
 // bytes. Rounding to 127 levels per vector moves a cosine by about 0.002 and rarely swaps two
-// neighbours: `npm run bench -- search` measures recall@10 against float32.
+// neighbours: `npm run bench -- search` measures recall@10 against float32. Sentence vectors
+// (sentence-vectors.ts), when made, are kept the same way beside the chunk vectors.
+import {
+  bestSentenceCosine,
+  decodeSentenceVectors,
+  encodeSentenceVectors,
+  type SentenceVectors,
+  type StoredSentenceVectors,
+} from './sentence-vectors.ts';
 
 /** The vectors of one file's chunks, in chunk order, as search uses them. */
 export interface ChunkVectors {
@@ -13,6 +21,8 @@ export interface ChunkVectors {
   readonly data: Int8Array;
   /** Per vector: 1 / the norm of its int8 components, so dot × factor is a cosine. */
   readonly factors: Float32Array;
+  /** One vector per sentence of each chunk of several sentences; absent: chunk vectors only. */
+  readonly sentences?: SentenceVectors;
 }
 
 /** The store's form: base64, JSON-safe on SQLite and Redis alike. */
@@ -24,10 +34,11 @@ export interface StoredVectors {
   data: string;
   /** Float32 little-endian factors, base64. */
   factors: string;
+  sentences?: StoredSentenceVectors;
 }
 
-export function quantise(model: string, vectors: readonly Float32Array[]): ChunkVectors {
-  const dims = vectors[0]?.length ?? 0;
+/** Int8 rows of `vectors` (unit length), each scaled so its largest component is ±127. */
+function quantiseRows(vectors: readonly Float32Array[], dims: number) {
   const data = new Int8Array(vectors.length * dims);
   const factors = new Float32Array(vectors.length);
   for (const [i, v] of vectors.entries()) {
@@ -42,7 +53,20 @@ export function quantise(model: string, vectors: readonly Float32Array[]): Chunk
     }
     factors[i] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
-  return { model, dims, data, factors };
+  return { data, factors };
+}
+
+/** `sentences`: the sentence vectors of each chunk, in chunk order, with their row offsets. */
+export function quantise(
+  model: string,
+  vectors: readonly Float32Array[],
+  sentences?: { starts: Uint32Array; vectors: readonly Float32Array[] },
+): ChunkVectors {
+  const dims = vectors[0]?.length ?? 0;
+  const { data, factors } = quantiseRows(vectors, dims);
+  if (!sentences) return { model, dims, data, factors };
+  const rows = quantiseRows(sentences.vectors, dims);
+  return { model, dims, data, factors, sentences: { starts: sentences.starts, ...rows } };
 }
 
 export function encodeVectors(v: ChunkVectors): StoredVectors {
@@ -54,6 +78,7 @@ export function encodeVectors(v: ChunkVectors): StoredVectors {
     count: v.factors.length,
     data: Buffer.from(v.data.buffer, v.data.byteOffset, v.data.byteLength).toString('base64'),
     factors: factors.toString('base64'),
+    ...(v.sentences ? { sentences: encodeSentenceVectors(v.sentences) } : {}),
   };
 }
 
@@ -75,7 +100,9 @@ export function decodeVectors(value: unknown, count: number): ChunkVectors | und
   const data = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length).slice();
   const factors = new Float32Array(count);
   for (let i = 0; i < count; i++) factors[i] = fbytes.readFloatLE(i * 4);
-  return { model: s.model, dims: s.dims, data, factors };
+  // Malformed sentence vectors leave the chunk vectors usable on their own.
+  const sentences = decodeSentenceVectors(s.sentences, count, s.dims);
+  return { model: s.model, dims: s.dims, data, factors, ...(sentences ? { sentences } : {}) };
 }
 
 /** The unit vector of `v` (a copy); zero stays zero. */
@@ -98,7 +125,20 @@ export function cosineAt(v: ChunkVectors, i: number, q: Float32Array): number {
   return dot * (v.factors[i] as number);
 }
 
+/**
+ * How well chunk `i` matches unit query `q`: its cosine, or with sentence vectors the mean of that
+ * and its best sentence's cosine (see sentence-vectors.ts).
+ */
+export function chunkScore(v: ChunkVectors, i: number, q: Float32Array): number {
+  const cosine = cosineAt(v, i, q);
+  const best = v.sentences ? bestSentenceCosine(v.sentences, v.dims, i, q) : undefined;
+  return best === undefined ? cosine : (cosine + best) / 2;
+}
+
 /** Heap bytes a vector set holds. */
 export function vectorBytes(v: ChunkVectors | undefined): number {
-  return v ? v.data.byteLength + v.factors.byteLength + 64 : 0;
+  if (!v) return 0;
+  const s = v.sentences;
+  const sentences = s ? s.starts.byteLength + s.data.byteLength + s.factors.byteLength + 64 : 0;
+  return v.data.byteLength + v.factors.byteLength + 64 + sentences;
 }
