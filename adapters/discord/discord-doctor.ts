@@ -1,55 +1,23 @@
 // Discord's part of `npm run doctor`: the bot token, the Message Content intent of the
 // application, and the slash commands against those defined in commands.ts. In the adapter
-// because the commands and the application flags are Discord knowledge; src/doctor only runs it.
+// because the commands and the application flags are Discord knowledge; src/doctor only runs it
+// (src/doctor/platform-checks.ts).
 import { ApplicationFlags } from 'discord.js';
 import type { Config } from '../../src/config/schema.ts';
-import {
-  type CheckContext,
-  type CheckGroup,
-  type CheckResult,
-  reasonOf,
-  stepSignal,
-} from '../../src/model/check-result.ts';
+import type { CheckResult } from '../../src/model/check-result.ts';
+import type { PlatformCheck, PlatformChecks, ProbeCall } from '../../src/model/platform-checks.ts';
 import { COMMANDS } from './commands.ts';
 
 /** Either flag means the portal's Message Content toggle is on (the first for verified apps in 100+ servers). */
 const MESSAGE_CONTENT =
   ApplicationFlags.GatewayMessageContent | ApplicationFlags.GatewayMessageContentLimited;
 
-class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, path: string) {
-    super(`Discord answered HTTP ${status} to GET ${path}`);
-    this.status = status;
-  }
-}
-
-async function get(config: Config, token: string, path: string, ctx: CheckContext) {
-  const res = await fetch(`${config.discord.apiUrl.replace(/\/+$/, '')}/v10${path}`, {
-    headers: { authorization: `Bot ${token}` },
-    signal: stepSignal(ctx),
-  });
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new HttpError(res.status, path);
-  }
-  return (await res.json()) as Record<string, unknown>;
-}
-
-function failure(config: Config, name: string, err: unknown): CheckResult {
-  if (err instanceof HttpError && err.status === 401) {
-    return {
-      name,
-      status: 'fail',
-      summary: 'Discord refused DISCORD_TOKEN (401 Unauthorized)',
-      fix: 'Developer Portal → your application → Bot → Reset Token, and export the new token as DISCORD_TOKEN.',
-    };
-  }
+/** A GET of Discord's API with the bot token. */
+function get(config: Config, token: string, path: string): ProbeCall {
   return {
-    name,
-    status: 'fail',
-    summary: `cannot reach Discord's API at ${config.discord.apiUrl}: ${reasonOf(err)}`,
-    fix: 'Check DISCORD_API_URL (default https://discord.com/api) and that this host may open connections to it (firewall, proxy, DNS).',
+    url: `${config.discord.apiUrl.replace(/\/+$/, '')}/v10${path}`,
+    label: `GET ${path}`,
+    headers: { authorization: `Bot ${token}` },
   };
 }
 
@@ -117,53 +85,63 @@ function intentCheck(flags: number): CheckResult {
 }
 
 /** The Discord checks for this configuration (none when Discord is not configured). */
-export function discordCheckGroups(config: Config): CheckGroup[] {
+export function discordChecks(config: Config): PlatformChecks[] {
   const token = config.secrets.discordToken;
   const appId = config.discordApplicationId;
   if (!token || !appId) return [];
-  const skip = (name: string): CheckResult => ({
-    name,
-    status: 'skip',
-    summary: 'not checked: discord.token failed',
-  });
+  const checks: PlatformCheck[] = [
+    {
+      name: 'discord.token',
+      calls: { me: get(config, token, '/users/@me'), app: get(config, token, '/applications/@me') },
+      judge(answer) {
+        const me = answer('me').body;
+        const app = answer('app').body;
+        if (String(app.id) !== appId)
+          return {
+            name: 'discord.token',
+            status: 'fail',
+            summary: `DISCORD_APPLICATION_ID (${appId}) is not the application of this token (${String(app.id)})`,
+            fix: `Export DISCORD_APPLICATION_ID=${String(app.id)} (General Information → Application ID), or the token of application ${appId}.`,
+          };
+        return {
+          name: 'discord.token',
+          status: 'ok',
+          summary: `bot token accepted: ${String(me.username)} (${String(me.id)}), application ${appId}`,
+        };
+      },
+    },
+    {
+      name: 'discord.message_content',
+      needs: 'discord.token',
+      judge: (answer) => {
+        const flags = answer('app').body.flags;
+        return intentCheck(typeof flags === 'number' ? flags : 0);
+      },
+    },
+    {
+      name: 'discord.commands',
+      needs: 'discord.token',
+      calls: { commands: get(config, token, `/applications/${appId}/commands`) },
+      judge: (answer) => {
+        const list: unknown = answer('commands').body;
+        return commandsCheck(Array.isArray(list) ? (list as Record<string, unknown>[]) : []);
+      },
+    },
+  ];
   return [
     {
-      names: ['discord.token', 'discord.message_content', 'discord.commands'],
-      async run(ctx, report) {
-        let app: Record<string, unknown>;
-        try {
-          const me = await get(config, token, '/users/@me', ctx);
-          app = await get(config, token, '/applications/@me', ctx);
-          if (String(app.id) !== appId) {
-            report({
-              name: 'discord.token',
-              status: 'fail',
-              summary: `DISCORD_APPLICATION_ID (${appId}) is not the application of this token (${String(app.id)})`,
-              fix: `Export DISCORD_APPLICATION_ID=${String(app.id)} (General Information → Application ID), or the token of application ${appId}.`,
-            });
-            report(skip('discord.message_content'));
-            report(skip('discord.commands'));
-            return;
-          }
-          report({
-            name: 'discord.token',
-            status: 'ok',
-            summary: `bot token accepted: ${String(me.username)} (${String(me.id)}), application ${appId}`,
-          });
-        } catch (err) {
-          report(failure(config, 'discord.token', err));
-          report(skip('discord.message_content'));
-          report(skip('discord.commands'));
-          return;
-        }
-        report(intentCheck(typeof app.flags === 'number' ? app.flags : 0));
-        try {
-          const list = await get(config, token, `/applications/${appId}/commands`, ctx);
-          report(commandsCheck(Array.isArray(list) ? (list as Record<string, unknown>[]) : []));
-        } catch (err) {
-          report(failure(config, 'discord.commands', err));
-        }
+      platform: 'Discord',
+      api: {
+        what: `Discord's API at ${config.discord.apiUrl}`,
+        fix: 'Check DISCORD_API_URL (default https://discord.com/api) and that this host may open connections to it (firewall, proxy, DNS).',
       },
+      refused: {
+        401: {
+          summary: 'Discord refused DISCORD_TOKEN (401 Unauthorized)',
+          fix: 'Developer Portal → your application → Bot → Reset Token, and export the new token as DISCORD_TOKEN.',
+        },
+      },
+      checks,
     },
   ];
 }

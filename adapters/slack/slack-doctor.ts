@@ -1,19 +1,15 @@
 // Slack's part of `npm run doctor`: the bot token (auth.test), the scopes it was granted against
 // those manifest.yaml asks for, and the Socket Mode app token; in OAuth mode the app's client id and
 // secret and where installers are sent back. It lives in the adapter because the
-// manifest and the meaning of Slack's error codes are Slack knowledge; src/doctor only runs it.
-// Plain fetch rather than Bolt's WebClient: the granted scopes come only as the `x-oauth-scopes`
-// response header, which WebClient does not hand back.
+// manifest and the meaning of Slack's error codes are Slack knowledge; src/doctor only runs it
+// (src/doctor/platform-checks.ts).
+// Sent by src/doctor's plain fetch rather than Bolt's WebClient: the granted scopes come only as
+// the `x-oauth-scopes` response header, which WebClient does not hand back.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../../src/config/schema.ts';
-import {
-  type CheckContext,
-  type CheckGroup,
-  type CheckResult,
-  reasonOf,
-  stepSignal,
-} from '../../src/model/check-result.ts';
+import type { CheckResult } from '../../src/model/check-result.ts';
+import type { PlatformChecks, ProbeAnswer, ProbeCall } from '../../src/model/platform-checks.ts';
 
 const MANIFEST = new URL('./manifest.yaml', import.meta.url);
 
@@ -24,34 +20,16 @@ export function manifestBotScopes(text = readFileSync(MANIFEST, 'utf8')): string
   return Array.isArray(bot) ? bot.filter((s): s is string => typeof s === 'string') : [];
 }
 
-interface Answer {
-  body: { ok?: unknown; error?: unknown; needed?: unknown } & Record<string, unknown>;
-  scopes: string | null;
-}
-
-async function call(
+/** Slack's Web API as the checks call it: a form posted, with the token when there is one. */
+function slackCall(
   config: Config,
   method: string,
-  token: string | undefined,
-  ctx: CheckContext,
+  token?: string,
   form: Record<string, string> = {},
-): Promise<Answer> {
-  const res = await fetch(new URL(method, config.slack.apiUrl), {
-    method: 'POST',
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams(form).toString(),
-    signal: stepSignal(ctx),
-  });
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new Error(`Slack answered HTTP ${res.status} to ${method}`);
-  }
+): Record<string, ProbeCall> {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
   return {
-    body: (await res.json()) as Answer['body'],
-    scopes: res.headers.get('x-oauth-scopes'),
+    [method]: { url: new URL(method, config.slack.apiUrl).href, label: method, headers, form },
   };
 }
 
@@ -63,16 +41,7 @@ const REVOKED = new Set([
   'account_inactive',
 ]);
 
-function unreachable(config: Config, name: string, err: unknown): CheckResult {
-  return {
-    name,
-    status: 'fail',
-    summary: `cannot reach Slack's Web API at ${config.slack.apiUrl}: ${reasonOf(err)}`,
-    fix: 'Check SLACK_API_URL (default https://slack.com/api/) and that this host may open connections to it (firewall, proxy, DNS).',
-  };
-}
-
-function authCheck(answer: Answer): CheckResult {
+function authCheck(answer: ProbeAnswer): CheckResult {
   const error = String(answer.body.error ?? '');
   if (answer.body.ok === true) {
     const b = answer.body;
@@ -123,7 +92,7 @@ function scopesCheck(granted: string | null, wanted: string[]): CheckResult {
   };
 }
 
-function socketCheck(answer: Answer): CheckResult {
+function socketCheck(answer: ProbeAnswer): CheckResult {
   if (answer.body.ok === true) {
     return {
       name: 'slack.socket_mode',
@@ -151,7 +120,7 @@ function socketCheck(answer: Answer): CheckResult {
 /** A code no install produced: Slack judges the client id and secret before the code. */
 const PROBE_CODE = 'threadmind-doctor-probe';
 
-function clientCheck(answer: Answer): CheckResult {
+function clientCheck(answer: ProbeAnswer): CheckResult {
   const error = String(answer.body.error ?? '');
   if (error === 'invalid_code' || error === 'code_already_used') {
     return {
@@ -212,78 +181,67 @@ function redirectCheck(config: Config): CheckResult {
   };
 }
 
+/** Slack checks sharing a credential; a call Slack does not answer names where its API is. */
+function group(config: Config, checks: PlatformChecks['checks']): PlatformChecks {
+  return {
+    platform: 'Slack',
+    api: {
+      what: `Slack's Web API at ${config.slack.apiUrl}`,
+      fix: 'Check SLACK_API_URL (default https://slack.com/api/) and that this host may open connections to it (firewall, proxy, DNS).',
+    },
+    checks,
+  };
+}
+
 /** OAuth mode: the client credentials (a probe exchange) and the redirect address. */
-function oauthGroups(config: Config): CheckGroup[] {
+function oauthChecks(config: Config): PlatformChecks[] {
   const id = config.secrets.slackClientId;
   const secret = config.secrets.slackClientSecret;
   if (!id || !secret) return [];
+  const probe = { client_id: id, client_secret: secret, code: PROBE_CODE };
   return [
-    {
-      names: ['slack.oauth_client', 'slack.oauth_redirect'],
-      async run(ctx, report) {
-        try {
-          report(
-            clientCheck(
-              await call(config, 'oauth.v2.access', undefined, ctx, {
-                client_id: id,
-                client_secret: secret,
-                code: PROBE_CODE,
-              }),
-            ),
-          );
-        } catch (err) {
-          report(unreachable(config, 'slack.oauth_client', err));
-        }
-        report(redirectCheck(config));
+    group(config, [
+      {
+        name: 'slack.oauth_client',
+        calls: slackCall(config, 'oauth.v2.access', undefined, probe),
+        judge: (a) => clientCheck(a('oauth.v2.access')),
       },
-    },
+      { name: 'slack.oauth_redirect', judge: () => redirectCheck(config) },
+    ]),
   ];
 }
 
 /** The Slack checks for this configuration (none when Slack is not configured). */
-export function slackCheckGroups(config: Config): CheckGroup[] {
+export function slackChecks(config: Config): PlatformChecks[] {
   const bot = config.secrets.slackBotToken;
-  if (config.slackTransport && config.slackOAuth) return oauthGroups(config);
+  if (config.slackTransport && config.slackOAuth) return oauthChecks(config);
   if (!config.slackTransport || !bot) return [];
-  const groups: CheckGroup[] = [
-    {
-      names: ['slack.auth', 'slack.scopes'],
-      async run(ctx, report) {
-        let answer: Answer;
-        try {
-          answer = await call(config, 'auth.test', bot, ctx);
-        } catch (err) {
-          report(unreachable(config, 'slack.auth', err));
-          report({
-            name: 'slack.scopes',
-            status: 'skip',
-            summary: 'not checked: slack.auth failed',
-          });
-          return;
-        }
-        const auth = authCheck(answer);
-        report(auth);
-        report(
-          auth.status === 'ok'
-            ? scopesCheck(answer.scopes, manifestBotScopes())
-            : { name: 'slack.scopes', status: 'skip', summary: 'not checked: slack.auth failed' },
-        );
+  const groups = [
+    group(config, [
+      {
+        name: 'slack.auth',
+        calls: slackCall(config, 'auth.test', bot),
+        judge: (a) => authCheck(a('auth.test')),
       },
-    },
+      {
+        name: 'slack.scopes',
+        needs: 'slack.auth',
+        judge: (a) => scopesCheck(a('auth.test').header('x-oauth-scopes'), manifestBotScopes()),
+      },
+    ]),
   ];
   const app = config.secrets.slackAppToken;
   if (config.slackTransport === 'socket' && app) {
-    groups.push({
-      names: ['slack.socket_mode'],
-      async run(ctx, report) {
-        try {
+    groups.push(
+      group(config, [
+        {
+          name: 'slack.socket_mode',
           // Only asks for a connection URL (single-use, expires unused); no socket is opened.
-          report(socketCheck(await call(config, 'apps.connections.open', app, ctx)));
-        } catch (err) {
-          report(unreachable(config, 'slack.socket_mode', err));
-        }
-      },
-    });
+          calls: slackCall(config, 'apps.connections.open', app),
+          judge: (a) => socketCheck(a('apps.connections.open')),
+        },
+      ]),
+    );
   }
   return groups;
 }

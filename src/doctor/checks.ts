@@ -1,8 +1,8 @@
 // Every check `npm run doctor` and the start-up run, in the order they are printed. Platform
 // checks come from the adapters (they know their platform's scopes, intents and commands); the
 // rest are here. src/doctor sits beside the composition root, so it may import both.
-import { discordCheckGroups } from '../../adapters/discord/discord-doctor.ts';
-import { slackCheckGroups } from '../../adapters/slack/slack-doctor.ts';
+import { discordChecks } from '../../adapters/discord/discord-doctor.ts';
+import { slackChecks } from '../../adapters/slack/slack-doctor.ts';
 import type { Config } from '../config/schema.ts';
 import type { TextEndpoint } from '../llm/text-endpoint.ts';
 import type { CheckGroup, CheckResult } from '../model/check-result.ts';
@@ -11,6 +11,7 @@ import { embedCheckGroup } from './embed-check.ts';
 import { llmCheckGroups } from './llm-checks.ts';
 import { mcpCheckGroups } from './mcp-check.ts';
 import { neo4jCheckGroups } from './neo4j-checks.ts';
+import { platformCheckGroup } from './platform-checks.ts';
 import { rerankCheckGroup } from './rerank-check.ts';
 import { searxngCheckGroups } from './searxng-check.ts';
 import { type StoreAccess, storeCheckGroup } from './store-check.ts';
@@ -71,8 +72,7 @@ export function doctorGroups(
         report(configResult(config));
       },
     },
-    ...slackCheckGroups(config),
-    ...discordCheckGroups(config),
+    ...[...slackChecks(config), ...discordChecks(config)].map(platformCheckGroup),
     ...llmCheckGroups(config, textEndpoint),
     embedCheckGroup(config),
     rerankCheckGroup(config),
