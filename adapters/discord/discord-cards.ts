@@ -10,7 +10,7 @@ import {
   ComponentType as Type,
 } from 'discord.js';
 import { surfaceTexts } from '../../src/core/surface-texts.ts';
-import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
+import { confirmButtons, confirmText, formParts } from '../../src/model/confirmation-parts.ts';
 import type {
   ActionButton,
   Card,
@@ -20,7 +20,6 @@ import type {
   FormField,
   Shown,
 } from '../../src/model/interaction.ts';
-import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import { clip } from '../../src/text/clip.ts';
 
 /** Discord's limits (developer docs, "Components" and "Message"). */
@@ -183,22 +182,17 @@ function field(f: FormField): Record<string, unknown> {
 
 /** A form, or a confirmation whose word must be typed, as a modal; its custom_id is the submit reference. */
 export function modalOf(shown: Form | Confirmation): APIModalInteractionResponseCallbackData {
-  const isForm = 'fields' in shown;
-  const intro = isForm ? shown.intro?.text : confirmText(shown);
-  const fields: FormField[] = isForm
-    ? [...shown.fields]
-    : shown.typedWord
-      ? [{ kind: 'short', id: TYPED_WORD_FIELD, label: shown.typedWord.label, maxLength: 20 }]
-      : [];
+  const f = formParts(shown);
+  const intro = f.intro.map((t) => t.text).join('\n\n');
   // A modal holds five components: the fields come first, the intro only where there is room.
-  const roomForIntro = intro && fields.length < LIMITS.modalComponents;
+  const roomForIntro = intro && f.fields.length < LIMITS.modalComponents;
   const components = [
     ...(roomForIntro ? [{ type: Type.TextDisplay, content: clip(intro, LIMITS.textDisplay) }] : []),
-    ...fields.map(field),
+    ...f.fields.map(field),
   ].slice(0, LIMITS.modalComponents);
   return {
-    custom_id: isForm ? shown.submit.ref : shown.confirm.ref,
-    title: clip(shown.title, LIMITS.modalTitle),
+    custom_id: f.submit.ref,
+    title: clip(f.title, LIMITS.modalTitle),
     components: components as unknown as APIModalInteractionResponseCallbackData['components'],
   };
 }

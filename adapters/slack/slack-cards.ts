@@ -5,7 +5,7 @@
 // Everything interactive is named `tm…` (action ids, the modal's callback id): the dispatcher
 // (slack-interactions.ts) listens for those and reads the reference from the value or metadata.
 import { messages } from '../../src/core/messages.ts';
-import { confirmButtons } from '../../src/model/confirmation-parts.ts';
+import { confirmButtons, formParts } from '../../src/model/confirmation-parts.ts';
 import type {
   ActionButton,
   Card,
@@ -17,7 +17,6 @@ import type {
   InteractionReply,
   SharedFile,
 } from '../../src/model/interaction.ts';
-import { TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import { clip } from '../../src/text/clip.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
@@ -229,38 +228,18 @@ function input(f: FormField): Record<string, unknown> {
 
 /** A modal: a form, or a confirmation whose word must be typed. `callback_id` names the flow. */
 export function modalView(shown: Form | Confirmation, channel?: string): Record<string, unknown> {
-  const isForm = 'fields' in shown;
-  const refs: ModalRefs = {
-    ...(isForm
-      ? { s: shown.submit.ref, c: shown.cancel.ref }
-      : { s: shown.confirm.ref, c: shown.cancel.ref }),
-    ...(channel ? { w: channel } : {}),
-  };
-  const blocks: Record<string, unknown>[] = isForm
-    ? [...(shown.intro ? sections(shown.intro) : []), ...shown.fields.map(input)]
-    : [
-        ...sections(shown.question),
-        ...(shown.consequences ? sections(shown.consequences) : []),
-        ...(shown.typedWord
-          ? [
-              input({
-                kind: 'short',
-                id: TYPED_WORD_FIELD,
-                label: shown.typedWord.label,
-                maxLength: Math.max(20, shown.typedWord.word.length),
-              }),
-            ]
-          : []),
-      ];
+  const f = formParts(shown);
+  const refs: ModalRefs = { s: f.submit.ref, c: f.cancel.ref, ...(channel ? { w: channel } : {}) };
+  const blocks = [...f.intro.flatMap(sections), ...f.fields.map(input)];
   return {
     type: 'modal',
     callback_id: INTERACTION_ID,
     private_metadata: JSON.stringify(refs),
     // Slack sends view_closed only when asked: closing then answers the cancel reference.
     notify_on_close: true,
-    title: plain(shown.title, LIMITS.modalTitle),
-    submit: plain(isForm ? shown.submit.label : shown.confirm.label, LIMITS.modalButton),
-    close: plain(shown.cancel.label, LIMITS.modalButton),
+    title: plain(f.title, LIMITS.modalTitle),
+    submit: plain(f.submit.label, LIMITS.modalButton),
+    close: plain(f.cancel.label, LIMITS.modalButton),
     blocks: blocks.slice(0, LIMITS.modalBlocks),
   };
 }

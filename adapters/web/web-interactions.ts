@@ -5,11 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
-import { confirmButtons, confirmText } from '../../src/model/confirmation-parts.ts';
+import { confirmButtons, confirmText, formParts } from '../../src/model/confirmation-parts.ts';
 import type {
   AboutMessage,
   Actor,
+  Confirmation,
   FlowName,
+  Form,
   FormField,
   FormValue,
   FormValues,
@@ -17,7 +19,7 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { placeAt, TYPED_WORD_FIELD } from '../../src/model/interaction.ts';
+import { placeAt } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { messageId, type Transcript, type WebCard, type WebField } from './transcript.ts';
 import { threadMessageOf, WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
@@ -88,19 +90,8 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
     }
     case 'confirm': {
       const c = s.confirmation;
+      const card = c.typedWord ? formCard(c) : { title: c.title, actions: confirmButtons(c) };
       const text = confirmText(c);
-      const card: WebCard = c.typedWord
-        ? {
-            title: c.title,
-            form: {
-              fields: [
-                { kind: 'short', id: TYPED_WORD_FIELD, label: c.typedWord.label, maxLength: 20 },
-              ],
-              submit: { label: c.confirm.label, ref: c.confirm.ref },
-              cancel: { label: c.cancel.label, ref: c.cancel.ref },
-            },
-          }
-        : { title: c.title, actions: confirmButtons(c) };
       return { text, card: { ...card, ...(s.errors ? { errors: { ...s.errors } } : {}) } };
     }
     case 'file':
@@ -108,17 +99,18 @@ export function webCardOf(s: Shown): { text: string; card?: WebCard } {
     case 'form':
       return {
         text: s.form.intro?.text ?? '',
-        card: {
-          title: s.form.title,
-          form: {
-            fields: s.form.fields.map(field),
-            submit: { ...s.form.submit },
-            cancel: { ...s.form.cancel },
-          },
-          ...(s.errors ? { errors: { ...s.errors } } : {}),
-        },
+        card: { ...formCard(s.form), ...(s.errors ? { errors: { ...s.errors } } : {}) },
       };
   }
+}
+
+/** A form, or a confirmation whose word must be typed, as the page's form. */
+function formCard(shown: Form | Confirmation): WebCard {
+  const f = formParts(shown);
+  return {
+    title: f.title,
+    form: { fields: f.fields.map(field), submit: { ...f.submit }, cancel: { ...f.cancel } },
+  };
 }
 
 export class WebInteractions implements InteractionSurface {
