@@ -1,8 +1,7 @@
 // Workspaces installed through Slack's OAuth v2 flow: Bolt's InstallationStore and StateStore on
 // threadmind's store, sealed (SealedRecords encrypts every value), and the credentials the port
 // uses per workspace. An org-wide install (Enterprise Grid) is one record for the whole org.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
 import type {
   Installation,
   InstallationQuery,
@@ -11,6 +10,7 @@ import type {
   StateStore,
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
+import { RecordRenewal, type RenewalClaims } from '../../src/core/record-renewal.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { projectIdOf } from './slack-source.ts';
 
@@ -62,11 +62,7 @@ export type RefreshBotToken = (
   refreshToken: string,
 ) => Promise<{ access_token?: string; refresh_token?: string; expires_in?: number }>;
 
-/** Store claims, so that of several replicas only one spends a (single-use) refresh token. */
-export interface RenewalClaims {
-  claim(key: string, holder: string, ttlMs: number): Promise<boolean>;
-  release(key: string, holder: string): Promise<void>;
-}
+export type { RenewalClaims };
 
 /** How rotating bot tokens are renewed (absent: tokens are used as stored). */
 export interface TokenRenewal {
@@ -77,13 +73,20 @@ export interface TokenRenewal {
 export class SlackInstallations implements InstallationStore, SlackCredentialSource {
   readonly #records: SealedRecords;
   readonly #cache = new LRUCache<string, SlackCredentials>({ max: 1000, ttl: CACHE_TTL_MS });
-  readonly #renewal: TokenRenewal | undefined;
-  /** Renewals running in this process, by record key: concurrent readers share one. */
-  readonly #renewing = new Map<string, Promise<Stored>>();
+  readonly #renewal: RecordRenewal<Stored> | undefined;
 
   constructor(records: SealedRecords, renewal?: TokenRenewal) {
     this.#records = records;
-    this.#renewal = renewal;
+    this.#renewal =
+      renewal &&
+      new RecordRenewal<Stored>({
+        records,
+        claims: renewal.claims,
+        claimMs: RENEW_CLAIM_MS,
+        due: expiring,
+        renew: (i) => renewed(i, renewal.refresh),
+        renewed: () => this.#cache.clear(),
+      });
   }
 
   async storeInstallation<V extends 'v1' | 'v2'>(i: Installation<V, boolean>): Promise<void> {
@@ -142,62 +145,29 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
     }
     for (const key of keys) {
       const found = await this.#records.get<Stored>(key);
-      if (found) return this.#current(key, found);
+      // A token with less than the margin left is renewed first.
+      if (found) return this.#renewal ? this.#renewal.current(key, found) : found;
     }
     return undefined;
   }
+}
 
-  /** The installation with a bot token that has hours left: renewed first when it has not. */
-  async #current(key: string, i: Stored): Promise<Stored> {
-    if (!this.#renewal || !expiring(i)) return i;
-    let running = this.#renewing.get(key);
-    if (!running) {
-      running = this.#renew(key, i).finally(() => this.#renewing.delete(key));
-      this.#renewing.set(key, running);
-    }
-    return running;
-  }
-
-  /**
-   * Spends the refresh token once for all replicas: the one that claims the renewal exchanges it
-   * and stores the new tokens; the others wait for that record (the old token still works until
-   * it expires, so nobody is stopped meanwhile).
-   */
-  async #renew(key: string, seen: Stored): Promise<Stored> {
-    if (!this.#renewal) return seen;
-    const { refresh, claims } = this.#renewal;
-    const holder = randomUUID();
-    const claimKey = `${key}:renewing`;
-    const deadline = Date.now() + RENEW_CLAIM_MS;
-    while (!(await claims.claim(claimKey, holder, RENEW_CLAIM_MS))) {
-      await delay(100);
-      const now = await this.#records.get<Stored>(key);
-      if (!now || !expiring(now)) return now ?? seen;
-      if (Date.now() > deadline) return now;
-    }
-    try {
-      const current = (await this.#records.get<Stored>(key)) ?? seen;
-      const token = current.bot?.refreshToken;
-      if (!expiring(current) || !token || !current.bot) return current;
-      const r = await refresh(token);
-      if (!r.access_token || !r.refresh_token || r.expires_in === undefined)
-        throw new Error('Slack answered a token refresh without new tokens');
-      const renewed: Stored = {
-        ...current,
-        bot: {
-          ...current.bot,
-          token: r.access_token,
-          refreshToken: r.refresh_token,
-          expiresAt: nowSec() + r.expires_in,
-        },
-      };
-      await this.#records.set(key, renewed);
-      this.#cache.clear();
-      return renewed;
-    } finally {
-      await claims.release(claimKey, holder);
-    }
-  }
+/** The installation with its bot token exchanged for a new one (oauth.v2.access, refresh_token). */
+async function renewed(current: Stored, refresh: RefreshBotToken): Promise<Stored> {
+  const token = current.bot?.refreshToken;
+  if (!token || !current.bot) return current;
+  const r = await refresh(token);
+  if (!r.access_token || !r.refresh_token || r.expires_in === undefined)
+    throw new Error('Slack answered a token refresh without new tokens');
+  return {
+    ...current,
+    bot: {
+      ...current.bot,
+      token: r.access_token,
+      refreshToken: r.refresh_token,
+      expiresAt: nowSec() + r.expires_in,
+    },
+  };
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
