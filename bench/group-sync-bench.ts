@@ -107,7 +107,7 @@ async function benchDiscordRoles(lines: string[]): Promise<void> {
     for (const u of users) d.addMember(guild, u, rolesOf.get(u) ?? []);
     const client = new Client({ intents: [], rest: { api: d.apiUrl } });
     client.rest.setToken(d.botToken);
-    const sync = new DiscordGroupSync(client, new PlatformGroups(), silentLogger());
+    const sync = new DiscordGroupSync(client, new PlatformGroups(), silentLogger(), 60);
     const full = await timed(RUNS, () => sync.syncGuild(guild));
     lines.push(
       `discord role sync, 10,000 members holding 1–4 of 40 roles (GET /guilds/{id}/members, pages of 1,000): median ${fmt(percentile(full, 50))}, max ${fmt(Math.max(...full))} over ${RUNS} runs`,

@@ -120,8 +120,9 @@ export class DiscordAdapter {
       log: d.log,
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
+    const every = config.knowledge.groupSync.intervalMinutes;
     this.groupSync =
-      syncRoles && d.groups ? new DiscordGroupSync(this.client, d.groups, d.log) : undefined;
+      syncRoles && d.groups ? new DiscordGroupSync(this.client, d.groups, d.log, every) : undefined;
     this.listen();
   }
 
@@ -170,7 +171,7 @@ export class DiscordAdapter {
       { user: this.client.user?.id, guilds: this.client.guilds.cache.size },
       'discord connected',
     );
-    this.groupSync?.start(this.d.config.knowledge.groupSync.intervalMinutes);
+    this.groupSync?.start();
   }
 
   /**

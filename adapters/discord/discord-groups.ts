@@ -1,9 +1,10 @@
 // Discord roles as knowledge groups: a guild's members and their roles read over REST (at start,
-// when the bot joins a guild, and on a schedule), and kept current from the gateway's
-// GUILD_MEMBER_UPDATE (a member's complete role list), GUILD_MEMBER_REMOVE and GUILD_ROLE_DELETE
-// (needs the Server Members intent). @everyone (the role whose id is the guild's) is left out:
+// when the bot joins a guild, and on a schedule: src/core/group-sync-schedule.ts), and kept
+// current from the gateway's GUILD_MEMBER_UPDATE (a member's complete role list),
+// GUILD_MEMBER_REMOVE and GUILD_ROLE_DELETE (needs the Server Members intent). @everyone (the role whose id is the guild's) is left out:
 // every member of a guild is in its `everyone` group already.
 import { type APIGuildMember, type Client, Events, Routes } from 'discord.js';
+import { GroupSyncSchedule } from '../../src/core/group-sync-schedule.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 
@@ -12,14 +13,25 @@ const MEMBERS_PAGE = 1000;
 export class DiscordGroupSync {
   readonly #client: Client;
   readonly #sink: PlatformGroupSink;
-  readonly #log: Logger;
-  #timer: NodeJS.Timeout | undefined;
+  /** Every guild the bot is in, read on the schedule. */
+  readonly #schedule: GroupSyncSchedule;
 
   /** Kept current from the client's gateway events from now on. */
-  constructor(client: Client, sink: PlatformGroupSink, log: Logger) {
+  constructor(client: Client, sink: PlatformGroupSink, log: Logger, intervalMinutes: number) {
     this.#client = client;
     this.#sink = sink;
-    this.#log = log;
+    this.#schedule = new GroupSyncSchedule({
+      sync: (guildId) => this.syncGuild(guildId),
+      projects: () => client.guilds.cache.keys(),
+      intervalMinutes,
+      log,
+      words: { project: 'guild', count: 'members', synced: 'discord roles synced' },
+      failed: (err) => ({
+        fields: { err },
+        message:
+          'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
+      }),
+    });
     client.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
       if (packet.t && this.onDispatch(packet.t, packet.d))
         log.debug({ platform: 'discord', event: packet.t }, 'discord roles updated');
@@ -27,35 +39,18 @@ export class DiscordGroupSync {
     client.on(Events.GuildCreate, (guild) => void this.syncLogged(guild.id));
   }
 
-  /** Once connected: every guild read now and again every `intervalMinutes`. */
-  start(intervalMinutes: number): void {
-    const all = () => {
-      for (const id of this.#client.guilds.cache.keys()) void this.syncLogged(id);
-    };
-    all();
-    this.#timer = setInterval(all, intervalMinutes * 60_000);
-    this.#timer.unref();
+  /** Once connected: every guild read now and again on the schedule. */
+  start(): void {
+    this.#schedule.start();
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#schedule.stop();
   }
 
   /** One guild read again; a failure is logged and the next run retries. */
-  async syncLogged(guildId: string): Promise<void> {
-    const started = performance.now();
-    try {
-      const members = await this.syncGuild(guildId);
-      this.#log.info(
-        { guild: guildId, members, ms: Math.round(performance.now() - started) },
-        'discord roles synced',
-      );
-    } catch (err) {
-      this.#log.warn(
-        { guild: guildId, err },
-        'discord role sync failed (listing members needs the Server Members intent); knowledge access keeps the last known roles until the next sync',
-      );
-    }
+  syncLogged(guildId: string): Promise<void> {
+    return this.#schedule.syncLogged(guildId);
   }
 
   /** Every member's roles in the guild; returns how many members were read. */
