@@ -17,7 +17,6 @@ import type {
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
-import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
 import { channelReaders, everyoneCanView, isGuildAdmin } from './discord-audience.ts';
 import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
@@ -297,13 +296,5 @@ export class DiscordPort implements PlatformPort {
   /** One message by id, or undefined when it is gone or unreadable. */
   fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
     return this.reader.fetchMessage(channelId, messageId);
-  }
-
-  encodeThreadId(ref: ThreadRef): string {
-    return encodeThreadRef(ref);
-  }
-
-  decodeThreadId(id: string): ThreadRef {
-    return decodeThreadRef(id, 'discord');
   }
 }

@@ -18,7 +18,7 @@ import type {
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
-import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { type SlackApi, slackApi } from './slack-api.ts';
 import { SlackAudience } from './slack-audience.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
@@ -273,13 +273,5 @@ export class SlackPort implements PlatformPort {
 
   readChannel(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]> {
     return this.reader.readChannel(to, opts);
-  }
-
-  encodeThreadId(ref: ThreadRef): string {
-    return encodeThreadRef(ref);
-  }
-
-  decodeThreadId(id: string): ThreadRef {
-    return decodeThreadRef(id, 'slack');
   }
 }

@@ -15,7 +15,7 @@ import type {
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
-import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import type { Transcript, WebFile, WebMessage } from './transcript.ts';
 import { webFormat } from './web-format.ts';
 
@@ -158,14 +158,6 @@ export class WebPort implements PlatformPort {
   /** Message ids sort by time (see `messageId`). */
   isBefore(a: string, b: string): boolean {
     return a < b;
-  }
-
-  encodeThreadId(ref: ThreadRef): string {
-    return encodeThreadRef(ref);
-  }
-
-  decodeThreadId(id: string): ThreadRef {
-    return decodeThreadRef(id, 'web');
   }
 }
 

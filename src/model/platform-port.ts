@@ -7,7 +7,7 @@ import type { PlatformFormat, RenderedText } from './rendered-text.ts';
 
 export type { AnswerFooter, Destination, PlatformFormat, ThreadMessage };
 
-import type { Platform, ThreadRef } from './thread-ref.ts';
+import type { Platform } from './thread-ref.ts';
 
 export interface MessageLimits {
   /** Longest message, in UTF-16 code units of the platform format (Slack mrkdwn 3,000; Discord 2,000). */
@@ -108,8 +108,6 @@ export interface PlatformPort {
   postPrivate?(to: Destination, userId: string, text: RenderedText): Promise<void>;
   /** Whether message id `a` was posted before `b` (ids sort by time on both platforms). */
   isBefore(a: string, b: string): boolean;
-  encodeThreadId(ref: ThreadRef): string;
-  decodeThreadId(id: string): ThreadRef;
   /**
    * For a message queued by another process: rebuilds what plain data cannot carry (file
    * downloads with the bot's credentials, the reply chain, opening the thread named ahead) from

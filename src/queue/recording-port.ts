@@ -14,7 +14,6 @@ import type {
   ThreadMessage,
 } from '../model/platform-port.ts';
 import { RenderedText } from '../model/rendered-text.ts';
-import type { ThreadRef } from '../model/thread-ref.ts';
 import type { RunFences } from './run-fence.ts';
 import { JOB_CONTEXT } from './wire.ts';
 
@@ -287,12 +286,6 @@ export class RecordingPort implements PlatformPort {
 
   isBefore(a: string, b: string): boolean {
     return this.inner.isBefore(a, b);
-  }
-  encodeThreadId(ref: ThreadRef): string {
-    return this.inner.encodeThreadId(ref);
-  }
-  decodeThreadId(id: string): ThreadRef {
-    return this.inner.decodeThreadId(id);
   }
 
   /**

@@ -10,7 +10,7 @@ import type {
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
-import { decodeThreadRef, encodeThreadRef, type ThreadRef } from '../../src/model/thread-ref.ts';
+import type { ThreadRef } from '../../src/model/thread-ref.ts';
 
 export interface MockCall {
   op: 'post' | 'edit' | 'delete' | 'status' | 'react' | 'startStream' | 'append' | 'stop';
@@ -126,14 +126,6 @@ export class MockPort implements PlatformPort {
   /** Ids here are decimal numbers (Slack-like), so they compare by value. */
   isBefore(a: string, b: string): boolean {
     return Number(a) < Number(b);
-  }
-
-  encodeThreadId(ref: ThreadRef): string {
-    return encodeThreadRef(ref);
-  }
-
-  decodeThreadId(id: string): ThreadRef {
-    return decodeThreadRef(id);
   }
 
   /** The thread's texts in posting order. */
