@@ -2,7 +2,6 @@
 // bot only makes mentions inert. Messages are also sent with `allowed_mentions: {parse: []}`, but
 // text that still reads "@everyone" invites copy-paste pings, so the words are broken up too.
 import type { PlatformFormat } from '../../src/model/platform-port.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
 
 const ZWSP = '\u200b';
 const BROADCAST = /@(everyone|here)\b/gi;
@@ -18,14 +17,4 @@ export function neutralizeDiscord(text: string): string {
 
 export const discordFormat: PlatformFormat = {
   neutralize: neutralizeDiscord,
-  toMessage: (markdown) => markdown,
-  toStream: (markdown) => markdown,
 };
-
-/** Discord's limit for one message's content. */
-export const DISCORD_TEXT_LIMIT = 2000;
-
-/** Bot text for an interaction's reply, rendered and neutralised like every other post. */
-export function discordText(markdown: string): string {
-  return RenderedText.render(discordFormat, markdown, 'message', DISCORD_TEXT_LIMIT)[0]?.text ?? '';
-}

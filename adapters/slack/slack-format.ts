@@ -41,10 +41,4 @@ export function neutralizeSlack(text: string): string {
   );
 }
 
-const asIs = (markdown: string) => markdown;
-
-export const slackFormat: PlatformFormat = {
-  neutralize: neutralizeSlack,
-  toMessage: asIs,
-  toStream: asIs,
-};
+export const slackFormat: PlatformFormat = { neutralize: neutralizeSlack };

@@ -15,6 +15,4 @@ export function neutralizeWeb(text: string): string {
 
 export const webFormat: PlatformFormat = {
   neutralize: neutralizeWeb,
-  toMessage: (markdown) => markdown,
-  toStream: (markdown) => markdown,
 };

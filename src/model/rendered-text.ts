@@ -1,16 +1,14 @@
 // Safety by construction: a port posts only RenderedText, and the only way to make one is
 // RenderedText.render, which always neutralises mentions and broadcasts with the platform's own
-// rules before converting. A path that tries to post a raw string does not compile.
+// rules. A path that tries to post a raw string does not compile. Every platform takes the
+// Markdown itself (Slack's `markdown` block and stream, Discord, the web page), so nothing else
+// changes it.
 import { splitMessage } from '../text/split-message.ts';
 
 /** How Markdown from the bot or the model becomes the platform's text. */
 export interface PlatformFormat {
   /** Makes broadcasts and user/role mentions inert, so nobody is pinged by the bot's text. */
   neutralize(markdown: string): string;
-  /** Neutralised Markdown → the platform's message syntax (Slack mrkdwn; Discord Markdown as is). */
-  toMessage(markdown: string): string;
-  /** Neutralised Markdown → what the native stream takes (Slack `markdown_text`: Markdown as is). */
-  toStream(markdown: string): string;
 }
 
 export type RenderTarget = 'message' | 'stream';
@@ -35,7 +33,7 @@ export class RenderedText {
   }
 
   /**
-   * Markdown from the bot or the model → the platform's text, neutralised. With `limit`, split
+   * Markdown from the bot or the model, neutralised for the platform. With `limit`, split
    * into parts of at most that many characters without breaking code fences.
    */
   static render(
@@ -44,8 +42,7 @@ export class RenderedText {
     target: RenderTarget = 'message',
     limit?: number,
   ): RenderedText[] {
-    const safe = format.neutralize(markdown);
-    const text = target === 'stream' ? format.toStream(safe) : format.toMessage(safe);
+    const text = format.neutralize(markdown);
     if (limit === undefined) return [new RenderedText(text, target)];
     return splitMessage(text, limit).map((part) => new RenderedText(part, target));
   }

@@ -36,8 +36,6 @@ export interface MockPortOptions {
 export const mockFormat = {
   neutralize: (md: string) =>
     md.replace(/@(everyone|here|channel)/gi, '＠$1').replace(/<@(\w+)>/g, '＠$1'),
-  toMessage: (md: string) => md,
-  toStream: (md: string) => md,
 };
 
 export class MockPort implements PlatformPort {

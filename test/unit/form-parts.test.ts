@@ -9,8 +9,6 @@ import { RenderedText } from '../../src/model/rendered-text.ts';
 
 const plain = {
   neutralize: (s: string) => s,
-  toMessage: (s: string) => s,
-  toStream: (s: string) => s,
 };
 const text = (s: string) => RenderedText.one(plain, s);
 

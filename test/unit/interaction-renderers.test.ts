@@ -21,8 +21,6 @@ import { viewProblems } from '../emulators/slack/methods/views.ts';
 
 const plain = {
   neutralize: (s: string) => s,
-  toMessage: (s: string) => s,
-  toStream: (s: string) => s,
 };
 const text = (s: string) => RenderedText.one(plain, s);
 const long = (n: number) => 'word '.repeat(n).trim();
