@@ -17,6 +17,7 @@ import type {
   ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
+import { cachedPromise } from '../../src/util/cached-promise.ts';
 import { channelReaders, everyoneCanView, isGuildAdmin } from './discord-audience.ts';
 import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
@@ -87,15 +88,11 @@ export class DiscordPort implements PlatformPort {
   async audience(to: Destination): Promise<Audience> {
     const { projectId: guild, channelId } = to.ref;
     if (guild.startsWith('dm:') || to.context[EPHEMERAL] === true) return { kind: 'dm' };
-    const key = `${guild}:${channelId}`;
-    let readers = this.readers.get(key);
-    if (!readers) {
-      readers = channelReaders(this.o.rest, guild, channelId);
-      this.readers.set(key, readers);
-      readers.catch(() => this.readers.delete(key));
-    }
+    const readers = await cachedPromise(this.readers, `${guild}:${channelId}`, () =>
+      channelReaders(this.o.rest, guild, channelId),
+    );
     const self = this.o.selfId();
-    return { kind: 'channel', members: (await readers).filter((m) => m !== self) };
+    return { kind: 'channel', members: readers.filter((m) => m !== self) };
   }
 
   /** A channel every member of the server can view is public; a DM or a restricted channel is not. */

@@ -3,6 +3,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { Audience, Destination } from '../../src/model/platform-port.ts';
+import { cachedPromise } from '../../src/util/cached-promise.ts';
 import type { SlackApi } from './slack-api.ts';
 import { slackErrorCode } from './slack-errors.ts';
 
@@ -71,14 +72,9 @@ export class SlackAudience {
 
   /** A channel's members, the bot included, cached for a minute; a failed read is not cached. */
   private membersOf(projectId: string, channel: string, token: string): Promise<string[]> {
-    const key = `${projectId}:${channel}`;
-    let members = this.members.get(key);
-    if (!members) {
-      members = this.fetchMembers(channel, token);
-      this.members.set(key, members);
-      members.catch(() => this.members.delete(key));
-    }
-    return members;
+    return cachedPromise(this.members, `${projectId}:${channel}`, () =>
+      this.fetchMembers(channel, token),
+    );
   }
 
   private async fetchMembers(channel: string, token: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.ts';
+import { cachedPromise } from '../util/cached-promise.ts';
 import { type ChatModelOptions, createChatModel, type OfflineChatOpenAI } from './chat-model.ts';
 import { type PriorityPolicy, probePriorityPolicy } from './gpu-share.ts';
 import { fetchModelInfo, fetchModels, type ModelInfo } from './model-info.ts';
@@ -79,14 +80,8 @@ export class ModelEndpoint {
 
   /** The configured model, or `model` (a channel's choice among those the server lists). */
   resolve(model = ''): Promise<ResolvedModel> {
-    let found = this.resolved.get(model);
-    if (!found) {
-      found = this.discover(model || this.o.model);
-      this.resolved.set(model, found);
-      // A failed discovery is retried on the next turn rather than cached.
-      found.catch(() => this.resolved.delete(model));
-    }
-    return found;
+    // A failed discovery is retried on the next turn rather than cached.
+    return cachedPromise(this.resolved, model, () => this.discover(model || this.o.model));
   }
 
   /** The ids the server serves now. */
