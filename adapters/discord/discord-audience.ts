@@ -22,14 +22,38 @@ export interface ChannelFacts {
   overwrites: readonly Overwrite[];
 }
 
+/** What @everyone and the member's roles allow, before any channel's overwrites. */
+function rolePermissions(
+  guildId: string,
+  roles: readonly Pick<APIRole, 'id' | 'permissions'>[],
+  roleIds: readonly string[],
+): bigint {
+  const perm = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));
+  let p = perm.get(guildId) ?? 0n;
+  for (const id of roleIds) p |= perm.get(id) ?? 0n;
+  return p;
+}
+
+/** The guild's members, page by page (REST; needs the Server Members intent). */
+export async function* guildMembers(rest: REST, guildId: string): AsyncIterable<APIGuildMember[]> {
+  let after = '0';
+  for (;;) {
+    const page = (await rest.get(Routes.guildMembers(guildId), {
+      query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
+    })) as APIGuildMember[];
+    yield page;
+    const last = page.at(-1)?.user?.id;
+    if (page.length < MEMBERS_PAGE || !last) return;
+    after = last;
+  }
+}
+
 export function canViewChannel(
   facts: ChannelFacts,
   member: { userId: string; roleIds: readonly string[] },
 ): boolean {
   if (member.userId === facts.ownerId) return true;
-  const perm = new Map(facts.roles.map((r) => [r.id, BigInt(r.permissions)]));
-  let p = perm.get(facts.guildId) ?? 0n;
-  for (const id of member.roleIds) p |= perm.get(id) ?? 0n;
+  let p = rolePermissions(facts.guildId, facts.roles, member.roleIds);
   if (p & ADMINISTRATOR) return true;
   const apply = (o: { allow: bigint; deny: bigint } | undefined) => {
     if (o) p = (p & ~o.deny) | o.allow;
@@ -91,19 +115,12 @@ export async function channelReaders(
     overwrites: channel.permission_overwrites ?? [],
   };
   const readers: string[] = [];
-  let after = '0';
-  for (;;) {
-    const page = (await rest.get(Routes.guildMembers(guildId), {
-      query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
-    })) as APIGuildMember[];
+  for await (const page of guildMembers(rest, guildId))
     for (const m of page) {
       const userId = m.user?.id;
       if (userId && canViewChannel(facts, { userId, roleIds: m.roles })) readers.push(userId);
     }
-    const last = page.at(-1)?.user?.id;
-    if (page.length < MEMBERS_PAGE || !last) return readers;
-    after = last;
-  }
+  return readers;
 }
 
 const MANAGE_GUILD = 1n << 5n;
@@ -116,8 +133,5 @@ export async function isGuildAdmin(rest: REST, guildId: string, userId: string):
     rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
   ]);
   if (guild.owner_id === userId) return true;
-  const perm = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));
-  let p = perm.get(guildId) ?? 0n;
-  for (const id of member.roles) p |= perm.get(id) ?? 0n;
-  return (p & (ADMINISTRATOR | MANAGE_GUILD)) !== 0n;
+  return (rolePermissions(guildId, roles, member.roles) & (ADMINISTRATOR | MANAGE_GUILD)) !== 0n;
 }

@@ -3,12 +3,11 @@
 // current from the gateway's GUILD_MEMBER_UPDATE (a member's complete role list),
 // GUILD_MEMBER_REMOVE and GUILD_ROLE_DELETE (needs the Server Members intent). @everyone (the role whose id is the guild's) is left out:
 // every member of a guild is in its `everyone` group already.
-import { type APIGuildMember, type Client, Events, Routes } from 'discord.js';
+import { type Client, Events } from 'discord.js';
 import { GroupSyncSchedule } from '../../src/core/group-sync-schedule.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
-
-const MEMBERS_PAGE = 1000;
+import { guildMembers } from './discord-audience.ts';
 
 export class DiscordGroupSync {
   readonly #client: Client;
@@ -56,12 +55,8 @@ export class DiscordGroupSync {
   /** Every member's roles in the guild; returns how many members were read. */
   async syncGuild(guildId: string): Promise<number> {
     const groups = new Map<string, string[]>();
-    let after = '0';
     let members = 0;
-    for (;;) {
-      const page = (await this.#client.rest.get(Routes.guildMembers(guildId), {
-        query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
-      })) as APIGuildMember[];
+    for await (const page of guildMembers(this.#client.rest, guildId))
       for (const m of page) {
         const userId = m.user?.id;
         if (!userId) continue;
@@ -73,10 +68,6 @@ export class DiscordGroupSync {
           else groups.set(role, [userId]);
         }
       }
-      const last = page.at(-1)?.user?.id;
-      if (page.length < MEMBERS_PAGE || !last) break;
-      after = last;
-    }
     this.#sink.replaceWorkspace('discord', guildId, groups);
     return members;
   }
