@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { webMessageCommand } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { postedValues } from '../../src/core/interactions/form-values.ts';
 import { confirmButtons, confirmText, formParts } from '../../src/model/confirmation-parts.ts';
 import type {
   AboutMessage,
@@ -13,7 +14,6 @@ import type {
   FlowName,
   Form,
   FormField,
-  FormValue,
   FormValues,
   InteractionReply,
   InteractionSurface,
@@ -37,24 +37,14 @@ export interface WebAction {
 
 /** A page's action as it posted it (`{messageId, ref | command, values?}`); undefined when malformed. */
 export function actionOf(body: Record<string, unknown>): WebAction | undefined {
-  const { messageId, command, values: v = {} } = body;
+  const { messageId, command } = body;
   const ref = body.ref ?? '';
+  const values = postedValues(body.values ?? {});
   if (typeof messageId !== 'string' || typeof ref !== 'string' || ref.length > 200)
     return undefined;
   if (command !== undefined && (typeof command !== 'string' || command.length > 50))
     return undefined;
-  if (ref === '' && command === undefined) return undefined;
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const values: Record<string, FormValue> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const ok =
-      (typeof x === 'string' && x.length <= 20_000) ||
-      typeof x === 'number' ||
-      typeof x === 'boolean' ||
-      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
-    if (!ok) return undefined;
-    values[k] = x as FormValue;
-  }
+  if ((ref === '' && command === undefined) || !values) return undefined;
   return { messageId, ref, ...(command === undefined ? {} : { command }), values };
 }
 

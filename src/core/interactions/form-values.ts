@@ -63,3 +63,26 @@ export function readForm(
   }
   return { values: out, errors: Object.keys(errors).length > 0 ? errors : undefined };
 }
+
+/** The longest text a posted value may hold (a long field's limit is far below). */
+const MAX_POSTED_TEXT = 20_000;
+
+/**
+ * Values posted as JSON (the web page's form), checked before any form reads them: undefined
+ * unless an object whose every value is a text (of bounded length), a number, a boolean or a list
+ * of texts.
+ */
+export function postedValues(v: unknown): FormValues | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const values: Record<string, FormValue> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const ok =
+      (typeof x === 'string' && x.length <= MAX_POSTED_TEXT) ||
+      typeof x === 'number' ||
+      typeof x === 'boolean' ||
+      (Array.isArray(x) && x.every((y) => typeof y === 'string'));
+    if (!ok) return undefined;
+    values[k] = x as FormValue;
+  }
+  return values;
+}
