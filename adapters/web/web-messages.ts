@@ -1,5 +1,7 @@
 // What the web chat's transcript holds and what its listeners (the page's event streams) receive:
 // threads, messages with their files, reactions, sources, votes and cards, as JSON.
+import type { FormParts } from '../../src/model/confirmation-parts.ts';
+import type { ActionButton, FormField } from '../../src/model/interaction.ts';
 import type { Reaction } from '../../src/model/platform-port.ts';
 
 export interface WebFile {
@@ -33,19 +35,11 @@ export interface WebMessage {
   card?: WebCard;
 }
 
-/** A field of a card's form, as the page draws it (the core's FormField as JSON). */
-export interface WebField {
-  kind: 'short' | 'long' | 'select' | 'multi' | 'number' | 'toggle';
-  id: string;
-  label: string;
-  help?: string;
-  optional?: boolean;
-  maxLength?: number;
-  min?: number;
-  max?: number;
-  choices?: { value: string; label: string }[];
-  initial?: string | number | boolean | string[];
-}
+/** Each kind of field without its placeholder (the page shows none). */
+type NoPlaceholder<F> = F extends unknown ? Omit<F, 'placeholder'> : never;
+
+/** A field of a card's form, as the page draws it: the core's FormField as JSON. */
+export type WebField = NoPlaceholder<FormField>;
 
 /**
  * What a flow shows on the page (the core's card, confirmation or form as JSON): its words are
@@ -56,12 +50,8 @@ export interface WebCard {
   title?: string;
   fields?: { label: string; value: string }[];
   context?: string;
-  actions?: { label: string; ref: string; style?: 'primary' | 'danger' }[];
-  form?: {
-    fields: WebField[];
-    submit: { label: string; ref: string };
-    cancel: { label: string; ref: string };
-  };
+  actions?: ActionButton[];
+  form?: { fields: WebField[]; submit: FormParts['submit']; cancel: FormParts['cancel'] };
   /** Problems with what was filled in, by field id. */
   errors?: Record<string, string>;
   /** A file for the person (an export), downloaded from the page. */
