@@ -75,6 +75,24 @@ export function canViewChannel(
   return (p & VIEW_CHANNEL) !== 0n;
 }
 
+/** What decides who views a channel; `withOwner`: the guild is read too, for its owner. */
+async function channelFacts(
+  rest: REST,
+  guildId: string,
+  channelId: string,
+  withOwner: boolean,
+): Promise<ChannelFacts> {
+  const [guild, roles, channel] = await Promise.all([
+    withOwner
+      ? (rest.get(Routes.guild(guildId)) as Promise<{ owner_id: string }>)
+      : { owner_id: '' },
+    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+    rest.get(Routes.channel(channelId)) as Promise<{ permission_overwrites?: Overwrite[] }>,
+  ]);
+  const overwrites = channel.permission_overwrites ?? [];
+  return { guildId, ownerId: guild.owner_id, roles, overwrites };
+}
+
 /**
  * Whether every member of the guild can view the channel: @everyone's permissions after the
  * channel's @everyone overwrite (a member with no role and no overwrite of their own).
@@ -84,16 +102,7 @@ export async function everyoneCanView(
   guildId: string,
   channelId: string,
 ): Promise<boolean> {
-  const [roles, channel] = await Promise.all([
-    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
-    rest.get(Routes.channel(channelId)) as Promise<{ permission_overwrites?: Overwrite[] }>,
-  ]);
-  const facts: ChannelFacts = {
-    guildId,
-    ownerId: '',
-    roles,
-    overwrites: (channel.permission_overwrites ?? []).filter((o) => o.id === guildId),
-  };
+  const facts = await channelFacts(rest, guildId, channelId, false);
   return canViewChannel(facts, { userId: '-', roleIds: [] });
 }
 
@@ -103,17 +112,7 @@ export async function channelReaders(
   guildId: string,
   channelId: string,
 ): Promise<string[]> {
-  const [guild, roles, channel] = await Promise.all([
-    rest.get(Routes.guild(guildId)) as Promise<{ owner_id: string }>,
-    rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
-    rest.get(Routes.channel(channelId)) as Promise<{ permission_overwrites?: Overwrite[] }>,
-  ]);
-  const facts: ChannelFacts = {
-    guildId,
-    ownerId: guild.owner_id,
-    roles,
-    overwrites: channel.permission_overwrites ?? [],
-  };
+  const facts = await channelFacts(rest, guildId, channelId, true);
   const readers: string[] = [];
   for await (const page of guildMembers(rest, guildId))
     for (const m of page) {
