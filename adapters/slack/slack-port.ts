@@ -19,6 +19,7 @@ import type {
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
+import { isWorkspaceAdmin } from './slack-admins.ts';
 import { type SlackApi, slackApi } from './slack-api.ts';
 import { SlackAudience } from './slack-audience.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
@@ -192,11 +193,7 @@ export class SlackPort implements PlatformPort {
   /** The workspace's admins and owners (users.info). */
   async isAdmin(to: Destination, userId: string): Promise<boolean> {
     const { token } = await this.api.creds(to.ref.projectId);
-    const res = (await this.o.client.users.info({ token, user: userId })) as {
-      user?: { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean };
-    };
-    const u = res.user;
-    return u?.is_admin === true || u?.is_owner === true || u?.is_primary_owner === true;
+    return isWorkspaceAdmin(this.o.client, [], userId, token);
   }
 
   /** Slack takes an empty status as none. */
