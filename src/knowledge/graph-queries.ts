@@ -8,6 +8,8 @@ import { identitiesOf } from './principal-id.ts';
 import type { Query, Row } from './read-runner.ts';
 
 export const FULLTEXT_INDEX = 'chunk_text';
+/** The chunks' text and partitions, for a query restricted to the reader's partitions. */
+export const FULLTEXT_ACL_INDEX = 'chunk_text_acl';
 
 export interface DocFacts {
   source_uri: string;
@@ -68,9 +70,18 @@ export interface ScoredHit {
   embedding?: { vector: number[]; model: string };
 }
 
+export interface CandidateParams {
+  lucene: string;
+  limit: number;
+  partitions: string[];
+  groups: string[];
+  /** The fulltext index `lucene` is meant for (default: `FULLTEXT_INDEX`). */
+  index?: string;
+}
+
 export async function searchCandidates(
   query: Query,
-  params: { lucene: string; limit: number; partitions: string[]; groups: string[] },
+  params: CandidateParams,
   aclFilter = true,
   withVectors = false,
 ): Promise<ScoredHit[]> {
@@ -78,7 +89,7 @@ export async function searchCandidates(
   const rows = await query(candidateCypher(aclFilter, withVectors), {
     ...params,
     limit: int(params.limit),
-    index: FULLTEXT_INDEX,
+    index: params.index ?? FULLTEXT_INDEX,
   });
   return rows.map((r) => {
     const { embedding, embedding_model: model, ...hit } = r;

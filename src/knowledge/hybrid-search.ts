@@ -6,8 +6,9 @@
 // minute. A failure of the graph itself is not hidden: the fulltext leg reports it.
 import type { EmbeddingFallbackLog } from '../llm/embeddings/embedding-fallback.ts';
 import type { Logger } from '../log/logger.ts';
+import { type FulltextSearch, readCandidates } from './fulltext-search.ts';
 import { aboveFloor, type Fused, fuse } from './fusion.ts';
-import { type ScoredHit, searchCandidates } from './graph-queries.ts';
+import type { ScoredHit } from './graph-queries.ts';
 import { luceneQuery } from './lucene-query.ts';
 import type { QueryVector } from './query-vector.ts';
 import { KnowledgeQueryError, type ReadOptions, type ReadRunner } from './read-runner.ts';
@@ -19,6 +20,7 @@ export interface HybridDeps {
   runner: ReadRunner;
   settings: KnowledgeSettings;
   vectors: VectorSearch;
+  fulltext: FulltextSearch;
   fallback: EmbeddingFallbackLog;
   log: Logger;
 }
@@ -85,15 +87,12 @@ export async function semanticCandidates(
 ): Promise<{ found: Fused[]; ran: RetrievalMode }> {
   const { settings } = d;
   const lexicalQuery = (withVectors: boolean) =>
-    d.runner.read(
-      (q) =>
-        searchCandidates(
-          q,
-          { lucene: luceneQuery(input.question), limit: settings.candidateLimit, ...input.acl },
-          true,
-          withVectors,
-        ),
+    readCandidates(
+      d.runner,
+      d.fulltext,
+      { lucene: luceneQuery(input.question), limit: settings.candidateLimit, ...input.acl },
       input.phase('candidates'),
+      withVectors,
     );
   const lexical = input.mode === 'hybrid' ? lexicalQuery(true) : undefined;
   // Awaited below on every path; until then a failure must not count as unhandled.

@@ -12,13 +12,13 @@ import type { Logger } from '../log/logger.ts';
 import { type Access, aclParams, resolveAccess } from './acl.ts';
 import { AudienceCheck } from './audience-check.ts';
 import { freshnessInstant } from './freshness.ts';
+import { FulltextSearch, readCandidates } from './fulltext-search.ts';
 import {
   aclFactsOf,
   type ChunkHit,
   expandGraph,
   graphGroups,
   type ScoredHit,
-  searchCandidates,
 } from './graph-queries.ts';
 import { semanticCandidates } from './hybrid-search.ts';
 import { finalCheck, itemsFromHit } from './items.ts';
@@ -51,6 +51,8 @@ export interface KnowledgeProviderDeps {
   vectorSyntax?: VectorSyntax;
   /** Where falling back to words is reported (default: `log`, at most once a minute per reason). */
   fallbackLog?: EmbeddingFallbackLog;
+  /** How fulltext candidates are asked for (default: by the reader's share of the chunks). */
+  fulltext?: FulltextSearch;
   /** Scores the checked items with a cross-encoder, whose score then orders them (not text2cypher's). */
   reranker?: Reranker;
 }
@@ -78,6 +80,7 @@ export class KnowledgeProvider {
   readonly #deps: KnowledgeProviderDeps;
   readonly #audience: AudienceCheck;
   readonly #vectors: VectorSearch;
+  readonly #fulltext: FulltextSearch;
   readonly #fallback: EmbeddingFallbackLog;
   readonly #rerank: KnowledgeRerank | undefined;
 
@@ -86,6 +89,7 @@ export class KnowledgeProvider {
     this.#runner = new ReadRunner(deps.driver, deps.settings.database);
     this.#audience = new AudienceCheck(this.#runner, deps.settings, deps.platformGroups);
     this.#vectors = new VectorSearch(deps.settings.vectorSearch.maxNeighbours, deps.vectorSyntax);
+    this.#fulltext = deps.fulltext ?? new FulltextSearch();
     this.#fallback = deps.fallbackLog ?? new EmbeddingFallbackLog(deps.log);
     this.#rerank = deps.reranker
       ? { reranker: deps.reranker, fallback: new RerankFallbackLog(deps.log) }
@@ -224,6 +228,7 @@ export class KnowledgeProvider {
           runner: this.#runner,
           settings,
           vectors: this.#vectors,
+          fulltext: this.#fulltext,
           fallback: this.#fallback,
           log,
         },
@@ -238,8 +243,10 @@ export class KnowledgeProvider {
       );
     }
     const lucene = luceneQuery(req.query);
-    const candidates = await this.#runner.read(
-      (q) => searchCandidates(q, { lucene, limit: settings.candidateLimit, ...acl }),
+    const candidates = await readCandidates(
+      this.#runner,
+      this.#fulltext,
+      { lucene, limit: settings.candidateLimit, ...acl },
       phase('candidates'),
     );
     const found: Found[] = candidates.map(({ hit, score }) => ({

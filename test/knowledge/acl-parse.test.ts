@@ -6,7 +6,7 @@ import { canSee, resolveAccess } from '../../src/knowledge/acl.ts';
 import { parseMeta, splitFrontMatter } from '../../src/knowledge/document-meta.ts';
 import { claimSentences, entitiesOf, planDocument } from '../../src/knowledge/document-plan.ts';
 import { finalCheck, remainderText } from '../../src/knowledge/items.ts';
-import { luceneQuery } from '../../src/knowledge/lucene-query.ts';
+import { keepsAWord, luceneQuery, narrowLucene } from '../../src/knowledge/lucene-query.ts';
 import type { KnowledgeItem } from '../../src/knowledge/types.ts';
 
 const CONFIG = {
@@ -79,6 +79,35 @@ test('the Lucene query keeps words only: no operators, fields, wildcards or fuzz
   );
   assert.equal(luceneQuery('주문 API 제한 시간'), '주문 api 제한 시간');
   assert.equal(luceneQuery('***'), '');
+});
+
+test('a narrow reader’s query names their partitions as phrases that do not change the score', () => {
+  assert.equal(
+    narrowLucene('order timeout', ['eng-1', 'slack:T1:U1']),
+    '+text:(order timeout) +(acl_partitions:"eng-1" acl_partition:"eng-1" ' +
+      'acl_partitions:"slack:T1:U1" acl_partition:"slack:T1:U1")^0',
+  );
+  // A partition name is data, never syntax: quotes and backslashes stay inside the phrase.
+  assert.equal(
+    narrowLucene('x', ['a"b\\c) OR *:*']),
+    '+text:(x) +(acl_partitions:"a\\"b\\\\c) OR *:*" acl_partition:"a\\"b\\\\c) OR *:*")^0',
+  );
+});
+
+test('no partition clause when the analyzer could leave a name or the question without a word', () => {
+  // The analyzer drops English stop words: a partition called "the" would match nothing.
+  assert.equal(keepsAWord('the'), false);
+  assert.equal(keepsAWord('it-is'), false);
+  assert.equal(keepsAWord('--'), false);
+  assert.equal(keepsAWord('\u0130T'), false, 'Java lower-cases İ to i: "it"');
+  assert.equal(keepsAWord('ＴＨＥ'), false, 'full-width letters fold to "the"');
+  assert.equal(keepsAWord('the-team'), true);
+  assert.equal(keepsAWord('영업'), true);
+  assert.equal(narrowLucene('order', ['eng', 'the']), undefined);
+  assert.equal(narrowLucene('the a', ['eng']), undefined);
+  assert.equal(narrowLucene('order', []), undefined);
+  const many = Array.from({ length: 101 }, (_, i) => `p${i}`);
+  assert.equal(narrowLucene('order', many), undefined);
 });
 
 test('front matter: groups are required, dates normalised, lists or scalars accepted', () => {

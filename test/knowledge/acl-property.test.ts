@@ -1,11 +1,12 @@
 // ACL property test on a real Neo4j: 1,200 randomised requests (seeded PRNG, so a failure
 // reproduces) over principals, words, retrieval modes (vector and hybrid through both ways of
-// asking the vector index), allowed_scopes and budgets. No item may come from a document outside
+// asking the vector index, fulltext through both plans), allowed_scopes and budgets. No item may come from a document outside
 // the caller's groups or outside the partitions they may search. The vector index is shared with
 // every other corpus on the server, so its nearest neighbours are mostly chunks the caller may not
 // see: the test checks that this is so, i.e. that the ACL had something to filter.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { FulltextSearch } from '../../src/knowledge/fulltext-search.ts';
 import { ReadRunner } from '../../src/knowledge/read-runner.ts';
 import type { KnowledgeRequest, RetrievalMode } from '../../src/knowledge/types.ts';
 import { VECTOR_INDEX } from '../../src/knowledge/vector-queries.ts';
@@ -48,9 +49,19 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
       `AND toLower(c.text) CONTAINS '${(question.split(' ')[0] ?? '').toLowerCase().replace(/'/g, '')}' ` +
       'RETURN c.chunk_id AS chunk_id',
   };
+  // Each request is asked one way or the other: fulltext by the reader's partitions in the ACL
+  // index (every reader), or filtered after the text index (every reader).
   const providers = [
-    kg.provider({ ...deps, vectorSyntax: 'search' }),
-    kg.provider({ ...deps, vectorSyntax: 'procedure' }),
+    kg.provider({
+      ...deps,
+      vectorSyntax: 'search',
+      fulltext: new FulltextSearch({ narrowShare: 1 }),
+    }),
+    kg.provider({
+      ...deps,
+      vectorSyntax: 'procedure',
+      fulltext: new FulltextSearch({ narrowShare: 0 }),
+    }),
   ];
   const provider = providers[0] as (typeof providers)[number];
 
