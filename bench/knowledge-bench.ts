@@ -7,7 +7,7 @@
 // 2 threads; else the hashing stand-in), the candidate query with and without the ACL pre-filter, the whole provider
 // pipeline per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all
 // 20, and one document (0.1 %), with each question's vector precomputed so only the graph work
-// is timed, and the recall@12 of ACL-filtered vector search against brute force over what each
+// is timed (fulltext and hybrid also "before": every reader filtered after the text index), and the recall@12 of ACL-filtered vector search against brute force over what each
 // caller may see.
 import { randomBytes } from 'node:crypto';
 import neo4j, { type Driver, int } from 'neo4j-driver';
