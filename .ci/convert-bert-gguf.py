@@ -2,11 +2,13 @@
 model.safetensors) to a GGUF file that llama.cpp, and so node-llama-cpp, loads as an embedder.
 Needs the PyPI packages gguf, safetensors and numpy.
 
-Usage: python3 convert-bert-gguf.py MODEL_DIR OUT.gguf NAME [POOLING]
+Usage: python3 convert-bert-gguf.py MODEL_DIR OUT.gguf NAME [POOLING] [TYPE]
 POOLING is how a text's vector is made from its tokens': mean (default, sentence-transformers'
 MiniLM) or cls (the [CLS] token's, as BGE models are trained); rank makes a cross-encoder
 (BertForSequenceClassification with one label): its pooler becomes llama.cpp's `cls` tensors and
 its classifier `cls.output`, so the model scores a (query, passage) pair.
+TYPE is how the matrices are stored: f16 (default) or q8_0 (8-bit blocks: ~half the file, and
+llama.cpp's integer dot products embed faster on a CPU; see ARCHITECTURE.md for what it changes).
 """
 import json
 import os
@@ -21,6 +23,10 @@ pooling = sys.argv[4] if len(sys.argv) > 4 else "mean"
 POOLINGS = {"mean": gguf.PoolingType.MEAN, "cls": gguf.PoolingType.CLS, "rank": gguf.PoolingType.RANK}
 if pooling not in POOLINGS:
     sys.exit(f"convert-bert-gguf: pooling {pooling!r} is not one of {', '.join(POOLINGS)}")
+wtype = sys.argv[5] if len(sys.argv) > 5 else "f16"
+FILE_TYPES = {"f16": gguf.LlamaFileType.MOSTLY_F16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0}
+if wtype not in FILE_TYPES:
+    sys.exit(f"convert-bert-gguf: type {wtype!r} is not one of {', '.join(FILE_TYPES)}")
 with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
     cfg = json.load(f)
 if cfg.get("model_type") != "bert":
@@ -51,7 +57,7 @@ w.add_head_count(cfg["num_attention_heads"])
 w.add_layer_norm_eps(cfg["layer_norm_eps"])
 w.add_causal_attention(False)
 w.add_pooling_type(POOLINGS[pooling])
-w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+w.add_file_type(FILE_TYPES[wtype])
 w.add_tokenizer_model("bert")
 w.add_tokenizer_pre("default")
 w.add_token_list(tokens)
@@ -86,6 +92,10 @@ for key, data in load_file(os.path.join(model_dir, "model.safetensors")).items()
     # Matrices in f16 halve the file at no measurable cost; norms, biases and the two token-type
     # rows stay f32, as llama.cpp's own converter keeps them.
     if data.ndim == 2 and not key.endswith("token_type_embeddings.weight"):
+        if wtype == "q8_0" and data.shape[-1] % 32 == 0:
+            q8 = gguf.GGMLQuantizationType.Q8_0
+            w.add_tensor(out, gguf.quants.quantize(data, q8), raw_dtype=q8)
+            continue
         data = data.astype(np.float16)
     w.add_tensor(out, data)
 

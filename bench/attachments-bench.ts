@@ -17,9 +17,9 @@ import { buildTextPdf } from '../test/fixtures/documents/index.ts';
 import { benchIngestWithEmbeddings } from './ingest-embed-bench.ts';
 import { fmt } from './stats.ts';
 
-const PAGES = 300;
+export const PAGES = 300;
 
-function pageText(i: number): string {
+export function pageText(i: number): string {
   const words =
     'quarterly budget review deployment policy travel leave server incident vendor contract'.split(
       ' ',

@@ -23,6 +23,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   thread: async () => (await import('./thread-bench.ts')).benchThread(),
   embedded: async () => (await import('./embedded-bench.ts')).benchEmbedded(),
   embeddings: async () => (await import('./embeddings-bench.ts')).benchEmbeddings(),
+  'embed-levers': async () => (await import('./embed-levers-bench.ts')).benchEmbedLevers(),
   oauth: async () => (await import('./oauth-bench.ts')).benchOAuth(),
   scale: async () => (await import('./scale-bench.ts')).benchScale(),
   handover: async () => (await import('./handover-bench.ts')).benchHandover(),

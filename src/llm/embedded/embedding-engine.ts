@@ -1,7 +1,11 @@
-// The embedded embedding model: one GGUF loaded with node-llama-cpp's embedding context, texts
-// embedded one at a time in arrival order (llama.cpp threads spin: one evaluation at a time is
-// what the cores can do anyway). A text longer than the context is cut to fit, as retrieval wants
-// a vector for every chunk rather than an error for the long ones.
+// The embedded embedding model: one GGUF loaded with one node-llama-cpp embedding context per
+// thread, each evaluating its own text on one thread. A request's texts are shared out among them;
+// requests run one at a time in arrival order. One context per thread rather than one context on
+// all of them: node-llama-cpp evaluates a single sequence per embedding context (no batching of
+// texts into one evaluation), and one text on two threads synchronises them at every operation,
+// which a busy CPU turns into waiting (bench/embed-levers-bench.ts measures both). A text longer
+// than the context is cut to fit, as retrieval wants a vector for every chunk rather than an error
+// for the long ones.
 import path from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
 import {
@@ -11,7 +15,7 @@ import {
   type SideEngineOptions,
 } from './side-engine.ts';
 
-/** `contextSize`: tokens of one text. */
+/** `contextSize`: tokens of one text; `threads`: contexts, each evaluating one text on one thread. */
 export type EmbeddingEngineOptions = SideEngineOptions;
 
 export interface EmbeddedVectors {
@@ -42,13 +46,13 @@ export class EmbeddingEngine {
   readonly threads: number;
   private readonly llama: Llama;
   private readonly model: LlamaModel;
-  private readonly context: LlamaEmbeddingContext;
+  private readonly contexts: LlamaEmbeddingContext[];
   private readonly queue = new SerialQueue();
 
-  private constructor(m: LoadedSideModel<LlamaEmbeddingContext>, o: EmbeddingEngineOptions) {
+  private constructor(m: LoadedSideModel<LlamaEmbeddingContext[]>, o: EmbeddingEngineOptions) {
     this.llama = m.llama;
     this.model = m.model;
-    this.context = m.context;
+    this.contexts = m.context;
     this.id = path.basename(o.modelPath).replace(/\.gguf$/i, '');
     this.contextSize = m.contextSize;
     this.dimensions = m.model.embeddingVectorSize;
@@ -57,7 +61,13 @@ export class EmbeddingEngine {
 
   static async load(o: EmbeddingEngineOptions): Promise<EmbeddingEngine> {
     // A non-causal model reads a whole text in one batch: the batch is the context.
-    const m = await loadSideModel(o, (model, opts) => model.createEmbeddingContext(opts));
+    const m = await loadSideModel(o, (model, opts) =>
+      Promise.all(
+        Array.from({ length: Math.max(1, o.threads) }, () =>
+          model.createEmbeddingContext({ ...opts, threads: 1 }),
+        ),
+      ),
+    );
     return new EmbeddingEngine(m, o);
   }
 
@@ -68,32 +78,44 @@ export class EmbeddingEngine {
 
   async close(): Promise<void> {
     await this.queue.drained();
-    await this.context.dispose();
+    for (const context of this.contexts) await context.dispose();
     await this.model.dispose();
     await this.llama.dispose();
   }
 
   private async run(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
-    const vectors: Float32Array[] = [];
+    const vectors: Float32Array[] = new Array(texts.length);
     let tokens = 0;
     let truncated = 0;
-    const room = this.contextSize - SPECIAL_ROOM;
-    for (const text of texts) {
-      signal?.throwIfAborted();
-      let input: Token[] = this.model.tokenize(text);
-      if (input.length > room) {
-        input = input.slice(0, room);
-        truncated++;
+    let next = 0;
+    // Each context takes the next text when it is free, so a long text does not hold up the rest.
+    const work = async (context: LlamaEmbeddingContext) => {
+      try {
+        while (next < texts.length) {
+          signal?.throwIfAborted();
+          const i = next++;
+          const input = this.input(texts[i] ?? '');
+          if (input.truncated) truncated++;
+          const embedding = await context.getEmbeddingFor(input.tokens);
+          tokens += context.calculateInputLength(input.tokens);
+          vectors[i] = unit(embedding.vector);
+        }
+      } catch (err) {
+        next = texts.length; // the request has failed: the other contexts take nothing more
+        throw err;
       }
-      // A text without tokens still gets a vector (of the start token, or of a full stop).
-      if (input.length === 0) {
-        const bos = this.model.tokens.bos;
-        input = bos !== null ? [bos] : this.model.tokenize('.');
-      }
-      const embedding = await this.context.getEmbeddingFor(input);
-      tokens += this.context.calculateInputLength(input);
-      vectors.push(unit(embedding.vector));
-    }
+    };
+    await Promise.all(this.contexts.map(work));
     return { vectors, tokens, truncated };
+  }
+
+  /** The text's tokens, cut to the context; a text without any still gets a vector. */
+  private input(text: string): { tokens: Token[]; truncated: boolean } {
+    const room = this.contextSize - SPECIAL_ROOM;
+    const tokens = this.model.tokenize(text);
+    if (tokens.length > room) return { tokens: tokens.slice(0, room), truncated: true };
+    if (tokens.length > 0) return { tokens, truncated: false };
+    const bos = this.model.tokens.bos;
+    return { tokens: bos !== null ? [bos] : this.model.tokenize('.'), truncated: false };
   }
 }
