@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
 import { AttachmentIndex } from '../src/attachments/index/index.ts';
 import { Ingestor } from '../src/attachments/ingest.ts';
 import type { ExtractLimits } from '../src/attachments/types.ts';
@@ -16,7 +17,7 @@ import { loadConfig } from '../src/config/load-config.ts';
 import { startEmbeddedEmbeddings } from '../src/llm/embedded/index.ts';
 import type { Embedder, EmbedOptions } from '../src/llm/embeddings/embedder.ts';
 import { HttpEmbedder } from '../src/llm/embeddings/http-embedder.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import { createLogger, silentLogger } from '../src/log/logger.ts';
 import type { Owner } from '../src/scope/scope.ts';
 import { benchEmbedModelPath } from './embed-model-path.ts';
 import { fmt } from './stats.ts';
@@ -62,7 +63,11 @@ export async function benchIngestWithEmbeddings(
       },
     };
     const loadBefore = loadavg()[0] ?? 0;
-    const index = new AttachmentIndex(store, { embedder: timed });
+    const index = new AttachmentIndex(store, {
+      embedder: timed,
+      // Why embedding failed, if it does (the file is then kept by words only).
+      log: createLogger('warn', pino.destination(2)),
+    });
     const ingestor = new Ingestor({
       index,
       store,

@@ -1,6 +1,6 @@
 // The embedded embedding model: one GGUF loaded with one node-llama-cpp embedding context per
-// thread, each evaluating its own text on one thread. A request's texts are shared out among them;
-// requests run one at a time in arrival order. One context per thread rather than one context on
+// thread, each evaluating its own text on one thread. The texts of the requests in hand are shared
+// out among them, a short request's first (text-scheduler.ts). One context per thread rather than one context on
 // all of them: node-llama-cpp evaluates a single sequence per embedding context (no batching of
 // texts into one evaluation), and one text on two threads synchronises them at every operation,
 // which a busy CPU turns into waiting (bench/embed-levers-bench.ts measures both). A text longer
@@ -8,12 +8,8 @@
 // for the long ones.
 import path from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
-import {
-  type LoadedSideModel,
-  loadSideModel,
-  SerialQueue,
-  type SideEngineOptions,
-} from './side-engine.ts';
+import { type LoadedSideModel, loadSideModel, type SideEngineOptions } from './side-engine.ts';
+import { TextScheduler } from './text-scheduler.ts';
 
 /** `contextSize`: tokens of one text; `threads`: contexts, each evaluating one text on one thread. */
 export type EmbeddingEngineOptions = SideEngineOptions;
@@ -25,6 +21,12 @@ export interface EmbeddedVectors {
   tokens: number;
   /** How many texts were cut to fit the context. */
   truncated: number;
+}
+
+interface Embedded {
+  vector: Float32Array;
+  tokens: number;
+  truncated: boolean;
 }
 
 // The model's own start and end tokens, and the one position llama.cpp keeps free.
@@ -47,7 +49,7 @@ export class EmbeddingEngine {
   private readonly llama: Llama;
   private readonly model: LlamaModel;
   private readonly contexts: LlamaEmbeddingContext[];
-  private readonly queue = new SerialQueue();
+  private readonly scheduler: TextScheduler<LlamaEmbeddingContext, Embedded>;
 
   private constructor(m: LoadedSideModel<LlamaEmbeddingContext[]>, o: EmbeddingEngineOptions) {
     this.llama = m.llama;
@@ -57,6 +59,7 @@ export class EmbeddingEngine {
     this.contextSize = m.contextSize;
     this.dimensions = m.model.embeddingVectorSize;
     this.threads = o.threads;
+    this.scheduler = new TextScheduler(this.contexts, (context, text) => this.one(context, text));
   }
 
   static async load(o: EmbeddingEngineOptions): Promise<EmbeddingEngine> {
@@ -71,42 +74,31 @@ export class EmbeddingEngine {
     return new EmbeddingEngine(m, o);
   }
 
-  /** Queued behind the requests before it; the signal is checked between texts. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
-    return this.queue.run(() => this.run(texts, signal));
+  /** Shares the contexts with the requests in hand; the signal is checked between texts. */
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
+    const each = await this.scheduler.run(texts, signal);
+    return {
+      vectors: each.map((e) => e.vector),
+      tokens: each.reduce((n, e) => n + e.tokens, 0),
+      truncated: each.filter((e) => e.truncated).length,
+    };
   }
 
   async close(): Promise<void> {
-    await this.queue.drained();
+    await this.scheduler.drained();
     for (const context of this.contexts) await context.dispose();
     await this.model.dispose();
     await this.llama.dispose();
   }
 
-  private async run(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedVectors> {
-    const vectors: Float32Array[] = new Array(texts.length);
-    let tokens = 0;
-    let truncated = 0;
-    let next = 0;
-    // Each context takes the next text when it is free, so a long text does not hold up the rest.
-    const work = async (context: LlamaEmbeddingContext) => {
-      try {
-        while (next < texts.length) {
-          signal?.throwIfAborted();
-          const i = next++;
-          const input = this.input(texts[i] ?? '');
-          if (input.truncated) truncated++;
-          const embedding = await context.getEmbeddingFor(input.tokens);
-          tokens += context.calculateInputLength(input.tokens);
-          vectors[i] = unit(embedding.vector);
-        }
-      } catch (err) {
-        next = texts.length; // the request has failed: the other contexts take nothing more
-        throw err;
-      }
+  private async one(context: LlamaEmbeddingContext, text: string): Promise<Embedded> {
+    const input = this.input(text);
+    const embedding = await context.getEmbeddingFor(input.tokens);
+    return {
+      vector: unit(embedding.vector),
+      tokens: context.calculateInputLength(input.tokens),
+      truncated: input.truncated,
     };
-    await Promise.all(this.contexts.map(work));
-    return { vectors, tokens, truncated };
   }
 
   /** The text's tokens, cut to the context; a text without any still gets a vector. */
