@@ -10,6 +10,7 @@ import type { LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
 import { extractDocument } from '../src/attachments/extract/index.ts';
 import { chunkSections } from '../src/attachments/index/chunk.ts';
 import { embeddingText } from '../src/attachments/index/embed-texts.ts';
+import { sentenceTexts } from '../src/attachments/index/sentence-vectors.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { cpuLlama } from '../src/llm/embedded/engine.ts';
 import { buildTextPdf } from '../test/fixtures/documents/index.ts';
@@ -68,7 +69,10 @@ export async function benchEmbedLevers(): Promise<string[]> {
   const limits = { ...loadConfig({ env: {} }).attachments.extract, maxPages: PAGES };
   const pdf = await buildTextPdf(Array.from({ length: PAGES }, (_, i) => pageText(i)));
   const doc = await extractDocument(pdf, 'pdf', 'bench.pdf', limits);
-  const texts = chunkSections(doc.sections).map(embeddingText);
+  const chunks = chunkSections(doc.sections);
+  const texts = chunks.map(embeddingText);
+  // attachments.search.sentenceVectors: each chunk's sentences are embedded too.
+  const sentences = chunks.flatMap(sentenceTexts);
 
   const llama = await cpuLlama(2);
   const lines: string[] = [];
@@ -77,6 +81,10 @@ export async function benchEmbedLevers(): Promise<string[]> {
     const room = f16.trainContextSize - 3;
     const tokens = texts.map((t) => f16.tokenize(t));
     const counts = tokens.map((t) => t.length + 2);
+    const sentenceTokens = sentences.reduce((n, t) => n + f16.tokenize(t).length + 2, 0);
+    lines.push(
+      `with sentence vectors: ${sentences.length} sentence texts more, ${sentenceTokens} tokens beside the chunks' ${counts.reduce((a, b) => a + b, 0)}`,
+    );
     lines.push(
       `chunks of the ${PAGES}-page PDF: ${texts.length}; tokens each with [CLS]/[SEP]: p50 ${percentile(counts, 50)}, p95 ${percentile(counts, 95)}, max ${Math.max(...counts)}; cut at the model's ${f16.trainContextSize}: ${counts.filter((n) => n - 2 > room).length}`,
     );

@@ -31,7 +31,8 @@ export async function benchIngestWithEmbeddings(
   if (!modelPath)
     return ['ingest with embeddings: skipped, no model (BENCH_EMBED_MODEL/TEST_EMBED_MODEL unset)'];
   const threads = Number(process.env.BENCH_EMBED_THREADS ?? 2);
-  const embed = loadConfig({ env: {} }).llm.embed;
+  const config = loadConfig({ env: {} });
+  const embed = config.llm.embed;
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-ingest-embed-'));
   const served = await startEmbeddedEmbeddings({
     model: modelPath,
@@ -65,6 +66,8 @@ export async function benchIngestWithEmbeddings(
     const loadBefore = loadavg()[0] ?? 0;
     const index = new AttachmentIndex(store, {
       embedder: timed,
+      // As the bot does (this PDF's numbered lines give no chunk of several sentences, though).
+      sentenceVectors: config.attachments.search.sentenceVectors,
       // Why embedding failed, if it does (the file is then kept by words only).
       log: createLogger('warn', pino.destination(2)),
     });
