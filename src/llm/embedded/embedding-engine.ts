@@ -1,11 +1,11 @@
 // The embedded embedding model: one GGUF loaded with one node-llama-cpp embedding context per
 // thread, each evaluating its own text on one thread. The texts of the requests in hand are shared
-// out among them, a short request's first (text-scheduler.ts). One context per thread rather than one context on
-// all of them: node-llama-cpp evaluates a single sequence per embedding context (no batching of
-// texts into one evaluation), and one text on two threads synchronises them at every operation,
-// which a busy CPU turns into waiting (bench/embed-levers-bench.ts measures both). A text longer
-// than the context is cut to fit, as retrieval wants a vector for every chunk rather than an error
-// for the long ones.
+// out among them, a short request's first (text-scheduler.ts). One context per thread rather than
+// one context on all of them: node-llama-cpp evaluates a single sequence per embedding context (no
+// batching of texts into one evaluation), and one text on two threads synchronises them at every
+// operation, which a busy CPU turns into waiting (bench/embed-levers-bench.ts measures both). A
+// text longer than the context is cut to fit, as retrieval wants a vector for every chunk rather
+// than an error for the long ones.
 import path from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
 import { type LoadedSideModel, loadSideModel, type SideEngineOptions } from './side-engine.ts';

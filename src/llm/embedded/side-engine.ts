@@ -1,7 +1,7 @@
 // What the embedded side engines (embeddings, ranking) share: loading a GGUF on the CPU with a
 // context whose batch is the whole context (a non-causal model or a cross-encoder reads one input
-// in one batch), and serving requests one at a time in arrival order (llama.cpp threads spin: one
-// evaluation at a time is what the cores can do anyway).
+// in one batch), and serving requests one at a time in arrival order (the ranking engine; llama.cpp
+// threads spin: one evaluation at a time is what the cores can do anyway).
 import type { Llama, LlamaModel } from 'node-llama-cpp';
 import { cpuLlama } from './engine.ts';
 
