@@ -105,19 +105,26 @@ export function flowOf(i: ChatInputCommandInteraction): FlowName | undefined {
   return spec && 'flow' in spec.starts ? spec.starts.flow : undefined;
 }
 
-/** Where a command is offered, as Discord's installation and interaction contexts. */
-function offeredAs(where: CommandSpec['where']) {
-  return {
-    integrationTypes: [
+/**
+ * A command's entry in Discord's menus: its name, and where it is offered as Discord's
+ * installation and interaction contexts.
+ */
+function entry<T extends SlashCommandBuilder | ContextMenuCommandBuilder>(
+  c: T,
+  name: string,
+  where: CommandSpec['where'],
+): T {
+  c.setName(name)
+    .setIntegrationTypes([
       ...(where.server ? [ApplicationIntegrationType.GuildInstall] : []),
       ...(where.userInstall ? [ApplicationIntegrationType.UserInstall] : []),
-    ],
-    contexts: [
+    ])
+    .setContexts([
       ...(where.server ? [InteractionContextType.Guild] : []),
       ...(where.dm ? [InteractionContextType.BotDM] : []),
       ...(where.groupDm ? [InteractionContextType.PrivateChannel] : []),
-    ],
-  };
+    ]);
+  return c;
 }
 
 /** Who may see a command in Discord's menus (the core still checks who may run it). */
@@ -156,22 +163,13 @@ function discordCommands(): (SlashCommandBuilder | ContextMenuCommandBuilder)[] 
   for (const spec of COMMAND_TABLE) {
     if (!spec.where.server && !spec.where.userInstall) continue;
     const { name, sub } = discordName(spec);
-    const offered = offeredAs(spec.where);
     if (spec.on === 'message') {
-      const c = new ContextMenuCommandBuilder()
-        .setName(name)
-        .setType(ApplicationCommandType.Message)
-        .setIntegrationTypes(offered.integrationTypes)
-        .setContexts(offered.contexts);
-      built.set(name, c);
+      const c = new ContextMenuCommandBuilder().setType(ApplicationCommandType.Message);
+      built.set(name, entry(c, name, spec.where));
       continue;
     }
     if (sub === undefined) {
-      const c = new SlashCommandBuilder()
-        .setName(name)
-        .setDescription(spec.description)
-        .setIntegrationTypes(offered.integrationTypes)
-        .setContexts(offered.contexts);
+      const c = entry(new SlashCommandBuilder().setDescription(spec.description), name, spec.where);
       const permission = DEFAULT_PERMISSION[spec.who];
       if (permission !== undefined) c.setDefaultMemberPermissions(permission);
       built.set(name, withOptions(c, spec));
@@ -179,11 +177,8 @@ function discordCommands(): (SlashCommandBuilder | ContextMenuCommandBuilder)[] 
     }
     let parent = built.get(name);
     if (!(parent instanceof SlashCommandBuilder)) {
-      parent = new SlashCommandBuilder()
-        .setName(name)
-        .setDescription(COMMAND_GROUPS[name] ?? spec.description)
-        .setIntegrationTypes(offered.integrationTypes)
-        .setContexts(offered.contexts);
+      const about = COMMAND_GROUPS[name] ?? spec.description;
+      parent = entry(new SlashCommandBuilder().setDescription(about), name, spec.where);
       built.set(name, parent);
     }
     parent.addSubcommand((c) => withOptions(c.setName(sub).setDescription(spec.description), spec));

@@ -19,6 +19,7 @@ import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { GatewaySessionStore } from '../../src/model/gateway-session.ts';
 import type { Addressed } from '../../src/model/incoming.ts';
+import { isActionRef } from '../../src/model/interaction.ts';
 import type { PlatformGroupSink } from '../../src/model/platform-groups.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { SharedRateLimits } from '../../src/model/rate-limits.ts';
@@ -26,7 +27,7 @@ import { flowOf, messageCommandOf, SERVER_INSTALL_COMMANDS, threadName } from '.
 import { DiscordCommands } from './discord-commands.ts';
 import { placeOf, stripBotMention, userInstallPlace } from './discord-events.ts';
 import { DiscordGroupSync } from './discord-groups.ts';
-import { DiscordInteractions, isFlowInteraction } from './discord-interactions.ts';
+import { DiscordInteractions } from './discord-interactions.ts';
 import { DiscordPort } from './discord-port.ts';
 import { sharedMakeRequest } from './discord-rest.ts';
 import { topLevelParts } from './discord-thread-open.ts';
@@ -94,14 +95,16 @@ export class DiscordAdapter {
       },
       threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
-    this.interactions = new DiscordInteractions({
+    const parts = {
       client: this.client,
-      rest: this.client.rest,
       port: this.port,
       core: d.core,
+      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
+    };
+    this.interactions = new DiscordInteractions({
+      ...parts,
       log: d.log.child({ component: 'discord-interactions' }),
       admins: config.discord.admins,
-      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
     });
     d.core.attach(
       this.port,
@@ -113,13 +116,7 @@ export class DiscordAdapter {
       },
       this.interactions,
     );
-    this.commands = new DiscordCommands({
-      client: this.client,
-      port: this.port,
-      core: d.core,
-      log: d.log,
-      threadAutoArchiveMinutes: config.discord.threadAutoArchiveMinutes,
-    });
+    this.commands = new DiscordCommands({ ...parts, log: d.log });
     const every = config.knowledge.groupSync.intervalMinutes;
     this.groupSync =
       syncRoles && d.groups ? new DiscordGroupSync(this.client, d.groups, d.log, every) : undefined;
@@ -129,21 +126,17 @@ export class DiscordAdapter {
   /** The gateway's events: messages, their edits and deletions, interactions. */
   private listen(): void {
     const { d } = this;
+    const failed = (what: string) => (err: unknown) =>
+      d.log.error({ err, platform: 'discord' }, `${what} handler failed`);
     this.client.on(Events.MessageCreate, (m) => {
-      const handled = this.onMessage(m).catch((err: unknown) =>
-        d.log.error({ err, platform: 'discord' }, 'message handler failed'),
-      );
+      const handled = this.onMessage(m).catch(failed('message'));
       this.handover?.track(handled);
     });
     this.client.on(Events.MessageUpdate, (_old, m) => {
-      this.onChange(m, m.content).catch((err: unknown) =>
-        d.log.error({ err, platform: 'discord' }, 'message update handler failed'),
-      );
+      this.onChange(m, m.content).catch(failed('message update'));
     });
     this.client.on(Events.MessageDelete, (m) => {
-      this.onChange(m, undefined).catch((err: unknown) =>
-        d.log.error({ err, platform: 'discord' }, 'message delete handler failed'),
-      );
+      this.onChange(m, undefined).catch(failed('message delete'));
     });
     this.client.on(Events.InteractionCreate, (i) => {
       this.onInteraction(i).catch(async (err: unknown) => {
@@ -198,7 +191,7 @@ export class DiscordAdapter {
 
   private get threadOptions() {
     const autoArchiveMinutes = this.d.config.discord.threadAutoArchiveMinutes;
-    const replyChain = (c: string, m: string) => this.port.replyChain(c, m);
+    const replyChain = (c: string, m: string) => this.port.reader.replyChain(c, m);
     return { rest: this.client.rest, autoArchiveMinutes, replyChain };
   }
 
@@ -217,7 +210,7 @@ export class DiscordAdapter {
       message.author.id,
     );
     const to: Destination = { ref, context: {} };
-    const files = [...message.attachments.values()].map((a) => this.port.fileRef(a));
+    const files = [...message.attachments.values()].map((a) => this.port.reader.fileRef(a));
     const text = stripBotMention(message.content, botId);
     core.receiveFiles({
       ref,
@@ -255,7 +248,7 @@ export class DiscordAdapter {
   private async onInteraction(interaction: Interaction): Promise<void> {
     if (
       (interaction.isButton() || interaction.isModalSubmit()) &&
-      isFlowInteraction(interaction.customId)
+      isActionRef(interaction.customId)
     ) {
       await this.interactions.act(interaction);
       return;

@@ -12,11 +12,11 @@ import type { Conversation } from '../../src/core/conversation.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, InboundMessage, Intent } from '../../src/model/incoming.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { commandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
-import { DISCORD_LIMIT, type DiscordPort } from './discord-port.ts';
+import { discordText } from './discord-format.ts';
+import type { DiscordPort } from './discord-port.ts';
 import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.ts';
 
 export interface DiscordCommandsOptions {
@@ -25,6 +25,14 @@ export interface DiscordCommandsOptions {
   core: Conversation;
   log: Logger;
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
+}
+
+/** Edits the deferred reply with words of the core's (or the bot's); the reply's message id. */
+export async function editReply(
+  i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  markdown: string,
+): Promise<string> {
+  return (await i.editReply({ content: discordText(markdown), allowedMentions: { parse: [] } })).id;
 }
 
 /** The intent a slash command starts (the core's commands table), if it starts one. */
@@ -41,19 +49,6 @@ export class DiscordCommands {
   }
 
   /**
-   * Edits the deferred reply with bot text, rendered and neutralised like every other post; the
-   * reply's message id.
-   */
-  private async reply(
-    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
-    markdown: string,
-  ): Promise<string> {
-    const [first] = RenderedText.render(this.o.port.format, markdown, 'message', DISCORD_LIMIT);
-    const sent = await i.editReply({ content: first?.text ?? '', allowedMentions: { parse: [] } });
-    return sent.id;
-  }
-
-  /**
    * A command that needs the bot in the server (its channel settings, its votes), used through a
    * user install where the server did not add it: refused in words, only to the person.
    */
@@ -62,37 +57,7 @@ export class DiscordCommands {
   ): Promise<void> {
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const name = i.isChatInputCommand() ? `/${i.commandName}` : `“${i.commandName}”`;
-    await this.reply(i, messages.serverOnly(name));
-  }
-
-  /**
-   * A slash command through a user install: answered privately through the interaction, in the
-   * person's own conversation about this channel. Nothing of the channel is read (the bot may not),
-   * so `/ask` answers from the question, its file and the conversation so far.
-   */
-  private async handleAsUser(i: ChatInputCommandInteraction, ref: ThreadRef): Promise<void> {
-    const intent = intentOf(i);
-    if (!intent || SERVER_INSTALL_COMMANDS.has(i.commandName)) {
-      await this.refuseServerOnly(i);
-      return;
-    }
-    // Deferred at once: Discord drops an interaction not acknowledged within 3 s.
-    await i.deferReply({ flags: MessageFlags.Ephemeral });
-    const traceId = randomUUID();
-    try {
-      const to = userInstallDestination(ref, i.token);
-      this.take(i, ref, to, traceId);
-      await this.o.core.receiveMessage({
-        ...this.inbound(i, intent, traceId),
-        ref,
-        to,
-        principalName: i.user.globalName ?? i.user.username,
-        delivered: [],
-      });
-    } catch (err) {
-      this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
-    }
+    await editReply(i, messages.serverOnly(name));
   }
 
   /**
@@ -108,7 +73,7 @@ export class DiscordCommands {
     traceId: string,
   ): Promise<Pick<InboundMessage, 'threadAhead' | 'openThread' | 'platformIds'>> {
     const question = i.options.getString('question') ?? '';
-    const asked = await this.reply(
+    const asked = await editReply(
       i,
       `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
     );
@@ -137,7 +102,7 @@ export class DiscordCommands {
       where: 'session',
       messageId: i.id,
       text: i.options.getString('question') ?? '',
-      files: file ? [this.o.port.fileRef(file)] : [],
+      files: file ? [this.o.port.reader.fileRef(file)] : [],
       traceId,
     });
   }
@@ -156,41 +121,55 @@ export class DiscordCommands {
     };
   }
 
+  /**
+   * A command that starts a turn. Through a user install it is answered privately through the
+   * interaction, in the person's own conversation about this channel: nothing of the channel is
+   * read (the bot may not), so `/ask` answers from the question, its file and the conversation.
+   */
   async handle(i: ChatInputCommandInteraction): Promise<void> {
-    const place = userInstallPlace(i);
-    if (place) {
-      await this.handleAsUser(i, place);
-      return;
-    }
+    const own = userInstallPlace(i);
     const intent = intentOf(i);
-    await i.deferReply();
+    if (own && (!intent || SERVER_INSTALL_COMMANDS.has(i.commandName)))
+      return this.refuseServerOnly(i);
+    // Deferred at once: Discord drops an interaction not acknowledged within 3 s.
+    await i.deferReply(own ? { flags: MessageFlags.Ephemeral } : {});
     const traceId = randomUUID();
     try {
-      const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-      if (!intent || !channel?.isSendable()) {
-        await this.reply(
-          i,
-          intent ? messages.cannotPostHere : messages.unknownCommand(`/${i.commandName}`),
-        );
+      if (!intent) {
+        await editReply(i, messages.unknownCommand(`/${i.commandName}`));
         return;
       }
-      // Outside a thread the reply goes to the channel itself; /ask opens a thread for the answer.
-      const place = placeOf(channel, i.guildId, i.user.id);
-      const here = place.ref;
-      const ref = place.conversation ? here : undefined;
-      // The deferred reply becomes the first message of the answer.
-      const to: Destination = { ref: here, context: { interactionToken: i.token } };
-      if (ref) this.take(i, ref, { ref, context: {} }, traceId);
-      const thread = !ref && intent === 'ask' ? await this.askThread(i, here, traceId) : {};
-      await this.o.core.receiveMessage({
-        ...this.inbound(i, intent, traceId),
-        ref: here,
-        to,
-        ...thread,
-      });
+      const where = own ? this.asUser(i, own, traceId) : await this.inChannel(i, intent, traceId);
+      if (where)
+        await this.o.core.receiveMessage({ ...this.inbound(i, intent, traceId), ...where });
+      else await editReply(i, messages.cannotPostHere);
     } catch (err) {
       this.o.log.error({ err, trace_id: traceId, command: i.commandName }, 'command failed');
-      await this.reply(i, messages.error(messages.commandFailed)).catch(() => undefined);
+      await editReply(i, messages.error(messages.commandFailed)).catch(() => undefined);
     }
+  }
+
+  /** A user install's turn: its own conversation, answered through the interaction only. */
+  private asUser(i: ChatInputCommandInteraction, ref: ThreadRef, traceId: string) {
+    const to = userInstallDestination(ref, i.token);
+    this.take(i, ref, to, traceId);
+    const principalName = i.user.globalName ?? i.user.username;
+    return { ref, to, principalName, delivered: [] };
+  }
+
+  /**
+   * A server's or DM's turn; undefined where the bot cannot post. Outside a thread the reply goes
+   * to the channel itself, and /ask opens a thread for the answer.
+   */
+  private async inChannel(i: ChatInputCommandInteraction, intent: Intent, traceId: string) {
+    const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
+    if (!channel?.isSendable()) return undefined;
+    const place = placeOf(channel, i.guildId, i.user.id);
+    const here = place.ref;
+    const ref = place.conversation ? here : undefined;
+    if (ref) this.take(i, ref, { ref, context: {} }, traceId);
+    const thread = !ref && intent === 'ask' ? await this.askThread(i, here, traceId) : {};
+    // The deferred reply becomes the first message of the answer.
+    return { ref: here, to: { ref: here, context: { interactionToken: i.token } }, ...thread };
   }
 }

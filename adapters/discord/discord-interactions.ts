@@ -14,7 +14,6 @@ import {
   MessageFlags,
   type ModalSubmitInteraction,
   PermissionFlagsBits,
-  type REST,
   Routes,
 } from 'discord.js';
 import type { CommandSpec } from '../../src/core/commands.ts';
@@ -29,12 +28,12 @@ import type {
   InteractionSurface,
   Shown,
 } from '../../src/model/interaction.ts';
-import { isActionRef, placeAt } from '../../src/model/interaction.ts';
+import { placeAt } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 import { threadName } from './commands.ts';
 import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-cards.ts';
+import { editReply } from './discord-commands.ts';
 import {
   interactionProject,
   isServerAdmin,
@@ -54,16 +53,11 @@ type Answerable = Acting | ChatInputCommandInteraction | MessageContextMenuComma
 
 export interface DiscordInteractionsOptions {
   client: Client;
-  rest: REST;
   port: DiscordPort;
   core: Conversation;
   log: Logger;
   admins: readonly string[];
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
-}
-
-export function isFlowInteraction(customId: string): boolean {
-  return isActionRef(customId);
 }
 
 function actorOf(i: Answerable, admins: readonly string[]): Actor {
@@ -135,7 +129,7 @@ export class DiscordInteractions implements InteractionSurface {
     to: Destination,
     shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
   ): Promise<string | undefined> {
-    const m = (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
+    const m = (await this.o.client.rest.post(Routes.channelMessages(to.ref.sessionId), {
       body: { ...messageOf(shown), allowed_mentions: NO_PINGS },
     })) as { id?: string } | undefined;
     return m?.id;
@@ -143,7 +137,7 @@ export class DiscordInteractions implements InteractionSurface {
 
   /** A card in place of one `post` made: its buttons go unless it has actions of its own. */
   async update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
-    await this.o.rest.patch(Routes.channelMessage(to.ref.sessionId, messageId), {
+    await this.o.client.rest.patch(Routes.channelMessage(to.ref.sessionId, messageId), {
       body: { ...messageOf(shown), allowed_mentions: NO_PINGS },
     });
   }
@@ -186,10 +180,10 @@ export class DiscordInteractions implements InteractionSurface {
       const thread = await this.threadOf(i).catch((err: unknown) => {
         this.o.log.warn({ err }, 'could not start a thread for ask-about');
       });
-      if (!thread) return this.say(i, messages.error(messages.threadNotStarted));
+      if (!thread) return void (await editReply(i, messages.error(messages.threadNotStarted)));
       place = placeOf(thread, i.guildId, i.user.id).ref;
       to = { ref: place, context: {} };
-      await this.say(i, messages.answeringIn(`<#${thread.id}>`));
+      await editReply(i, messages.answeringIn(`<#${thread.id}>`));
     }
     const work = this.o.core.interact({
       kind: 'start',
@@ -198,22 +192,16 @@ export class DiscordInteractions implements InteractionSurface {
       place: { ref: place, to },
       message: {
         id: target.id,
-        files: [...target.attachments.values()].map((a) => this.o.port.fileRef(a)),
+        files: [...target.attachments.values()].map((a) => this.o.port.reader.fileRef(a)),
         authorId: target.author.id,
         at: target.createdTimestamp,
-        ...(own ? { quoted: this.o.port.deliveredMessage(target) } : {}),
+        ...(own ? { quoted: this.o.port.reader.deliveredMessage(target) } : {}),
       },
       requestId: i.id,
       traceId: randomUUID(),
       dedupe: [`discord:interaction:${i.id}`],
     });
     await this.answer(i, work);
-  }
-
-  /** Words of the core's as the deferred reply, rendered and neutralised like every post. */
-  private async say(i: MessageContextMenuCommandInteraction, markdown: string): Promise<void> {
-    const text = RenderedText.one(this.o.port.format, markdown).text;
-    await i.editReply({ content: text, allowedMentions: NO_PINGS });
   }
 
   /** The thread a message is in, or the one started from it. */

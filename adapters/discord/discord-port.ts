@@ -3,10 +3,10 @@
 // A user install's answer (`INTERACTION_ONLY`) never touches the channel: the bot is not in it, so
 // it is the original response and follow-ups through the interaction's webhook, and reads, typing
 // and reactions are skipped.
-import { type APIMessage, type Message, MessageFlags, type REST, Routes } from 'discord.js';
+import { type APIMessage, MessageFlags, type REST, Routes } from 'discord.js';
 import { LRUCache } from 'lru-cache';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
-import type { FileRef, InboundMessage, QueuedFile } from '../../src/model/incoming.ts';
+import type { InboundMessage, QueuedFile } from '../../src/model/incoming.ts';
 import type {
   AnswerFooter,
   Audience,
@@ -21,11 +21,10 @@ import { cachedPromise } from '../../src/util/cached-promise.ts';
 import { channelReaders, everyoneCanView, isGuildAdmin } from './discord-audience.ts';
 import { rows } from './discord-cards.ts';
 import { EPHEMERAL, INTERACTION_ONLY } from './discord-events.ts';
-import { discordFormat } from './discord-format.ts';
-import { type AttachmentLike, DiscordReader } from './discord-reader.ts';
+import { DISCORD_LIMIT, discordFormat } from './discord-format.ts';
+import { DiscordReader } from './discord-reader.ts';
 import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.ts';
 
-export const DISCORD_LIMIT = 2000;
 /** Discord shows "typing" for about 10 s. */
 const TYPING_RENEW_MS = 8000;
 /** An interaction token is valid for 15 minutes. */
@@ -69,8 +68,8 @@ export class DiscordPort implements PlatformPort {
   private readonly usedInteractions = new Set<string>();
   /** Interaction responses and follow-ups: only the interaction's webhook may edit them. */
   private readonly webhookMessages = new Map<string, WebhookMessage>();
-  /** Reading threads, channels and reply chains (discord-reader.ts). */
-  private readonly reader: DiscordReader;
+  /** Reading threads, channels, reply chains and attachments (discord-reader.ts). */
+  readonly reader: DiscordReader;
   private readonly readers = new LRUCache<string, Promise<string[]>>({
     max: 2000,
     ttl: READERS_TTL_MS,
@@ -117,11 +116,6 @@ export class DiscordPort implements PlatformPort {
     await this.o.rest.post(Routes.channelMessages(dm.id), {
       body: { content: text.text, allowed_mentions: NO_PINGS },
     });
-  }
-
-  /** A FileRef for an attachment; CDN URLs are signed and expire, so download soon. */
-  fileRef(a: AttachmentLike): FileRef {
-    return this.reader.fileRef(a);
   }
 
   /** Through a user install's interaction: its response and the five follow-ups Discord allows. */
@@ -254,21 +248,6 @@ export class DiscordPort implements PlatformPort {
     return this.reader.readChannel(to, opts);
   }
 
-  /** A message as the reader sees it (also for reply chains the adapter reads). */
-  threadMessage(m: APIMessage): ThreadMessage {
-    return this.reader.threadMessage(m);
-  }
-
-  /** A message an interaction carried, quoted even when the bot wrote it (discord-reader.ts). */
-  deliveredMessage(m: Message): ThreadMessage {
-    return this.reader.deliveredMessage(m);
-  }
-
-  /** The messages a reply answers, oldest first, up to a few levels up. */
-  replyChain(channelId: string, messageId: string): Promise<ThreadMessage[]> {
-    return this.reader.replyChain(channelId, messageId);
-  }
-
   rehydrate(
     queued: Pick<InboundMessage, 'platformIds' | 'ref'> & { files?: QueuedFile[] },
   ): Pick<InboundMessage, 'files' | 'replyChain' | 'openThread'> {
@@ -285,13 +264,8 @@ export class DiscordPort implements PlatformPort {
         ? { files: queued.files.map((f) => remoteFile(this.o.files, f, f.url)) }
         : {}),
       ...(channelId && messageId
-        ? { replyChain: () => this.replyChain(channelId, messageId) }
+        ? { replyChain: () => this.reader.replyChain(channelId, messageId) }
         : {}),
     };
-  }
-
-  /** One message by id, or undefined when it is gone or unreadable. */
-  fetchMessage(channelId: string, messageId: string): Promise<APIMessage | undefined> {
-    return this.reader.fetchMessage(channelId, messageId);
   }
 }

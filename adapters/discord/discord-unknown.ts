@@ -5,10 +5,8 @@
 import { type Interaction, MessageFlags } from 'discord.js';
 import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { RenderedText } from '../../src/model/rendered-text.ts';
 import { COMMANDS } from './commands.ts';
-import { discordFormat } from './discord-format.ts';
-import { DISCORD_LIMIT } from './discord-port.ts';
+import { discordText } from './discord-format.ts';
 
 const KNOWN_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.map((c) => c.name));
 
@@ -37,7 +35,7 @@ export async function answerUnknown(i: Interaction, log: Logger): Promise<void> 
 /** A handler threw before answering: the person is told, rather than left with a spinner. */
 export async function answerFailed(i: Interaction, log: Logger): Promise<void> {
   const open = i.isAutocomplete() ? !i.responded : i.isRepliable() && !i.replied && !i.deferred;
-  if (open) await answerPrivately(i, render(messages.error(messages.commandFailed)), log);
+  if (open) await answerPrivately(i, discordText(messages.error(messages.commandFailed)), log);
 }
 
 async function answerPrivately(i: Interaction, content: string, log: Logger): Promise<void> {
@@ -53,9 +51,5 @@ async function answerPrivately(i: Interaction, content: string, log: Logger): Pr
 
 /** A command's name is told back; a component or a modal is "no longer active". */
 export function unknownText(command?: string): string {
-  return render(command ? messages.unknownCommand(command) : messages.interactionInactive);
-}
-
-function render(words: string): string {
-  return RenderedText.render(discordFormat, words, 'message', DISCORD_LIMIT)[0]?.text ?? '';
+  return discordText(command ? messages.unknownCommand(command) : messages.interactionInactive);
 }
