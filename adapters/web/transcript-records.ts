@@ -3,6 +3,7 @@
 // touches (a streamed answer: when it settles), never a whole thread or the whole list of threads.
 // Records of the older layout (all threads in one record, a thread's messages in one record) are
 // read once and written again in this layout.
+import { LatestWrites } from '../../src/util/latest-writes.ts';
 import type { WebMessage, WebThread } from './web-messages.ts';
 
 /** The part of the bot's key-value store the transcript needs (keyv's). */
@@ -13,23 +14,19 @@ export interface TranscriptStore {
   delete(key: string): Promise<unknown>;
 }
 
-/** What a write puts under its key; undefined deletes the record. */
-type Value = () => unknown;
-
 export class TranscriptRecords {
   private readonly store: TranscriptStore;
   private readonly prefix: string;
   private readonly onWriteError: (err: unknown) => void;
-  private readonly writes = new Map<
-    string,
-    { done: Promise<void>; again: boolean; value: Value }
-  >();
+  /** A record's writes, one at a time, of its latest state (src/util/latest-writes.ts). */
+  private readonly writes: LatestWrites;
 
   /** `prefix`: the platform and project every key starts with (`web:local`). */
   constructor(store: TranscriptStore, prefix: string, onWriteError: (err: unknown) => void) {
     this.store = store;
     this.prefix = prefix;
     this.onWriteError = onWriteError;
+    this.writes = new LatestWrites(store);
   }
 
   private key(kind: string, ...ids: string[]): string {
@@ -59,7 +56,9 @@ export class TranscriptRecords {
     const legacy = await this.store.get(legacyKey);
     if (!Array.isArray(legacy)) return [];
     const list = legacy as WebMessage[];
-    await Promise.all(list.map((m) => this.write(this.key('message', threadId, m.id), () => m)));
+    await Promise.all(
+      list.map((m) => this.writes.write(this.key('message', threadId, m.id), () => m)),
+    );
     await this.saveOrder(threadId, () => list.map((m) => m.id));
     await this.store.delete(legacyKey);
     return list;
@@ -73,53 +72,27 @@ export class TranscriptRecords {
   }
 
   saveThread(t: WebThread): Promise<void> {
-    return this.write(this.key('thread', t.id), () => t);
+    return this.writes.write(this.key('thread', t.id), () => t);
   }
 
   /** The thread ids, read when the write happens (so changes meanwhile go out in one write). */
   saveIndex(ids: () => string[]): Promise<void> {
-    return this.write(this.key('thread-index'), ids);
+    return this.writes.write(this.key('thread-index'), ids);
   }
 
   saveOrder(threadId: string, ids: () => string[]): Promise<void> {
-    return this.write(this.key('order', threadId), ids);
+    return this.writes.write(this.key('order', threadId), ids);
   }
 
   /** Stores the message as it is when the write happens; `gone` deletes its record. */
   saveMessage(threadId: string, m: WebMessage, gone = false): void {
-    this.write(this.key('message', threadId, m.id), () => (gone ? undefined : m)).catch(
-      this.onWriteError,
-    );
-  }
-
-  /** One write per key at a time; changes made meanwhile go out in one more write of the latest state. */
-  private write(key: string, value: Value): Promise<void> {
-    const pending = this.writes.get(key);
-    if (pending) {
-      pending.again = true;
-      pending.value = value;
-      return pending.done;
-    }
-    const w = { done: Promise.resolve(), again: true, value };
-    w.done = (async () => {
-      try {
-        while (w.again) {
-          w.again = false;
-          const v = w.value();
-          if (v === undefined) await this.store.delete(key);
-          else await this.store.set(key, v);
-        }
-      } finally {
-        this.writes.delete(key);
-      }
-    })();
-    this.writes.set(key, w);
-    return w.done;
+    this.writes
+      .write(this.key('message', threadId, m.id), () => (gone ? undefined : m))
+      .catch(this.onWriteError);
   }
 
   /** Resolves once every change so far is in the store. */
-  async flush(): Promise<void> {
-    while (this.writes.size > 0)
-      await Promise.allSettled([...this.writes.values()].map((w) => w.done));
+  flush(): Promise<void> {
+    return this.writes.flush();
   }
 }

@@ -36,6 +36,14 @@ function cleanName(raw: string | null): string | undefined {
   return name;
 }
 
+/** A message's words and the page's id for the send, refused when too long or malformed. */
+function checkSend(text: string, clientId: unknown): asserts clientId is string | undefined {
+  if (text.length > MAX_TEXT)
+    refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
+  if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
+    refuse(400, 'clientId must be up to 100 letters, digits, - or _.');
+}
+
 export interface WebIntakeDeps {
   config: Config;
   core: Conversation;
@@ -78,10 +86,7 @@ export class WebIntake {
   async message(c: Context, threadId: string): Promise<Response> {
     const { text, clientId } = await this.readJson(c);
     if (typeof text !== 'string' || text.trim() === '') refuse(400, 'Type a message first.');
-    if (text.length > MAX_TEXT)
-      refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
-    if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)))
-      refuse(400, 'clientId must be up to 100 letters, digits, - or _.');
+    checkSend(text, clientId);
     let intent: Intent | undefined;
     // `/name`, or a flow's `/name word` (`/feedback-export json`); the names are the core's table's.
     const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
@@ -114,11 +119,8 @@ export class WebIntake {
     const name = cleanName(c.req.query('name') ?? null);
     if (!name) refuse(400, 'Give the file a name (?name=report.pdf).');
     const clientId = c.req.query('clientId');
-    if (clientId !== undefined && !CLIENT_ID.test(clientId))
-      refuse(400, 'clientId must be up to 100 letters, digits, - or _.');
     const text = (c.req.query('text') ?? '').trim();
-    if (text.length > MAX_TEXT)
-      refuse(413, `That message is too long: at most ${MAX_TEXT} characters.`);
+    checkSend(text, clientId);
     const limit = this.d.config.attachments.maxFileBytes;
     const bytes = await bodyWithin(c, limit);
     if (!bytes) refuse(413, `${name} is larger than the ${size(limit)} limit for files.`);

@@ -22,6 +22,7 @@ import type {
 import { placeAt } from '../../src/model/interaction.ts';
 import type { Destination } from '../../src/model/platform-port.ts';
 import { messageId, type Transcript, type WebCard, type WebField } from './transcript.ts';
+import type { WebMessage } from './web-messages.ts';
 import { threadMessageOf, WEB_PERSON, WEB_PROJECT, webRef } from './web-port.ts';
 
 /**
@@ -103,6 +104,13 @@ function formCard(shown: Form | Confirmation): WebCard {
   };
 }
 
+/** A message now showing `shown`, in place of what it showed. */
+function showIn(m: WebMessage, shown: { text: string; card?: WebCard }): void {
+  m.text = shown.text;
+  if (shown.card) m.card = shown.card;
+  else delete m.card;
+}
+
 export class WebInteractions implements InteractionSurface {
   private readonly core: Conversation;
   private readonly transcript: Transcript;
@@ -123,12 +131,7 @@ export class WebInteractions implements InteractionSurface {
 
   /** A card in place of one `post` made (its buttons go with the old card). */
   async update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
-    const { text, card } = webCardOf(shown);
-    await this.transcript.update(to.ref.sessionId, messageId, (m) => {
-      m.text = text;
-      if (card) m.card = card;
-      else delete m.card;
-    });
+    await this.transcript.update(to.ref.sessionId, messageId, (m) => showIn(m, webCardOf(shown)));
   }
 
   /**
@@ -211,7 +214,7 @@ export class WebInteractions implements InteractionSurface {
     source: string | undefined,
   ): Promise<void> {
     for (const s of reply.show) {
-      const { text, card } = webCardOf(s);
+      const shown = webCardOf(s);
       const errors = s.kind === 'form' || s.kind === 'confirm' ? s.errors : undefined;
       // A form answered without errors goes, as a modal closes: the reply takes its place.
       const replace =
@@ -221,15 +224,10 @@ export class WebInteractions implements InteractionSurface {
         source !== undefined &&
         (errors !== undefined || replace) &&
         (await this.transcript.update(threadId, source, (m) => {
-          if (errors) {
-            if (m.card) m.card.errors = { ...errors };
-            return;
-          }
-          m.text = text;
-          if (card) m.card = card;
-          else delete m.card;
+          if (!errors) showIn(m, shown);
+          else if (m.card) m.card.errors = { ...errors };
         }));
-      if (!changed) await this.transcript.addBotMessage(threadId, text, false, card);
+      if (!changed) await this.transcript.addBotMessage(threadId, shown.text, false, shown.card);
     }
   }
 }
