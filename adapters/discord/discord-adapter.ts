@@ -112,7 +112,7 @@ export class DiscordAdapter {
         ...surfaceTexts.discord,
         updateIntervalMs: config.discord.updateIntervalMs,
         nativeStreaming: false,
-        thinkingText: 'is thinking…',
+        thinkingText: surfaceTexts.thinking,
       },
       this.interactions,
     );

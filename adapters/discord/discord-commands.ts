@@ -17,7 +17,7 @@ import { commandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
 import { discordText } from './discord-format.ts';
 import type { DiscordPort } from './discord-port.ts';
-import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.ts';
+import { threadFrom } from './discord-thread-open.ts';
 
 export interface DiscordCommandsOptions {
   client: Client;
@@ -77,15 +77,9 @@ export class DiscordCommands {
       i,
       `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
     );
-    const name = threadName(question);
-    const session: ThreadRef = { ...here, sessionId: asked };
-    this.take(i, session, { ref: here, context: {} }, traceId);
+    this.take(i, { ...here, sessionId: asked }, { ref: here, context: {} }, traceId);
     const open = { rest: this.o.client.rest, autoArchiveMinutes: this.o.threadAutoArchiveMinutes };
-    return {
-      threadAhead: { ref: session, to: { ref: session, context: {} } },
-      openThread: () => openThreadFrom(open, here, asked, name),
-      platformIds: { [THREAD_FROM]: asked, [THREAD_NAME]: name },
-    };
+    return threadFrom(open, here, asked, threadName(question));
   }
 
   /** The command's file, for the session it goes to (told before the question, as a message's). */

@@ -60,12 +60,7 @@ export class DiscordReader {
       }
     }
     for (;;) {
-      const query = new URLSearchParams({ after, limit: String(Math.min(100, left)) });
-      const page = (await this.o.rest.get(Routes.channelMessages(to.ref.sessionId), {
-        query,
-      })) as APIMessage[];
-      // Discord does not promise an order for `after`; snowflakes sort by time.
-      page.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      const page = await this.page(to.ref.sessionId, { after, limit: left });
       for (const m of page) {
         if (left <= 0) return;
         left--;
@@ -83,16 +78,20 @@ export class DiscordReader {
     opts: { before: string; limit: number },
   ): Promise<ThreadMessage[]> {
     if (to.context[INTERACTION_ONLY] === true) return [];
-    const query = new URLSearchParams({
-      before: opts.before,
-      limit: String(Math.min(100, opts.limit)),
-    });
-    const page = (await this.o.rest.get(Routes.channelMessages(to.ref.channelId), {
+    const page = await this.page(to.ref.channelId, { before: opts.before, limit: opts.limit });
+    return page.map((m) => this.threadMessage(m));
+  }
+
+  /** Up to 100 of a channel's messages, oldest first: Discord promises no order; snowflakes sort by time. */
+  private async page(
+    channelId: string,
+    q: { after: string; limit: number } | { before: string; limit: number },
+  ): Promise<APIMessage[]> {
+    const query = new URLSearchParams({ ...q, limit: String(Math.min(100, q.limit)) });
+    const page = (await this.o.rest.get(Routes.channelMessages(channelId), {
       query,
     })) as APIMessage[];
-    return page
-      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
-      .map((m) => this.threadMessage(m));
+    return page.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   }
 
   /** A message as the reader sees it (also for reply chains the adapter reads). */

@@ -48,6 +48,24 @@ export async function openThreadFrom(
 }
 
 /**
+ * A thread to be started from `messageId` for the answer: named ahead (a thread takes the id of
+ * the message it starts from), opened by whoever runs the turn, with the ids a worker opens it by.
+ */
+export function threadFrom(
+  o: ThreadOpenOptions,
+  ref: ThreadRef,
+  messageId: string,
+  name: string,
+): Required<Pick<InboundMessage, 'threadAhead' | 'openThread' | 'platformIds'>> {
+  const threadRef: ThreadRef = { ...ref, sessionId: messageId };
+  return {
+    threadAhead: { ref: threadRef, to: { ref: threadRef, context: {} } },
+    openThread: () => openThreadFrom(o, ref, messageId, name),
+    platformIds: { [THREAD_FROM]: messageId, [THREAD_NAME]: name },
+  };
+}
+
+/**
  * What a message at a channel's top level adds: the reply chain it answers (a reply), and the
  * thread its answer continues in, opened here (one process) or named ahead for the worker that
  * runs the turn (split roles), with the ids that worker opens it from.
@@ -65,15 +83,15 @@ export function topLevelParts(
     r?.messageId && r.type === MessageReferenceType.Default
       ? { channelId: r.channelId, messageId: r.messageId }
       : undefined;
-  const threadRef: ThreadRef = { ...ref, sessionId: message.id };
+  const thread = threadFrom(o, ref, message.id, name);
+  if (!reply) return thread;
   return {
-    ...(reply ? { replyChain: () => o.replyChain(reply.channelId, reply.messageId) } : {}),
-    threadAhead: { ref: threadRef, to: { ref: threadRef, context: {} } },
-    openThread: () => openThreadFrom(o, ref, message.id, name),
+    ...thread,
+    replyChain: () => o.replyChain(reply.channelId, reply.messageId),
     platformIds: {
-      ...(reply ? { replyChannelId: reply.channelId, replyMessageId: reply.messageId } : {}),
-      [THREAD_FROM]: message.id,
-      [THREAD_NAME]: name,
+      replyChannelId: reply.channelId,
+      replyMessageId: reply.messageId,
+      ...thread.platformIds,
     },
   };
 }

@@ -7,6 +7,7 @@ import { type Context, Hono, type Next } from 'hono';
 import type { Config } from '../../src/config/schema.ts';
 import { webCommands } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import { type HttpEnv, httpApp, refuse, sendJson } from '../../src/log/http-app.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { Transcript, type TranscriptStore } from './transcript.ts';
@@ -58,11 +59,10 @@ export class WebAdapter {
     core.attach(
       this.port,
       {
-        projectNoun: 'workspace',
-        settingsAdmins: 'the person who runs this bot (in its config/ files)',
+        ...surfaceTexts.web,
         updateIntervalMs: config.web.updateIntervalMs,
         nativeStreaming: true,
-        thinkingText: 'is thinking…',
+        thinkingText: surfaceTexts.thinking,
       },
       interactions,
     );

@@ -29,6 +29,12 @@ export const surfaceTexts = {
     settingsAdmins: "members with the Manage Channels permission and the bot's admins",
     feedbackAdmins: "members with the Manage Server permission and the bot's admins",
   },
+  web: {
+    projectNoun: 'workspace',
+    settingsAdmins: 'the person who runs this bot (in its config/ files)',
+  },
+  /** The status while an answer is being written, where the platform does not show its own. */
+  thinking: 'is thinking…',
   /** Slack's agent view: the heading of the prompts offered when a thread starts. */
   promptsTitle: 'Try one of these',
   /** …and the prompts (Slack shows at most four). */
