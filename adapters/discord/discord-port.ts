@@ -27,8 +27,8 @@ import { openThreadFrom, THREAD_FROM, THREAD_NAME } from './discord-thread-open.
 
 /** Discord shows "typing" for about 10 s. */
 const TYPING_RENEW_MS = 8000;
-/** An interaction token is valid for 15 minutes. */
-const INTERACTION_TTL_MS = 15 * 60_000;
+/** What is kept of an interaction (its token is valid for 15 minutes), for a busy bot's worth. */
+const INTERACTIONS = { max: 10_000, ttl: 15 * 60_000 };
 const NO_PINGS = { parse: [] as never[] };
 /**
  * A channel's readers are cached this long (a knowledge answer checks them each time): someone
@@ -65,9 +65,9 @@ export class DiscordPort implements PlatformPort {
   readonly statusRenewMs = TYPING_RENEW_MS;
   private readonly o: DiscordPortOptions;
   /** Interactions whose original response already holds a reply. */
-  private readonly usedInteractions = new Set<string>();
+  private readonly usedInteractions = new LRUCache<string, true>(INTERACTIONS);
   /** Interaction responses and follow-ups: only the interaction's webhook may edit them. */
-  private readonly webhookMessages = new Map<string, WebhookMessage>();
+  private readonly webhookMessages = new LRUCache<string, WebhookMessage>(INTERACTIONS);
   /** Reading threads, channels, reply chains and attachments (discord-reader.ts). */
   readonly reader: DiscordReader;
   private readonly readers = new LRUCache<string, Promise<string[]>>({
@@ -127,13 +127,12 @@ export class DiscordPort implements PlatformPort {
     const body = { content: text.text, allowed_mentions: NO_PINGS };
     const token = to.context.interactionToken;
     if (typeof token === 'string' && !this.usedInteractions.has(token)) {
-      this.usedInteractions.add(token);
+      this.usedInteractions.set(token, true);
       const m = (await this.o.rest.patch(
         Routes.webhookMessage(this.o.applicationId, token, '@original'),
         { body, auth: false },
       )) as APIMessage;
-      this.remember(m.id, { token, route: '@original' });
-      setTimeout(() => this.usedInteractions.delete(token), INTERACTION_TTL_MS).unref();
+      this.webhookMessages.set(m.id, { token, route: '@original' });
       return m.id;
     }
     return (await this.send(to, body)).id;
@@ -151,17 +150,12 @@ export class DiscordPort implements PlatformPort {
         body: { ...body, flags },
         auth: false,
       })) as APIMessage;
-      this.remember(m.id, { token, route: m.id });
+      this.webhookMessages.set(m.id, { token, route: m.id });
       return m;
     }
     return (await this.o.rest.post(Routes.channelMessages(to.ref.sessionId), {
       body,
     })) as APIMessage;
-  }
-
-  private remember(messageId: string, w: WebhookMessage): void {
-    this.webhookMessages.set(messageId, w);
-    setTimeout(() => this.webhookMessages.delete(messageId), INTERACTION_TTL_MS).unref();
   }
 
   /** The route that may change a message: the interaction's webhook for its own responses. */

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Config } from '../../src/config/schema.ts';
-import { webCommand, webCommandList } from '../../src/core/commands.ts';
+import { webCommandList } from '../../src/core/commands.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
-import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
+import { webTypedCommand } from '../../src/core/web-typed-command.ts';
 import { refuse, sendJson } from '../../src/log/http-app.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, Intent } from '../../src/model/incoming.ts';
@@ -87,30 +87,18 @@ export class WebIntake {
     const { text, clientId } = await this.readJson(c);
     if (typeof text !== 'string' || text.trim() === '') refuse(400, 'Type a message first.');
     checkSend(text, clientId);
-    let intent: Intent | undefined;
-    // `/name`, or a flow's `/name word` (`/feedback-export json`); the names are the core's table's.
-    const command = /^\/(\S+)(?:\s+(\S+))?\s*$/.exec(text.trim());
-    const spec = command ? webCommand(command[1] ?? '') : undefined;
-    const flow = spec && 'flow' in spec.starts ? spec.starts.flow : undefined;
-    const word = command?.[2];
-    if (command && !flow && word === undefined) {
-      intent = spec && 'intent' in spec.starts ? spec.starts.intent : undefined;
-      if (!intent)
-        refuse(400, `There is no command ${command[0]}. The commands are ${webCommandList()}.`);
-    }
+    const typed = webTypedCommand(text);
+    if (typed && 'unknown' in typed)
+      refuse(400, `There is no command ${typed.unknown}. The commands are ${webCommandList()}.`);
     const { message, repeated } = await this.d.transcript.addPersonMessage(threadId, {
       text,
       clientId,
     });
-    if (!flow) this.deliver(threadId, message.id, text.trim(), clientId, intent);
+    if (!typed || 'intent' in typed)
+      this.deliver(threadId, message.id, text.trim(), clientId, typed?.intent);
     else if (!repeated)
       this.d.interactions
-        .start(
-          threadId,
-          flow,
-          word === undefined ? {} : { [FORMAT_FIELD]: word.toLowerCase() },
-          message.id,
-        )
+        .start(threadId, typed.flow, typed.values, message.id)
         .catch((err: unknown) => this.d.log.error({ err, platform: 'web' }, 'web command failed'));
     return sendJson(c, { messageId: message.id }, 202);
   }
