@@ -80,17 +80,17 @@ export function userInstallDestination(ref: ThreadRef, interactionToken: string)
 }
 
 /**
- * The project an interaction acts in: a user install's own (its channel is not the bot's), else
- * the one of the channel it came from; undefined when that channel cannot be fetched.
+ * Where an interaction is: a user install's own conversation (its channel is not the bot's), else
+ * the channel it came from; undefined when that channel cannot be fetched.
  */
-export async function interactionProject(
+export async function interactionPlace(
   client: Client,
   i: BaseInteraction,
-): Promise<string | undefined> {
+): Promise<ThreadRef | undefined> {
   const installed = userInstallPlace(i);
-  if (installed) return installed.projectId;
+  if (installed) return installed;
   const channel = i.channel ?? (await client.channels.fetch(i.channelId ?? ''));
-  return channel ? placeOf(channel, i.guildId, i.user.id).ref.projectId : undefined;
+  return channel ? placeOf(channel, i.guildId, i.user.id).ref : undefined;
 }
 
 /** A server admin: Manage Server in this server, or one of the bot's configured admins. */

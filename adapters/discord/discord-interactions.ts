@@ -35,7 +35,7 @@ import { threadName } from './commands.ts';
 import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-cards.ts';
 import { editReply } from './discord-commands.ts';
 import {
-  interactionProject,
+  interactionPlace,
   isServerAdmin,
   placeOf,
   userInstallDestination,
@@ -144,7 +144,7 @@ export class DiscordInteractions implements InteractionSurface {
 
   /** A button or a modal whose custom_id is an action reference. */
   async act(i: Acting): Promise<void> {
-    const projectId = await interactionProject(this.o.client, i);
+    const projectId = (await interactionPlace(this.o.client, i))?.projectId;
     // Its channel is gone (or never was the bot's): nothing to act on, but Discord still waits.
     if (!projectId) return answerUnknown(i, this.o.log);
     const channel = i.channel;
@@ -218,12 +218,8 @@ export class DiscordInteractions implements InteractionSurface {
   /** A flow begun by a slash command (`/erase-server`), answered only to the person. */
   async command(i: ChatInputCommandInteraction, flow: FlowName): Promise<void> {
     // A user install's own conversation (the bot may not see the channel), else the channel's.
-    let ref = userInstallPlace(i);
-    if (!ref) {
-      const channel = i.channel ?? (await this.o.client.channels.fetch(i.channelId));
-      if (!channel) return;
-      ref = placeOf(channel, i.guildId, i.user.id).ref;
-    }
+    const ref = await interactionPlace(this.o.client, i);
+    if (!ref) return;
     const work = this.o.core.interact({
       kind: 'start',
       flow,
