@@ -47,10 +47,7 @@ export async function openThreadFrom(
   return { ref: threadRef, to: { ref: threadRef, context: {} } };
 }
 
-/**
- * A thread to be started from `messageId` for the answer: named ahead (a thread takes the id of
- * the message it starts from), opened by whoever runs the turn, with the ids a worker opens it by.
- */
+/** The thread an answer goes to, named ahead by `messageId`, and the ids a worker opens it by. */
 export function threadFrom(
   o: ThreadOpenOptions,
   ref: ThreadRef,
@@ -84,13 +81,11 @@ export function topLevelParts(
       ? { channelId: r.channelId, messageId: r.messageId }
       : undefined;
   const thread = threadFrom(o, ref, message.id, name);
-  if (!reply) return thread;
   return {
     ...thread,
-    replyChain: () => o.replyChain(reply.channelId, reply.messageId),
+    ...(reply ? { replyChain: () => o.replyChain(reply.channelId, reply.messageId) } : {}),
     platformIds: {
-      replyChannelId: reply.channelId,
-      replyMessageId: reply.messageId,
+      ...(reply ? { replyChannelId: reply.channelId, replyMessageId: reply.messageId } : {}),
       ...thread.platformIds,
     },
   };
