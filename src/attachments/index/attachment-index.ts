@@ -11,7 +11,7 @@ import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Owner } from '../../model/thread-ref.ts';
 import type { Store } from '../../store/store.ts';
 import type { AttachmentRecord, ExtractedSection, SearchHit } from '../types.ts';
-import { chunkSections } from './chunk.ts';
+import { type Chunk, chunkSections } from './chunk.ts';
 import { runSearch, type SearchOptions } from './hybrid-search.ts';
 import { IndexEmbeddings } from './index-embeddings.ts';
 import { labelLanguages } from './label-languages.ts';
@@ -22,7 +22,7 @@ import { wholeText } from './passage.ts';
 import { Reembedder } from './reembed.ts';
 import { RELEVANCE_DEFAULTS, type RelevanceFloor } from './relevance.ts';
 import type { RerankStage } from './rerank-stage.ts';
-import { buildSegment } from './segment.ts';
+import { buildSegment, type Segment, withVectors } from './segment.ts';
 import { encodeVectors } from './vectors.ts';
 
 export interface AttachmentIndexOptions {
@@ -154,8 +154,14 @@ export class AttachmentIndex {
     sections: ExtractedSection[],
   ): Promise<AttachmentRecord> {
     const ok = ownerKey(owner);
-    const chunks = await labelLanguages(chunkSections(sections));
-    const vectors = chunks.length > 0 ? await this.embeddings?.chunks(chunks) : undefined;
+    const chunked = chunkSections(sections);
+    // Embedding reads neither the chunks' languages nor their terms, so both are worked out while
+    // the model embeds (on a 300-page PDF, seconds of the main thread that used to come first).
+    const [vectors, words] = await Promise.all([
+      chunked.length > 0 ? this.embeddings?.chunks(chunked) : undefined,
+      indexWords(owner, record, chunked),
+    ]);
+    const chunks = words.chunks;
     const full: AttachmentRecord = {
       fileId: record.fileId,
       filename: record.filename,
@@ -169,7 +175,7 @@ export class AttachmentIndex {
       owner: { kind: owner.kind, key: owner.key },
       ...(vectors ? { vectors: vectors.model } : {}),
     };
-    const segment = chunks.length > 0 ? await buildSegment(full, chunks, vectors) : undefined;
+    const segment = words.segment && withVectors(words.segment, full, vectors);
     return this.locks.run(keys.lock(ok), async () => {
       const kv = this.store.kv;
       const chunksKey = keys.chunks(ok, full.fileId);
@@ -307,4 +313,22 @@ export class AttachmentIndex {
     const indexes = await Promise.all(oks.map((ok, i) => this.indexes.get(ok, versions[i])));
     return indexes.flatMap((ix) => ix.segments);
   }
+}
+
+/** A new file's chunks labelled with their languages, and its words' index (vectors come later). */
+async function indexWords(
+  owner: Owner,
+  record: NewAttachment,
+  chunked: readonly Chunk[],
+): Promise<{ chunks: Chunk[]; segment: Segment | undefined }> {
+  const chunks = await labelLanguages(chunked);
+  if (chunks.length === 0) return { chunks, segment: undefined };
+  // Its record is replaced by the stored one (with its time and vectors' model) once both are done.
+  const provisional: AttachmentRecord = {
+    ...record,
+    chunks: chunks.length,
+    addedAt: 0,
+    owner: { kind: owner.kind, key: owner.key },
+  };
+  return { chunks, segment: await buildSegment(provisional, chunks) };
 }
