@@ -9,6 +9,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   discord: async () => (await import('./discord-bench.ts')).benchDiscord(),
   web: async () => (await import('./web-bench.ts')).benchWeb(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
+  'ingest-words': async () => (await import('./ingest-words-bench.ts')).benchIngestWords(),
   search: async () => [
     ...(await (await import('./search-bench.ts')).benchSearch()),
     ...(await (await import('./hybrid-search-bench.ts')).benchHybridSearch()),
