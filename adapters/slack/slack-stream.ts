@@ -1,7 +1,7 @@
 // An answer on Slack's native stream (chat.startStream/appendStream/stopStream), the footer given
 // to stopStream as blocks. A workspace without streaming is learnt once and edits messages
 // instead; a stream Slack closed early says so, and its footer goes under the answer instead.
-import type { Destination, NativeStream } from '../../src/model/platform-port.ts';
+import type { AnswerFooter, Destination, NativeStream } from '../../src/model/platform-port.ts';
 import type { RenderedText } from '../../src/model/rendered-text.ts';
 import type { SlackApi } from './slack-api.ts';
 import { footerBlocks } from './slack-blocks.ts';
@@ -75,31 +75,57 @@ export class SlackStreams {
         }
       },
       stop: async (footer) => {
-        const token = await tokenOf();
-        if (!footer) {
-          await client.chat.stopStream({ token, channel, ts });
-          return;
-        }
-        try {
-          await this.footers.withStyle(to.ref.projectId, footer, async (style) => {
-            const blocks = footerBlocks(footer, style);
-            await client.chat.stopStream({
-              token,
-              channel,
-              ts,
-              ...(blocks.length ? { blocks } : {}),
-            });
-          });
-          return;
-        } catch (err) {
-          const code = slackErrorCode(err);
-          // Slack closes streams after a few minutes: the footer goes under the answer instead.
-          if (code !== 'message_not_in_streaming_state' && !isBlocksRefusal(code)) throw err;
-          if (code !== 'message_not_in_streaming_state')
-            await client.chat.stopStream({ token, channel, ts });
-        }
-        await this.footers.finishAnswer(to, undefined, undefined, footer);
+        await this.end(to, ts, await tokenOf(), footer, undefined);
       },
+      stopWith: async (last, footer) => this.end(to, ts, await tokenOf(), footer, last.text),
     };
+  }
+
+  /**
+   * stopStream, with the answer's last text (`markdown`) when given: one request instead of an
+   * appendStream and a stopStream. False when Slack had closed the stream and the text was given:
+   * nothing was sent, and the caller continues in a new message with its footer.
+   */
+  private async end(
+    to: Destination,
+    ts: string,
+    token: string,
+    footer: AnswerFooter | undefined,
+    markdown: string | undefined,
+  ): Promise<boolean> {
+    const { client } = this.api;
+    const channel = to.ref.channelId;
+    const text = markdown === undefined ? {} : { markdown_text: markdown };
+    const closed = (err: unknown) => slackErrorCode(err) === 'message_not_in_streaming_state';
+    if (!footer) {
+      try {
+        await client.chat.stopStream({ token, channel, ts, ...text });
+        return true;
+      } catch (err) {
+        if (markdown !== undefined && closed(err)) return false;
+        throw err;
+      }
+    }
+    try {
+      await this.footers.withStyle(to.ref.projectId, footer, async (style) => {
+        const blocks = footerBlocks(footer, style);
+        await client.chat.stopStream({
+          token,
+          channel,
+          ts,
+          ...text,
+          ...(blocks.length ? { blocks } : {}),
+        });
+      });
+      return true;
+    } catch (err) {
+      const code = slackErrorCode(err);
+      // Slack closes streams after a few minutes: the footer goes under the answer instead.
+      if (!closed(err) && !isBlocksRefusal(code)) throw err;
+      if (markdown !== undefined && closed(err)) return false;
+      if (!closed(err)) await client.chat.stopStream({ token, channel, ts, ...text });
+    }
+    await this.footers.finishAnswer(to, undefined, undefined, footer);
+    return true;
   }
 }

@@ -186,6 +186,8 @@ export class AnswerWriter {
           continue;
         }
       }
+      // The answer's last piece ends the stream in the same request where the port can.
+      if (final && this.sent + piece.length === end && (await this.stopWith(piece))) return true;
       if (!(await this.appendToStream(piece))) {
         this.o.log.info('native streaming unavailable; editing messages instead');
         this.mode = 'edit';
@@ -200,6 +202,17 @@ export class AnswerWriter {
       await this.stream.stop(footer);
       this.stream = undefined;
     }
+    return true;
+  }
+
+  /** False (nothing sent) without a stream that takes text on stop, or when it had closed. */
+  private async stopWith(markdown: string): Promise<boolean> {
+    if (!this.stream?.stopWith) return false;
+    const last = RenderedText.render(this.o.port.format, markdown, 'stream')[0];
+    if (!last || !(await this.stream.stopWith(last, this.footer))) return false;
+    this.sent += markdown.length;
+    this.footer = undefined;
+    this.stream = undefined;
     return true;
   }
 

@@ -31,6 +31,11 @@ export interface NativeStream {
   append(text: RenderedText): Promise<boolean>;
   /** Ends the stream; a footer (feedback buttons, sources) goes on the message where the platform can. */
   stop(footer?: AnswerFooter): Promise<void>;
+  /**
+   * Adds the last text and ends the stream in one request (Slack's stopStream takes text), else
+   * as `stop`; false, with nothing sent, when the platform closed the stream early. Optional.
+   */
+  stopWith?(last: RenderedText, footer?: AnswerFooter): Promise<boolean>;
 }
 
 export type Reaction = 'ok' | 'warning';
