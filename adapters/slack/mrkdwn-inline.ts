@@ -2,6 +2,7 @@
 // escaping Slack needs: &, < and > are control characters everywhere, code included, so they are
 // escaped except in the link syntax generated here.
 // https://api.slack.com/reference/surfaces/formatting#escaping
+import { decodeEntities, decodeEntity, ENTITY } from '../../src/text/entities.ts';
 
 // Slack only honours *bold*, _italic_ and ~strike~ at word boundaries, so `**한국어**는` would show
 // its asterisks; a zero-width space between the marker and an adjacent letter restores the styling.
@@ -22,7 +23,6 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 const CODE_SPAN = /(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g;
 const BACKSLASH_ESCAPE = /\\([!-/:-@[-`{-~])/g;
-const ENTITY = /&(amp|lt|gt|quot|apos|nbsp|#\d{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
 // Slack's own user and channel references, which the bot may legitimately write.
 const SLACK_REFERENCE = /<(?:@[UW][A-Z0-9]+|#C[A-Z0-9]+)(?:\|[^<>]*)?>/g;
 const LINK_LABEL = String.raw`\[((?:[^[\]]|\[[^[\]]*\])*)\]`;
@@ -38,32 +38,6 @@ const LINKABLE_SCHEME = /^(?:https?|ftp|mailto|tel):/i;
 /** Escapes Slack's three control characters. */
 export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-// CommonMark decodes entities in text, so `&amp;` from the model is one `&`: escaping the
-// decoded form keeps it from showing up as a literal "&amp;" in Slack.
-function decodeEntity(name: string): string {
-  switch (name) {
-    case 'amp':
-      return '&';
-    case 'lt':
-      return '<';
-    case 'gt':
-      return '>';
-    case 'quot':
-      return '"';
-    case 'apos':
-      return "'";
-    case 'nbsp':
-      return '\u00a0';
-  }
-  const hex = name[1] === 'x' || name[1] === 'X';
-  const code = Number.parseInt(name.slice(hex ? 2 : 1), hex ? 16 : 10);
-  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-}
-
-export function decodeEntities(text: string): string {
-  return text.replace(ENTITY, (_m, name: string) => decodeEntity(name));
 }
 
 function escapeUrl(url: string): string {
