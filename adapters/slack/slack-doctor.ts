@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../../src/config/schema.ts';
 import type { CheckResult } from '../../src/model/check-result.ts';
-import type { PlatformChecks, ProbeAnswer, ProbeCall } from '../../src/model/platform-checks.ts';
+import { type CodeVerdict, isCallbackUrl, judgeByCode } from '../../src/model/code-verdict.ts';
+import type { PlatformCheck, PlatformChecks } from '../../src/model/platform-checks.ts';
 
 const MANIFEST = new URL('./manifest.yaml', import.meta.url);
 
@@ -20,46 +21,76 @@ export function manifestBotScopes(text = readFileSync(MANIFEST, 'utf8')): string
   return Array.isArray(bot) ? bot.filter((s): s is string => typeof s === 'string') : [];
 }
 
-/** Slack's Web API as the checks call it: a form posted, with the token when there is one. */
-function slackCall(
+/** One Web API call (a form posted, with the token when there is one), judged by Slack's error code. */
+function apiCheck(
   config: Config,
+  v: CodeVerdict,
   method: string,
   token?: string,
   form: Record<string, string> = {},
-): Record<string, ProbeCall> {
+): PlatformCheck {
   const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const url = new URL(method, config.slack.apiUrl).href;
   return {
-    [method]: { url: new URL(method, config.slack.apiUrl).href, label: method, headers, form },
+    name: v.name,
+    calls: { [method]: { url, label: method, headers, form } },
+    judge: (a) => judgeByCode(v, String(a(method).body.error ?? ''), a(method).body),
   };
 }
 
-const REVOKED = new Set([
+const okBody = (_code: string, body: Record<string, unknown>) => body.ok === true;
+
+const TOKEN_FIX =
+  'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from api.slack.com/apps → your app → OAuth & Permissions; if the app was uninstalled or the token revoked, reinstall the app to the workspace first.';
+const REVOKED = [
   'invalid_auth',
   'not_authed',
   'token_revoked',
   'token_expired',
   'account_inactive',
-]);
+];
 
-function authCheck(answer: ProbeAnswer): CheckResult {
-  const error = String(answer.body.error ?? '');
-  if (answer.body.ok === true) {
-    const b = answer.body;
-    return {
-      name: 'slack.auth',
-      status: 'ok',
-      summary: `bot token accepted: @${String(b.user)} in ${String(b.team)} (${String(b.team_id)})`,
-    };
-  }
-  return {
-    name: 'slack.auth',
-    status: 'fail',
-    summary: `Slack refused the bot token: ${error || 'unknown error'}`,
-    fix: REVOKED.has(error)
-      ? 'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from api.slack.com/apps → your app → OAuth & Permissions; if the app was uninstalled or the token revoked, reinstall the app to the workspace first.'
-      : 'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from OAuth & Permissions.',
-  };
-}
+const AUTH: CodeVerdict = {
+  name: 'slack.auth',
+  accepted: okBody,
+  ok: (b) => `bot token accepted: @${String(b.user)} in ${String(b.team)} (${String(b.team_id)})`,
+  refused: 'Slack refused the bot token',
+  fixes: Object.fromEntries(REVOKED.map((code) => [code, TOKEN_FIX])),
+  fix: 'Set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) from OAuth & Permissions.',
+};
+
+const SOCKET: CodeVerdict = {
+  name: 'slack.socket_mode',
+  accepted: okBody,
+  ok: () => 'the app-level token opens Socket Mode connections (apps.connections.open)',
+  refused: 'Slack refused the app-level token',
+  fixes: {
+    not_allowed_token_type:
+      'SLACK_APP_TOKEN must be an app-level token (xapp-…), not a bot or user token: Basic Information → App-Level Tokens.',
+    missing_scope:
+      'The app-level token needs the connections:write scope: Basic Information → App-Level Tokens → create one with connections:write.',
+  },
+  fix: 'Set SLACK_APP_TOKEN to an app-level token (xapp-…) with connections:write (Basic Information → App-Level Tokens) and turn on Socket Mode (Settings → Socket Mode).',
+};
+
+/** A code no install produced: Slack judges the client id and secret before the code. */
+const PROBE_CODE = 'threadmind-doctor-probe';
+
+const CLIENT: CodeVerdict = {
+  name: 'slack.oauth_client',
+  // Refusing the probe code is what shows the id and secret are right.
+  accepted: (code) => code === 'invalid_code' || code === 'code_already_used',
+  ok: () =>
+    'Slack accepts the app’s client id and secret (a probe code was refused as it should be)',
+  refused: 'Slack refused the app’s OAuth credentials',
+  fixes: {
+    invalid_client_id:
+      'Set SLACK_CLIENT_ID to the Client ID under api.slack.com/apps → your app → Basic Information → App Credentials.',
+    bad_client_secret:
+      'Set SLACK_CLIENT_SECRET to the Client Secret under Basic Information → App Credentials (regenerated secrets replace the old one at once).',
+  },
+  fix: 'Check SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (Basic Information → App Credentials).',
+};
 
 function scopesCheck(granted: string | null, wanted: string[]): CheckResult {
   if (granted === null) {
@@ -70,12 +101,7 @@ function scopesCheck(granted: string | null, wanted: string[]): CheckResult {
       fix: `Make sure the app has the bot scopes of adapters/slack/manifest.yaml: ${wanted.join(', ')}.`,
     };
   }
-  const have = new Set(
-    granted
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+  const have = new Set(granted.split(',').map((s) => s.trim()));
   const missing = wanted.filter((s) => !have.has(s));
   if (missing.length === 0) {
     return {
@@ -92,60 +118,6 @@ function scopesCheck(granted: string | null, wanted: string[]): CheckResult {
   };
 }
 
-function socketCheck(answer: ProbeAnswer): CheckResult {
-  if (answer.body.ok === true) {
-    return {
-      name: 'slack.socket_mode',
-      status: 'ok',
-      summary: 'the app-level token opens Socket Mode connections (apps.connections.open)',
-    };
-  }
-  const error = String(answer.body.error ?? 'unknown error');
-  const fixes: Record<string, string> = {
-    not_allowed_token_type:
-      'SLACK_APP_TOKEN must be an app-level token (xapp-…), not a bot or user token: Basic Information → App-Level Tokens.',
-    missing_scope:
-      'The app-level token needs the connections:write scope: Basic Information → App-Level Tokens → create one with connections:write.',
-  };
-  return {
-    name: 'slack.socket_mode',
-    status: 'fail',
-    summary: `Slack refused the app-level token: ${error}`,
-    fix:
-      fixes[error] ??
-      'Set SLACK_APP_TOKEN to an app-level token (xapp-…) with connections:write (Basic Information → App-Level Tokens) and turn on Socket Mode (Settings → Socket Mode).',
-  };
-}
-
-/** A code no install produced: Slack judges the client id and secret before the code. */
-const PROBE_CODE = 'threadmind-doctor-probe';
-
-function clientCheck(answer: ProbeAnswer): CheckResult {
-  const error = String(answer.body.error ?? '');
-  if (error === 'invalid_code' || error === 'code_already_used') {
-    return {
-      name: 'slack.oauth_client',
-      status: 'ok',
-      summary:
-        'Slack accepts the app’s client id and secret (a probe code was refused as it should be)',
-    };
-  }
-  const fixes: Record<string, string> = {
-    invalid_client_id:
-      'Set SLACK_CLIENT_ID to the Client ID under api.slack.com/apps → your app → Basic Information → App Credentials.',
-    bad_client_secret:
-      'Set SLACK_CLIENT_SECRET to the Client Secret under Basic Information → App Credentials (regenerated secrets replace the old one at once).',
-  };
-  return {
-    name: 'slack.oauth_client',
-    status: 'fail',
-    summary: `Slack refused the app’s OAuth credentials: ${error || 'unknown error'}`,
-    fix:
-      fixes[error] ??
-      'Check SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (Basic Information → App Credentials).',
-  };
-}
-
 function redirectCheck(config: Config): CheckResult {
   const name = 'slack.oauth_redirect';
   const url = config.slack.oauth.redirectUrl;
@@ -159,14 +131,7 @@ function redirectCheck(config: Config): CheckResult {
       fix: `Set SLACK_REDIRECT_URL to https://<this bot's public host>${path} and list the same URL under OAuth & Permissions → Redirect URLs; with several listed, Slack needs to be told which.`,
     };
   }
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  const loopback = parsed && ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
-  if (!parsed || (parsed.protocol !== 'https:' && !loopback) || parsed.pathname !== path) {
+  if (!isCallbackUrl(url, path)) {
     return {
       name,
       status: 'fail',
@@ -201,11 +166,7 @@ function oauthChecks(config: Config): PlatformChecks[] {
   const probe = { client_id: id, client_secret: secret, code: PROBE_CODE };
   return [
     group(config, [
-      {
-        name: 'slack.oauth_client',
-        calls: slackCall(config, 'oauth.v2.access', undefined, probe),
-        judge: (a) => clientCheck(a('oauth.v2.access')),
-      },
+      apiCheck(config, CLIENT, 'oauth.v2.access', undefined, probe),
       { name: 'slack.oauth_redirect', judge: () => redirectCheck(config) },
     ]),
   ];
@@ -218,11 +179,7 @@ export function slackChecks(config: Config): PlatformChecks[] {
   if (!config.slackTransport || !bot) return [];
   const groups = [
     group(config, [
-      {
-        name: 'slack.auth',
-        calls: slackCall(config, 'auth.test', bot),
-        judge: (a) => authCheck(a('auth.test')),
-      },
+      apiCheck(config, AUTH, 'auth.test', bot),
       {
         name: 'slack.scopes',
         needs: 'slack.auth',
@@ -234,12 +191,8 @@ export function slackChecks(config: Config): PlatformChecks[] {
   if (config.slackTransport === 'socket' && app) {
     groups.push(
       group(config, [
-        {
-          name: 'slack.socket_mode',
-          // Only asks for a connection URL (single-use, expires unused); no socket is opened.
-          calls: slackCall(config, 'apps.connections.open', app),
-          judge: (a) => socketCheck(a('apps.connections.open')),
-        },
+        // Only asks for a connection URL (single-use, expires unused); no socket is opened.
+        apiCheck(config, SOCKET, 'apps.connections.open', app),
       ]),
     );
   }
