@@ -1,7 +1,6 @@
 // Workspaces installed through Slack's OAuth v2 flow: Bolt's InstallationStore and StateStore on
 // threadmind's store, sealed (SealedRecords encrypts every value), and the credentials the port
 // uses per workspace. An org-wide install (Enterprise Grid) is one record for the whole org.
-import { randomBytes } from 'node:crypto';
 import type {
   Installation,
   InstallationQuery,
@@ -10,6 +9,7 @@ import type {
   StateStore,
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
+import { OneTimeStates } from '../../src/core/one-time-states.ts';
 import { RecordRenewal, type RenewalClaims } from '../../src/core/record-renewal.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { projectIdOf } from './slack-source.ts';
@@ -182,41 +182,24 @@ function expiring(i: Stored): boolean {
   );
 }
 
-/**
- * OAuth `state` kept server-side: random, single use, expiring. Bolt also pins it to the
- * installer's browser with a cookie and compares the two on the way back.
- */
+/** Bolt's StateStore on one-time states (src/core/one-time-states.ts). */
 export class SlackStateStore implements StateStore {
-  readonly #records: SealedRecords;
-  readonly #ttlMs: number;
+  readonly #states: OneTimeStates<InstallURLOptions>;
 
   constructor(records: SealedRecords, ttlMs: number) {
-    this.#records = records;
-    this.#ttlMs = ttlMs;
+    this.#states = new OneTimeStates(records, 'slack:oauth-state:', ttlMs);
   }
 
-  async generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
-    const state = randomBytes(24).toString('base64url');
-    await this.#records.set(stateKey(state), { installOptions, at: now.getTime() }, this.#ttlMs);
-    return state;
+  generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
+    return this.#states.issue(installOptions, now);
   }
 
   async verifyStateParam(now: Date, state: string): Promise<InstallURLOptions> {
-    if (!/^[A-Za-z0-9_-]{32}$/.test(state)) throw stateError();
-    const key = stateKey(state);
-    const saved = await this.#records.get<{ installOptions: InstallURLOptions; at: number }>(key);
-    // Single use: of two callbacks with one state, only the one that deletes it goes on.
-    if (!saved || !(await this.#records.delete(key))) throw stateError();
-    if (now.getTime() - saved.at > this.#ttlMs) throw stateError();
-    return saved.installOptions;
+    const saved = await this.#states.redeem(state, now);
+    if (saved) return saved;
+    // Bolt answers its failure page for any error here; the code names the reason in its log.
+    throw Object.assign(new Error('The install link is invalid, used or expired; start again'), {
+      code: 'slack_oauth_invalid_state',
+    });
   }
-}
-
-const stateKey = (state: string) => `slack:oauth-state:${state}`;
-
-function stateError(): Error {
-  // Bolt answers its failure page for any error here; the code names the reason in its log.
-  return Object.assign(new Error('The install link is invalid, used or expired; start again'), {
-    code: 'slack_oauth_invalid_state',
-  });
 }
