@@ -6,8 +6,10 @@ import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts
 import { messages } from '../../src/core/messages.ts';
 import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
+import type { ActionButton } from '../../src/model/interaction.ts';
+import { clip } from '../../src/text/clip.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
-import { INTERACTION_ID } from './slack-cards.ts';
+import { button, INTERACTION_ID } from './slack-cards.ts';
 
 const text = (t: string) => ({ type: 'plain_text' as const, text: t, emoji: true });
 
@@ -29,10 +31,7 @@ function sourcesCard(sources: readonly AnswerSource[]): Block | undefined {
   const linked = sources.filter((s) => s.link !== undefined);
   if (linked.length === 0) return undefined;
   const shown = linked.slice(0, MAX_SOURCES_SHOWN);
-  const label = (s: AnswerSource) => {
-    const t = sourceLabel(s);
-    return t.length > SOURCE_TEXT_MAX ? `${t.slice(0, SOURCE_TEXT_MAX - 1)}…` : t;
-  };
+  const label = (s: AnswerSource) => clip(sourceLabel(s), SOURCE_TEXT_MAX);
   // Sources without an address (a web-chat file, a kb:// document) are named in the details.
   const unlinked = sources.filter((s) => s.link === undefined).slice(0, MAX_SOURCES_SHOWN);
   const more = sources.length - shown.length - unlinked.length;
@@ -80,45 +79,25 @@ export function footerBlocks(footer: AnswerFooter, style: FooterStyle = NATIVE_F
   if (!up || !down) return blocks;
   // The buttons carry the feedback flow's references; the dispatcher answers every `tm:` action.
   const block_id = 'threadmind_feedback';
-  const actions: Record<string, unknown> = !style.nativeButtons
+  const vote = (b: ActionButton, accessibility_label: string) => ({
+    text: text(b.label),
+    value: b.ref,
+    accessibility_label,
+  });
+  const actions = style.nativeButtons
     ? {
-        type: 'actions',
-        block_id,
-        elements: [
-          {
-            type: 'button',
-            action_id: `${INTERACTION_ID}:up`,
-            text: text(up.label),
-            value: up.ref,
-          },
-          {
-            type: 'button',
-            action_id: `${INTERACTION_ID}:down`,
-            text: text(down.label),
-            value: down.ref,
-          },
-        ],
-      }
-    : {
         type: 'context_actions',
         block_id,
         elements: [
           {
             type: 'feedback_buttons',
             action_id: `${INTERACTION_ID}:vote`,
-            positive_button: {
-              text: text(up.label),
-              value: up.ref,
-              accessibility_label: messages.goodAnswer,
-            },
-            negative_button: {
-              text: text(down.label),
-              value: down.ref,
-              accessibility_label: messages.badAnswer,
-            },
+            positive_button: vote(up, messages.goodAnswer),
+            negative_button: vote(down, messages.badAnswer),
           },
         ],
-      };
+      }
+    : { type: 'actions', block_id, elements: [button(up, 'up'), button(down, 'down')] };
   blocks.push(actions as unknown as Block);
   return blocks;
 }

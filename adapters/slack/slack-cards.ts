@@ -59,15 +59,11 @@ const plain = (text: string, max: number) => ({
   emoji: true,
 });
 
-/** A modal's text as mrkdwn sections (modals take no `markdown` block). */
-function sections(text: RenderedText): Record<string, unknown>[] {
-  return mrkdwnSections(text.text);
-}
-
 /** The modal callback id and the prefix of every action id the dispatcher answers. */
 export const INTERACTION_ID = 'tm';
 
-function button(b: ActionButton, name: string): Record<string, unknown> {
+/** A button named `tm:<name>`, its reference in the value. */
+export function button(b: ActionButton, name: string): Record<string, unknown> {
   return {
     type: 'button',
     action_id: `${INTERACTION_ID}:${name}`,
@@ -145,92 +141,71 @@ export function parseModalRefs(metadata: string): ModalRefs | undefined {
   }
 }
 
-function input(f: FormField): Record<string, unknown> {
-  const base = {
-    type: 'input',
-    block_id: f.id,
-    label: plain(f.label, LIMITS.inputLabel),
-    optional: f.optional === true || f.kind === 'toggle' || f.kind === 'multi',
-    ...(f.help ? { hint: plain(f.help, LIMITS.inputHint) } : {}),
-  };
-  const option = (c: { value: string; label: string }) => ({
-    text: plain(c.label, LIMITS.optionText),
-    value: clip(c.value, LIMITS.optionValue),
-  });
+const option = (c: { value: string; label: string }) => ({
+  text: plain(c.label, LIMITS.optionText),
+  value: clip(c.value, LIMITS.optionValue),
+});
+
+/** A field's input element (its value is read back from action id `value`). */
+function element(f: FormField): Record<string, unknown> {
   switch (f.kind) {
     case 'short':
     case 'long': {
       const max = Math.min(f.maxLength ?? LIMITS.plainTextInput, LIMITS.plainTextInput);
       return {
-        ...base,
-        element: {
-          type: 'plain_text_input',
-          action_id: 'value',
-          multiline: f.kind === 'long',
-          max_length: max,
-          ...(f.initial ? { initial_value: clip(f.initial, max) } : {}),
-          ...(f.placeholder ? { placeholder: plain(f.placeholder, LIMITS.placeholder) } : {}),
-        },
+        type: 'plain_text_input',
+        multiline: f.kind === 'long',
+        max_length: max,
+        ...(f.initial ? { initial_value: clip(f.initial, max) } : {}),
+        ...(f.placeholder ? { placeholder: plain(f.placeholder, LIMITS.placeholder) } : {}),
       };
     }
-    case 'select': {
-      const options = f.choices.slice(0, LIMITS.selectOptions).map(option);
-      const initial = options.find((o) => o.value === f.initial);
-      return {
-        ...base,
-        element: {
-          type: 'static_select',
-          action_id: 'value',
-          options,
-          ...(initial ? { initial_option: initial } : {}),
-        },
-      };
-    }
+    case 'select':
     case 'multi': {
       const options = f.choices.slice(0, LIMITS.selectOptions).map(option);
-      const initial = options.filter((o) => f.initial?.includes(o.value));
-      return {
-        ...base,
-        element: {
+      if (f.kind === 'multi') {
+        const initial = options.filter((o) => f.initial?.includes(o.value));
+        return {
           type: 'multi_static_select',
-          action_id: 'value',
           options,
           ...(initial.length > 0 ? { initial_options: initial } : {}),
-        },
-      };
+        };
+      }
+      const initial = options.find((o) => o.value === f.initial);
+      return { type: 'static_select', options, ...(initial ? { initial_option: initial } : {}) };
     }
     case 'number':
       return {
-        ...base,
-        element: {
-          type: 'number_input',
-          action_id: 'value',
-          is_decimal_allowed: false,
-          min_value: String(f.min),
-          max_value: String(f.max),
-          ...(f.initial === undefined ? {} : { initial_value: String(f.initial) }),
-        },
+        type: 'number_input',
+        is_decimal_allowed: false,
+        min_value: String(f.min),
+        max_value: String(f.max),
+        ...(f.initial === undefined ? {} : { initial_value: String(f.initial) }),
       };
     case 'toggle': {
       const on = option({ value: 'on', label: f.label });
-      return {
-        ...base,
-        element: {
-          type: 'checkboxes',
-          action_id: 'value',
-          options: [on],
-          ...(f.initial ? { initial_options: [on] } : {}),
-        },
-      };
+      return { type: 'checkboxes', options: [on], ...(f.initial ? { initial_options: [on] } : {}) };
     }
   }
+}
+
+function input(f: FormField): Record<string, unknown> {
+  return {
+    type: 'input',
+    block_id: f.id,
+    label: plain(f.label, LIMITS.inputLabel),
+    optional: f.optional === true || f.kind === 'toggle' || f.kind === 'multi',
+    ...(f.help ? { hint: plain(f.help, LIMITS.inputHint) } : {}),
+    element: { ...element(f), action_id: 'value' },
+  };
 }
 
 /** A modal: a form, or a confirmation whose word must be typed. `callback_id` names the flow. */
 export function modalView(shown: Form | Confirmation, channel?: string): Record<string, unknown> {
   const f = formParts(shown);
   const refs: ModalRefs = { s: f.submit.ref, c: f.cancel.ref, ...(channel ? { w: channel } : {}) };
-  const blocks = [...f.intro.flatMap(sections), ...f.fields.map(input)];
+  // A modal takes no `markdown` block: its text is mrkdwn sections.
+  const blocks = [...f.intro.flatMap((t) => mrkdwnSections(t.text)), ...f.fields.map(input)];
   return {
     type: 'modal',
     callback_id: INTERACTION_ID,

@@ -9,6 +9,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import { INTERACTION_ID } from './slack-cards.ts';
 import { SLACK_COMMAND } from './slack-command.ts';
 import { MESSAGE_SHORTCUTS } from './slack-interactions.ts';
+import { type SlackSourceFields, slackPayloadKind } from './slack-source.ts';
 
 /** What the flows answer; anything else is unknown here. A new entry point is added here too. */
 export interface KnownInteractions {
@@ -28,25 +29,28 @@ export const KNOWN: KnownInteractions = {
   commands: [SLACK_COMMAND],
 };
 
-interface AnyPayload {
-  type?: string;
+interface AnyPayload extends SlackSourceFields {
   callback_id?: string;
-  command?: string;
   actions?: { action_id?: string }[];
-  view?: { callback_id?: string };
+  view?: { callback_id?: string; app_installed_team_id?: string | null };
   response_url?: string;
 }
 
 /** Whether a flow's listener takes this payload (and so acknowledges it). */
 export function isKnown(known: KnownInteractions, b: AnyPayload): boolean {
-  if (b.command !== undefined) return known.commands.includes(b.command);
-  if (b.type === 'block_actions') return known.actions.test(b.actions?.[0]?.action_id ?? '');
-  if (b.type === 'view_submission' || b.type === 'view_closed')
-    return known.views.includes(b.view?.callback_id ?? '');
-  if (b.type === 'shortcut' || b.type === 'message_action')
-    return known.shortcuts.includes(b.callback_id ?? '');
-  // Options requests, old attachment buttons and dialogs: no flow uses them.
-  return false;
+  switch (slackPayloadKind(b)) {
+    case 'command':
+      return known.commands.includes(b.command ?? '');
+    case 'action':
+      return known.actions.test(b.actions?.[0]?.action_id ?? '');
+    case 'view':
+      return known.views.includes(b.view?.callback_id ?? '');
+    case 'shortcut':
+      return known.shortcuts.includes(b.callback_id ?? '');
+    default:
+      // Options requests, events and what Bolt does not route: no flow uses them.
+      return false;
+  }
 }
 
 /**
@@ -107,28 +111,8 @@ export function answerUnknownInteractions(
   // without acknowledging it.
   const process = app.processEvent.bind(app);
   app.processEvent = async (event) => {
-    if (boltTypes(event.body as AnyPayload & Record<string, unknown>)) return process(event);
+    if (slackPayloadKind(event.body as SlackSourceFields)) return process(event);
     await event.ack();
     log.debug({ type: event.body.type }, 'slack payload of a kind Bolt does not route');
   };
-}
-
-const BOLT_TYPES = new Set([
-  'block_suggestion',
-  'dialog_submission',
-  'shortcut',
-  'message_action',
-  'view_submission',
-  'view_closed',
-]);
-
-/** Whether Bolt routes this payload to listeners (the shapes its own dispatcher recognises). */
-function boltTypes(b: AnyPayload & Record<string, unknown>): boolean {
-  return (
-    b.event !== undefined ||
-    b.command !== undefined ||
-    b.name !== undefined ||
-    b.actions !== undefined ||
-    BOLT_TYPES.has(b.type ?? '')
-  );
 }
