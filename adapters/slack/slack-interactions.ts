@@ -10,11 +10,11 @@ import { type CommandSpec, messageCommands, slackShortcutId } from '../../src/co
 import type { Conversation } from '../../src/core/conversation.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type {
-  Actor,
   FieldErrors,
   FlowName,
   FormValues,
   InteractionReply,
+  InteractionStart,
   InteractionSurface,
   Place,
   Shown,
@@ -22,20 +22,21 @@ import type {
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
-import { isWorkspaceAdmin } from './slack-admins.ts';
 import { postCard, updateCard } from './slack-card-posts.ts';
 import { errorsOf, INTERACTION_ID, parseModalRefs, valuesOf } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
-import { presentSlack } from './slack-reply.ts';
-import { mayChangeSettings } from './slack-rights.ts';
+import { presentSlack, type SlackAnswer } from './slack-reply.ts';
+import { slackActor } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
 /** callback_ids of the message shortcuts (manifest.yaml): the commands table's message commands. */
 export const MESSAGE_SHORTCUTS = messageCommands().map(slackShortcutId);
 /** Slack wants a modal submission answered within 3 s: field errors must come back before then. */
 const ACK_BUDGET_MS = 2500;
+
+type ErrorsAck = { response_action: 'errors'; errors: FieldErrors };
 
 export interface SlackInteractionsDeps {
   app: App;
@@ -69,19 +70,6 @@ interface Payload extends SlackSourceFields {
   };
 }
 
-function actorOf(client: WebClient, admins: readonly string[], user: string): Actor {
-  return {
-    id: user,
-    may: async (right, where) =>
-      right === 'forgetThread'
-        ? false
-        : (right === 'admin'
-            ? isWorkspaceAdmin(client, admins, user)
-            : mayChangeSettings(client, admins, user, where?.channelId ?? '')
-          ).catch(() => false),
-  };
-}
-
 function placeOf(
   projectId: string,
   team: string,
@@ -99,28 +87,22 @@ export class SlackInteractions implements InteractionSurface {
   constructor(d: SlackInteractionsDeps) {
     this.d = d;
     const { app } = d;
+    // Each is acknowledged at once (a submission once its errors are known); a failure is logged.
+    const guarded = (what: string, work: Promise<void>, more: object = {}) =>
+      work.catch((err: unknown) => d.log.error({ err, ...more }, `slack ${what} failed`));
     app.action(new RegExp(`^${INTERACTION_ID}:`), async ({ ack, body, client, respond }) => {
       await ack();
-      await this.onButton(body as unknown as Payload, client, respond).catch((err: unknown) =>
-        d.log.error({ err }, 'slack interaction failed'),
-      );
+      await guarded('interaction', this.onButton(body as unknown as Payload, client, respond));
     });
     app.view(INTERACTION_ID, async ({ ack, body, client }) => {
-      const answer = ack as (r?: {
-        response_action: 'errors';
-        errors: FieldErrors;
-      }) => Promise<void>;
-      await this.onSubmit(body as unknown as Payload, client, answer).catch((err: unknown) =>
-        d.log.error({ err }, 'slack modal submission failed'),
-      );
+      const answer = ack as (r?: ErrorsAck) => Promise<void>;
+      await guarded('modal submission', this.onModal(body as unknown as Payload, client, answer));
     });
     app.view(
       { callback_id: INTERACTION_ID, type: 'view_closed' },
       async ({ ack, body, client }) => {
         await ack();
-        await this.onClose(body as unknown as Payload, client).catch((err: unknown) =>
-          d.log.error({ err }, 'slack modal close failed'),
-        );
+        await guarded('modal close', this.onModal(body as unknown as Payload, client));
       },
     );
     for (const spec of messageCommands()) {
@@ -128,9 +110,8 @@ export class SlackInteractions implements InteractionSurface {
       app.shortcut(shortcut, async ({ ack, body, client, respond, context }) => {
         await ack();
         const token = (context as { botToken?: string }).botToken;
-        await this.onShortcut(spec, body as unknown as Payload, client, respond, token).catch(
-          (err: unknown) => d.log.error({ err, shortcut }, 'slack shortcut failed'),
-        );
+        const b = body as unknown as Payload;
+        await guarded('shortcut', this.onShortcut(spec, b, client, respond, token), { shortcut });
       });
     }
   }
@@ -151,21 +132,16 @@ export class SlackInteractions implements InteractionSurface {
     },
   ): Promise<void> {
     this.d.noteUser(c.user, c.projectId);
-    const reply = await this.d.core.interact({
-      kind: 'start',
-      flow,
-      actor: actorOf(c.client, this.d.admins, c.user),
-      place: placeOf(c.projectId, c.team, c.user, c.channel, c.channel),
-      ...(c.values ? { values: c.values } : {}),
-      traceId: randomUUID(),
-    });
-    await presentSlack(reply, {
-      client: c.client,
-      user: c.user,
-      respond: c.respond,
-      triggerId: c.triggerId,
-      channel: c.channel,
-    });
+    const { client, user, respond, triggerId, channel } = c;
+    await this.start(
+      {
+        flow,
+        actor: slackActor(client, this.d.admins, user),
+        place: placeOf(c.projectId, c.team, user, channel, channel),
+        ...(c.values ? { values: c.values } : {}),
+      },
+      { client, user, respond, triggerId, channel },
+    );
   }
 
   /** A typed request's card or confirmation, with its buttons, in its thread. */
@@ -179,6 +155,33 @@ export class SlackInteractions implements InteractionSurface {
   /** A card in place of one `post` made (an approval that expired): its buttons go. */
   update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
     return updateCard(this.d, to, messageId, shown);
+  }
+
+  /** A flow begun here, its reply shown to the person. */
+  private async start(
+    req: Omit<InteractionStart, 'kind' | 'traceId'>,
+    answer: SlackAnswer,
+  ): Promise<void> {
+    const reply = await this.d.core.interact({ kind: 'start', ...req, traceId: randomUUID() });
+    await presentSlack(reply, answer);
+  }
+
+  /** A button pressed, a modal submitted or closed: the step its reference names. */
+  private act(
+    b: Payload,
+    client: WebClient,
+    projectId: string,
+    ref: string,
+    more: { place?: Place; values?: FormValues },
+  ): Promise<InteractionReply> {
+    return this.d.core.interact({
+      kind: 'act',
+      ref,
+      actor: slackActor(client, this.d.admins, b.user.id),
+      project: { platform: 'slack', projectId },
+      ...more,
+      traceId: randomUUID(),
+    });
   }
 
   private async onButton(b: Payload, client: WebClient, respond: RespondFn): Promise<void> {
@@ -198,65 +201,33 @@ export class SlackInteractions implements InteractionSurface {
     });
   }
 
-  /** A button pressed, a modal submitted or closed: the step its reference names. */
-  private act(
+  /**
+   * A modal submitted (`ack` given: its values to its submit reference) or closed (its cancel
+   * reference). A submission's field errors keep it open; what else comes is told in its channel.
+   */
+  private async onModal(
     b: Payload,
     client: WebClient,
-    projectId: string,
-    ref: string,
-    more: { place?: Place; values?: FormValues },
-  ): Promise<InteractionReply> {
-    return this.d.core.interact({
-      kind: 'act',
-      ref,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      project: { platform: 'slack', projectId },
-      ...more,
-      traceId: randomUUID(),
-    });
-  }
-
-  private async onSubmit(
-    b: Payload,
-    client: WebClient,
-    ack: (r?: { response_action: 'errors'; errors: FieldErrors }) => Promise<void>,
+    ack?: (r?: ErrorsAck) => Promise<void>,
   ): Promise<void> {
     const projectId = slackSource(b)?.projectId;
     const refs = parseModalRefs(b.view?.private_metadata ?? '');
     if (!projectId || !refs || !b.view) {
-      await ack();
+      await ack?.();
       return;
     }
-    const work = this.act(b, client, projectId, refs.s, {
-      values: valuesOf(b.view.state.values),
-    });
-    // A quick answer may keep the modal open with its errors; a slow one is told afterwards.
-    const quick = await settlesWithin(work, ACK_BUDGET_MS);
-    const reply = quick ? await work : undefined;
-    const errors = reply ? errorsOf(reply) : undefined;
-    if (errors) {
-      await ack({ response_action: 'errors', errors });
-      return;
+    const work = ack
+      ? this.act(b, client, projectId, refs.s, { values: valuesOf(b.view.state.values) })
+      : this.act(b, client, projectId, refs.c, {});
+    if (ack) {
+      // A quick answer may keep the modal open with its errors; a slow one is told afterwards.
+      const errors = (await settlesWithin(work, ACK_BUDGET_MS)) ? errorsOf(await work) : undefined;
+      await (errors ? ack({ response_action: 'errors', errors }) : ack());
+      if (errors) return;
     }
-    await ack();
-    const done = reply ?? (await work);
-    await presentSlack(done, {
-      client,
-      user: b.user.id,
-      channel: done.place?.ref.channelId ?? refs.w,
-    });
-  }
-
-  private async onClose(b: Payload, client: WebClient): Promise<void> {
-    const projectId = slackSource(b)?.projectId;
-    const refs = parseModalRefs(b.view?.private_metadata ?? '');
-    if (!projectId || !refs) return;
-    const reply = await this.act(b, client, projectId, refs.c, {});
-    await presentSlack(reply, {
-      client,
-      user: b.user.id,
-      channel: reply.place?.ref.channelId ?? refs.w,
-    });
+    const reply = await work;
+    const channel = reply.place?.ref.channelId ?? refs.w;
+    await presentSlack(reply, { client, user: b.user.id, channel });
   }
 
   /**
@@ -277,22 +248,23 @@ export class SlackInteractions implements InteractionSurface {
     this.d.noteUser(b.user.id, projectId);
     if (m.user) this.d.noteUser(m.user, projectId);
     const requestId = b.action_ts ?? m.ts;
-    const reply = await this.d.core.interact({
-      kind: 'start',
-      flow: spec.starts.flow,
-      actor: actorOf(client, this.d.admins, b.user.id),
-      place: placeOf(projectId, team, b.user.id, channel, m.thread_ts ?? m.ts),
-      message: {
-        id: m.ts,
-        // Ask-about reads them with the thread; a share takes them from here.
-        files: spec.starts.flow === 'share' ? await this.d.files.refs(m.files, token) : [],
-        authorId: m.user ?? m.bot_id ?? '',
-        at: Math.round(Number(m.ts) * 1000),
+    const user = b.user.id;
+    await this.start(
+      {
+        flow: spec.starts.flow,
+        actor: slackActor(client, this.d.admins, user),
+        place: placeOf(projectId, team, user, channel, m.thread_ts ?? m.ts),
+        message: {
+          id: m.ts,
+          // Ask-about reads them with the thread; a share takes them from here.
+          files: spec.starts.flow === 'share' ? await this.d.files.refs(m.files, token) : [],
+          authorId: m.user ?? m.bot_id ?? '',
+          at: Math.round(Number(m.ts) * 1000),
+        },
+        requestId,
+        dedupe: [`slack:shortcut:${projectId}:${requestId}:${user}`],
       },
-      requestId,
-      traceId: randomUUID(),
-      dedupe: [`slack:shortcut:${projectId}:${requestId}:${b.user.id}`],
-    });
-    await presentSlack(reply, { client, user: b.user.id, respond, triggerId: b.trigger_id });
+      { client, user, respond, triggerId: b.trigger_id },
+    );
   }
 }

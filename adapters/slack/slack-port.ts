@@ -19,7 +19,6 @@ import type {
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { isWorkspaceAdmin } from './slack-admins.ts';
 import { type SlackApi, slackApi } from './slack-api.ts';
 import { SlackAudience } from './slack-audience.ts';
 import { isUnavailable, slackErrorCode } from './slack-errors.ts';
@@ -29,6 +28,7 @@ import { slackFormat } from './slack-format.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { MARKDOWN_LIMIT, markdownMessage } from './slack-markdown.ts';
 import { SlackReader, tsBefore } from './slack-reader.ts';
+import { isWorkspaceAdmin } from './slack-rights.ts';
 import { SlackStreams } from './slack-stream.ts';
 
 const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: 'warning' };

@@ -1,9 +1,25 @@
-// Who may change a Slack channel's settings: the platform's answer to the core's `manageChannel`.
+// What Slack says a person may do, as the core's `Actor`: the workspace's admins and owners
+// (users.info) and the bot's configured admins are admins; they and a channel's creator may change
+// its settings; forgetting a thread is its starter's (the core's rule: Slack adds no one).
 import type { WebClient } from '@slack/web-api';
-import { isWorkspaceAdmin } from './slack-admins.ts';
+import type { Actor } from '../../src/model/interaction.ts';
 
-interface ChannelInfo {
-  channel?: { creator?: string };
+/**
+ * Workspace admins and owners, and the configured admins. `token`: the workspace's, for a client
+ * that holds none (the port's).
+ */
+export async function isWorkspaceAdmin(
+  client: WebClient,
+  admins: readonly string[],
+  userId: string,
+  token?: string,
+): Promise<boolean> {
+  if (admins.includes(userId)) return true;
+  const res = (await client.users.info({ user: userId, ...(token ? { token } : {}) })) as {
+    user?: { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean };
+  };
+  const u = res.user;
+  return u?.is_admin === true || u?.is_owner === true || u?.is_primary_owner === true;
 }
 
 /** Workspace admins and owners, the channel's creator, and the configured admins may change it. */
@@ -16,7 +32,21 @@ export async function mayChangeSettings(
   if (admins.includes(userId)) return true;
   const [admin, info] = await Promise.all([
     isWorkspaceAdmin(client, [], userId),
-    client.conversations.info({ channel }) as Promise<ChannelInfo>,
+    client.conversations.info({ channel }) as Promise<{ channel?: { creator?: string } }>,
   ]);
   return admin || info.channel?.creator === userId;
+}
+
+/** The person who acted, asked with the client Bolt authorized for their workspace. */
+export function slackActor(client: WebClient, admins: readonly string[], user: string): Actor {
+  return {
+    id: user,
+    may: async (right, where) =>
+      right === 'forgetThread'
+        ? false
+        : (right === 'admin'
+            ? isWorkspaceAdmin(client, admins, user)
+            : mayChangeSettings(client, admins, user, where?.channelId ?? '')
+          ).catch(() => false),
+  };
 }
