@@ -10,7 +10,13 @@ import type {
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import { OneTimeStates } from '../../src/core/one-time-states.ts';
-import { RecordRenewal, type RenewalClaims } from '../../src/core/record-renewal.ts';
+import {
+  expiresWithin,
+  RecordRenewal,
+  type RefreshAnswer,
+  type RenewalClaims,
+  rotatedTokens,
+} from '../../src/core/record-renewal.ts';
 import type { SealedRecords } from '../../src/model/sealed-records.ts';
 import { projectIdOf } from './slack-source.ts';
 
@@ -58,9 +64,7 @@ const RENEW_CLAIM_MS = 30_000;
 type Stored = Installation<'v1' | 'v2', boolean>;
 
 /** oauth.v2.access with grant_type=refresh_token. */
-export type RefreshBotToken = (
-  refreshToken: string,
-) => Promise<{ access_token?: string; refresh_token?: string; expires_in?: number }>;
+export type RefreshBotToken = (refreshToken: string) => Promise<RefreshAnswer>;
 
 export type { RenewalClaims };
 
@@ -156,30 +160,12 @@ export class SlackInstallations implements InstallationStore, SlackCredentialSou
 async function renewed(current: Stored, refresh: RefreshBotToken): Promise<Stored> {
   const token = current.bot?.refreshToken;
   if (!token || !current.bot) return current;
-  const r = await refresh(token);
-  if (!r.access_token || !r.refresh_token || r.expires_in === undefined)
-    throw new Error('Slack answered a token refresh without new tokens');
-  return {
-    ...current,
-    bot: {
-      ...current.bot,
-      token: r.access_token,
-      refreshToken: r.refresh_token,
-      expiresAt: nowSec() + r.expires_in,
-    },
-  };
+  return { ...current, bot: { ...current.bot, ...rotatedTokens(await refresh(token)) } };
 }
-
-const nowSec = () => Math.floor(Date.now() / 1000);
 
 /** A rotating bot token (it has a refresh token and an expiry) with less than the margin left. */
 function expiring(i: Stored): boolean {
-  const bot = i.bot;
-  return (
-    bot?.refreshToken !== undefined &&
-    bot.expiresAt !== undefined &&
-    bot.expiresAt - nowSec() <= RENEW_WITHIN_SEC
-  );
+  return i.bot?.refreshToken !== undefined && expiresWithin(i.bot.expiresAt, RENEW_WITHIN_SEC);
 }
 
 /** Bolt's StateStore on one-time states (src/core/one-time-states.ts). */

@@ -169,14 +169,8 @@ export class SlackPort implements PlatformPort {
 
   async showStatus(to: Destination, _kind: StatusKind, text: RenderedText): Promise<StatusShown> {
     if (!this.o.assistantStatus || this.assistantStatus === false) return 'unsupported';
-    const { token } = await this.api.creds(to.ref.projectId);
     try {
-      await this.o.client.assistant.threads.setStatus({
-        token,
-        channel_id: to.ref.channelId,
-        thread_ts: to.ref.sessionId,
-        status: text.text,
-      });
+      await this.setStatus(to, text.text);
       this.assistantStatus = true;
       return 'text';
     } catch (err) {
@@ -190,22 +184,25 @@ export class SlackPort implements PlatformPort {
     }
   }
 
-  /** The workspace's admins and owners (users.info). */
-  async isAdmin(to: Destination, userId: string): Promise<boolean> {
-    const { token } = await this.api.creds(to.ref.projectId);
-    return isWorkspaceAdmin(this.o.client, [], userId, token);
-  }
-
   /** Slack takes an empty status as none. */
   async clearStatus(to: Destination): Promise<void> {
-    if (this.assistantStatus !== true) return;
+    if (this.assistantStatus === true) await this.setStatus(to, '');
+  }
+
+  private async setStatus(to: Destination, status: string): Promise<void> {
     const { token } = await this.api.creds(to.ref.projectId);
     await this.o.client.assistant.threads.setStatus({
       token,
       channel_id: to.ref.channelId,
       thread_ts: to.ref.sessionId,
-      status: '',
+      status,
     });
+  }
+
+  /** The workspace's admins and owners (users.info). */
+  async isAdmin(to: Destination, userId: string): Promise<boolean> {
+    const { token } = await this.api.creds(to.ref.projectId);
+    return isWorkspaceAdmin(this.o.client, [], userId, token);
   }
 
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {

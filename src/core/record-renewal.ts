@@ -70,3 +70,32 @@ export class RecordRenewal<T> {
     }
   }
 }
+
+/** What an OAuth 2 refresh answers (RFC 6749, section 5.1). */
+export interface RefreshAnswer {
+  access_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+}
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** Whether a token that expires at `expiresAt` (epoch seconds) has `marginSec` or less left. */
+export function expiresWithin(expiresAt: number | undefined, marginSec: number): boolean {
+  return expiresAt !== undefined && expiresAt - nowSec() <= marginSec;
+}
+
+/** A refresh's new token, its new (single-use) refresh token and when it expires (epoch s). */
+export function rotatedTokens(r: RefreshAnswer): {
+  token: string;
+  refreshToken: string;
+  expiresAt: number;
+} {
+  if (!r.access_token || !r.refresh_token || r.expires_in === undefined)
+    throw new Error('a token refresh answered without new tokens');
+  return {
+    token: r.access_token,
+    refreshToken: r.refresh_token,
+    expiresAt: nowSec() + r.expires_in,
+  };
+}

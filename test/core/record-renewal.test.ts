@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createStore } from '../../src/compose/create-store.ts';
-import { RecordRenewal } from '../../src/core/record-renewal.ts';
+import { expiresWithin, RecordRenewal, rotatedTokens } from '../../src/core/record-renewal.ts';
 import { StoreSealedRecords } from '../../src/store/sealed-records.ts';
 import type { Store } from '../../src/store/store.ts';
 import { SecretBox } from '../../src/util/secret-box.ts';
@@ -78,4 +78,20 @@ test('a credential that is not due is used as read, and nothing is stored', asyn
   const fresh = { token: 'fresh', due: false };
   assert.equal(await renewal.current('chat:P2:credential', fresh), fresh);
   assert.equal(await records.get('chat:P2:credential'), undefined);
+});
+
+test('an OAuth token is due with the margin or less left, never without an expiry', () => {
+  const now = Math.floor(Date.now() / 1000);
+  assert.equal(expiresWithin(now + 3 * 3600, 3 * 3600), true);
+  assert.equal(expiresWithin(now + 4 * 3600, 3 * 3600), false);
+  assert.equal(expiresWithin(undefined, 3 * 3600), false);
+});
+
+test("a refresh's answer gives the new token, refresh token and expiry, or is refused", () => {
+  const now = Math.floor(Date.now() / 1000);
+  const r = rotatedTokens({ access_token: 'a2', refresh_token: 'r2', expires_in: 43_200 });
+  assert.equal(r.token, 'a2');
+  assert.equal(r.refreshToken, 'r2');
+  assert.ok(r.expiresAt >= now + 43_200 && r.expiresAt <= now + 43_201);
+  assert.throws(() => rotatedTokens({ access_token: 'a2', expires_in: 60 }));
 });
