@@ -20,6 +20,15 @@ const ITALIC_CLOSE = '\uE004';
 const STRIKE_OPEN = '\uE005';
 const STRIKE_CLOSE = '\uE006';
 const WORD_CHAR = /[\p{L}\p{N}]/u;
+const OPENERS = [BOLD_OPEN, ITALIC_OPEN, STRIKE_OPEN];
+const MARKER_SYMBOL: Readonly<Record<string, string>> = {
+  [BOLD_OPEN]: '*',
+  [BOLD_CLOSE]: '*',
+  [ITALIC_OPEN]: '_',
+  [ITALIC_CLOSE]: '_',
+  [STRIKE_OPEN]: '~',
+  [STRIKE_CLOSE]: '~',
+};
 
 const CODE_SPAN = /(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g;
 const BACKSLASH_ESCAPE = /\\([!-/:-@[-`{-~])/g;
@@ -86,15 +95,8 @@ function applyEmphasis(text: string): string {
     )
     .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, `${STRIKE_OPEN}$1${STRIKE_CLOSE}`)
     .replace(/[\uE001-\uE006]/g, (mark: string, at: number, all: string) => {
-      const symbol =
-        mark === BOLD_OPEN || mark === BOLD_CLOSE
-          ? '*'
-          : mark === ITALIC_OPEN || mark === ITALIC_CLOSE
-            ? '_'
-            : '~';
-      if (mark === BOLD_OPEN || mark === ITALIC_OPEN || mark === STRIKE_OPEN) {
-        return WORD_CHAR.test(all[at - 1] ?? '') ? ZWSP + symbol : symbol;
-      }
+      const symbol = MARKER_SYMBOL[mark] ?? '';
+      if (OPENERS.includes(mark)) return WORD_CHAR.test(all[at - 1] ?? '') ? ZWSP + symbol : symbol;
       return WORD_CHAR.test(all[at + 1] ?? '') ? symbol + ZWSP : symbol;
     });
 }

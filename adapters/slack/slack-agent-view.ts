@@ -7,6 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Records } from '../../src/model/records.ts';
+import { clipAtWord } from '../../src/text/clip.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import { type SlackSourceFields, slackProjectOf } from './slack-source.ts';
 
@@ -76,10 +77,7 @@ export function threadTitle(text: string): string {
     .replace(/<[^>]*>/g, '')
     .replace(/\s+/g, ' ')
     .trim();
-  if (plain.length <= TITLE_MAX) return plain;
-  const cut = plain.slice(0, TITLE_MAX - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > TITLE_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return clipAtWord(plain, TITLE_MAX);
 }
 
 export class SlackAgentView {

@@ -42,15 +42,11 @@ export interface Classified {
   mentionsOthers: boolean;
 }
 
-export function mentionsUser(text: string, userId: string): boolean {
-  return new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
-}
+/** `<@U…>` or `<@U…|name>` naming this user. */
+const mentionOf = (userId: string, flags = '') => new RegExp(`<@${userId}(\\|[^>]*)?>`, flags);
 
 export function stripMention(text: string, userId: string): string {
-  return text
-    .replace(new RegExp(`<@${userId}(\\|[^>]*)?>`, 'g'), '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return text.replace(mentionOf(userId, 'g'), '').replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -69,7 +65,7 @@ export function classifySlackEvent(
   const { projectId } = source;
   const text = ev.text ?? '';
   const isDirect = ev.channel_type === 'im';
-  const mentioned = mentionsUser(text, botUserId);
+  const mentioned = mentionOf(botUserId).test(text);
   let addressed: Addressed = isDirect ? 'direct' : 'mention';
   if (ev.type === 'message' && !isDirect) {
     // Mentions arrive as app_mention too; that event answers them. The rest is the channel's reply

@@ -22,7 +22,7 @@ import {
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import { type SlackPort, slackContext } from './slack-port.ts';
 import { RedeliverLater } from './slack-redeliver.ts';
-import { slackProjectOf, slackSource } from './slack-source.ts';
+import { slackSource } from './slack-source.ts';
 
 type SlackEvent = SlackMessageEvent & { files?: SlackFileRef[] };
 
@@ -92,17 +92,6 @@ export class SlackIntake {
     app.event('message', listener);
   }
 
-  private destination(ref: ThreadRef, envelope: SlackEnvelope, event: SlackEvent): Destination {
-    return {
-      ref,
-      context: slackContext(
-        slackSource({ ...envelope, event })?.teamId ?? '',
-        event.user ?? '',
-        event.channel_type === 'im',
-      ),
-    };
-  }
-
   private async onEvent(
     envelope: SlackEnvelope,
     event: SlackEvent,
@@ -123,7 +112,8 @@ export class SlackIntake {
       core.skipped('slack', event.ts);
       return;
     }
-    const projectId = slackProjectOf({ ...envelope, event });
+    const source = slackSource({ ...envelope, event });
+    const projectId = source?.projectId;
     if (projectId) this.d.watchGroups(projectId);
     const fromPerson = !event.bot_id && event.user !== botUserId;
     if (fromPerson && event.user && projectId) this.d.port.noteUser(event.user, projectId);
@@ -131,17 +121,19 @@ export class SlackIntake {
     const lookUp = this.d.config.scale.role === 'all';
     const files =
       event.files?.length && fromPerson ? await this.d.files.refs(event.files, token, lookUp) : [];
-    if (files.length > 0 && projectId) {
+    if (files.length > 0 && source) {
       // A file belongs to the thread it was posted in, or to the channel at its top level.
+      const { teamId } = source;
       const ref: ThreadRef = {
         platform: 'slack',
-        projectId,
+        projectId: source.projectId,
         channelId: event.channel,
         sessionId: event.thread_ts ?? event.ts,
       };
+      const isDirect = event.channel_type === 'im';
       core.receiveFiles({
         ref,
-        to: this.destination(ref, envelope, event),
+        to: { ref, context: slackContext(teamId, event.user ?? '', isDirect) },
         where: event.thread_ts ? 'session' : 'channel',
         messageId: event.ts,
         text: event.text ?? '',
