@@ -19,7 +19,7 @@ import { listenAppEvents } from './slack-app-events.ts';
 import { registerSlackCommand } from './slack-command.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import { SlackFiles } from './slack-files.ts';
-import { SlackGroupWatch } from './slack-group-watch.ts';
+import { SlackGroupWatch } from './slack-groups.ts';
 import {
   installationKeyOf,
   type RenewalClaims,

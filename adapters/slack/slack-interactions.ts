@@ -22,12 +22,12 @@ import type {
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
-import { postCard, updateCard } from './slack-card-posts.ts';
+
 import { errorsOf, INTERACTION_ID, parseModalRefs, valuesOf } from './slack-cards.ts';
 import type { SlackFileRef, SlackFiles } from './slack-files.ts';
 import type { SlackCredentialSource } from './slack-installations.ts';
 import { slackContext } from './slack-port.ts';
-import { presentSlack, type SlackAnswer } from './slack-reply.ts';
+import { postCard, presentSlack, type SlackAnswer, updateCard } from './slack-reply.ts';
 import { slackActor } from './slack-rights.ts';
 import { type SlackSourceFields, slackSource } from './slack-source.ts';
 
