@@ -54,6 +54,16 @@ export function isKnown(known: KnownInteractions, b: AnyPayload): boolean {
 }
 
 /**
+ * What the person is told: a command's name, else that the button or form is no longer active;
+ * nothing for a closed modal or an options request (there is no one to tell).
+ */
+function unknownWords(b: AnyPayload): string | undefined {
+  const kind = slackPayloadKind(b);
+  if (kind === 'command') return messages.unknownCommand(b.command ?? '');
+  return kind === 'options' || b.type === 'view_closed' ? undefined : messages.interactionInactive;
+}
+
+/**
  * Registers the catch-all listeners; call after every flow's own. Bolt runs every listener a
  * payload matches, so these skip what `KNOWN` names instead of relying on their order.
  */
@@ -66,41 +76,24 @@ export function answerUnknownInteractions(
   const unknownOnly: Middleware<AllMiddlewareArgs & { body: unknown }> = async ({ body, next }) => {
     if (!isKnown(KNOWN, body as AnyPayload)) await next();
   };
-  const answer = async (
-    b: AnyPayload,
-    ack: () => Promise<void>,
-    respond: RespondFn | undefined,
-    text: string | undefined,
-  ): Promise<void> => {
+  type Args = { body: unknown; ack: () => Promise<void>; respond?: RespondFn | undefined };
+  const answer = async ({ body, ack, respond }: Args): Promise<void> => {
     await ack();
+    const b = body as AnyPayload;
     const what = b.command ?? b.actions?.[0]?.action_id ?? b.view?.callback_id ?? b.callback_id;
     log.debug({ type: b.type ?? 'slash_command', id: what }, 'slack interaction not known here');
+    const text = unknownWords(b);
     if (!respond || !text) return;
     await respond({ response_type: 'ephemeral', text: render(text) }).catch((err: unknown) =>
       log.debug({ err }, 'slack: could not say an interaction is no longer active'),
     );
   };
-  const inactive = messages.interactionInactive;
-  app.action({}, unknownOnly as never, async ({ body, ack, respond }) =>
-    answer(body as AnyPayload, () => ack(), respond, inactive),
-  );
-  app.shortcut({}, unknownOnly as never, async ({ body, ack, respond }) =>
-    answer(body as AnyPayload, () => ack(), respond, inactive),
-  );
-  // A modal's submission closes it; one with response_urls is told where it came from.
-  app.view({}, unknownOnly as never, async ({ body, ack, respond }) =>
-    answer(
-      body as AnyPayload,
-      () => ack(),
-      body.type === 'view_closed' ? undefined : respond,
-      inactive,
-    ),
-  );
+  app.action({}, unknownOnly as never, answer);
+  app.shortcut({}, unknownOnly as never, answer);
+  app.view({}, unknownOnly as never, answer);
+  app.command(/.*/, unknownOnly as never, answer);
   app.options({}, unknownOnly as never, async ({ body, ack }) =>
-    answer(body as AnyPayload, () => ack({ options: [] }), undefined, undefined),
-  );
-  app.command(/.*/, unknownOnly as never, async ({ body, ack, respond, command }) =>
-    answer(body as AnyPayload, () => ack(), respond, messages.unknownCommand(command.command)),
+    answer({ body, ack: () => ack({ options: [] }) }),
   );
   // A workflow's custom step waits for its app's acknowledgement; this app defines none.
   app.event('function_executed', async (args) => {
