@@ -3,7 +3,6 @@
 // SlackPort carries the core's replies back. This file puts the pieces together.
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import type { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../src/config/schema.ts';
 import type { Conversation } from '../../src/core/conversation.ts';
 import { surfaceTexts } from '../../src/core/surface-texts.ts';
@@ -113,7 +112,7 @@ export class SlackAdapter {
       log: d.log.child({ component: 'slack-agent-view' }),
     });
     this.groups = new SlackGroupWatch({ ...d, app: this.app, credentials: built.credentials });
-    const intake = new SlackIntake({
+    this.intake = new SlackIntake({
       config,
       core: d.core,
       log: d.log,
@@ -122,8 +121,7 @@ export class SlackAdapter {
       agentView,
       watchGroups: (projectId) => this.groups.watchGroups(projectId),
     });
-    intake.listen(this.app);
-    this.intake = intake;
+    this.intake.listen(this.app);
     registerSlackCommand({
       app: this.app,
       log: d.log,
@@ -165,10 +163,6 @@ export class SlackAdapter {
     };
   }
 
-  private get client(): WebClient {
-    return this.app.client;
-  }
-
   /** `listen: false`: post only (a worker); events reach another process. */
   async start(opts: { listen?: boolean } = {}): Promise<void> {
     this.listening = opts.listen !== false;
@@ -176,7 +170,7 @@ export class SlackAdapter {
       this.d.log.info({ mode: 'oauth' }, 'slack ready: workspaces install at /slack/install');
       return;
     }
-    const auth = await this.client.auth
+    const auth = await this.app.client.auth
       .test({ token: this.fixed.creds.token })
       .catch((err: unknown) => {
         throw new Error(
@@ -189,9 +183,7 @@ export class SlackAdapter {
       { team: auth.team_id, bot_user: auth.user_id, mode: this.d.config.slackTransport },
       'slack connected',
     );
-    if (auth.team_id) {
-      this.groups.watchGroups(projectIdOf(auth.team_id, auth.enterprise_id));
-    }
+    if (auth.team_id) this.groups.watchGroups(projectIdOf(auth.team_id, auth.enterprise_id));
     if (this.socketReceiver && this.listening) await this.socketReceiver.start();
   }
 
