@@ -7,15 +7,11 @@ import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { FileRef, QueuedFile, ViewedChannel } from '../../src/model/incoming.ts';
 import type {
-  AnswerFooter,
-  Audience,
   Destination,
-  NativeStream,
   PlatformPort,
   Reaction,
   StatusKind,
   StatusShown,
-  ThreadMessage,
 } from '../../src/model/platform-port.ts';
 import { RenderedText } from '../../src/model/rendered-text.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
@@ -30,6 +26,9 @@ import { MARKDOWN_LIMIT, markdownMessage } from './slack-markdown.ts';
 import { SlackReader, tsBefore } from './slack-reader.ts';
 import { isWorkspaceAdmin } from './slack-rights.ts';
 import { SlackStreams } from './slack-stream.ts';
+
+/** A port member's signature, as the interface declares it. */
+type Of<K extends keyof PlatformPort> = NonNullable<PlatformPort[K]>;
 
 const REACTIONS: Record<Reaction, string> = { ok: 'white_check_mark', warning: 'warning' };
 
@@ -71,15 +70,24 @@ export class SlackPort implements PlatformPort {
     this.reader = new SlackReader(this.api, o.files);
   }
 
+  // The parts beside the port, each with the port's own signature.
   /** A DM is its one person; any other conversation its members (conversations.members, cached). */
-  audience(to: Destination): Promise<Audience> {
-    return this.audiences.audience(to);
-  }
-
+  readonly audience: Of<'audience'> = (to) => this.audiences.audience(to);
   /** A public channel is open to the whole workspace; private channels, DMs and group DMs are not. */
-  reach(to: Destination): Promise<'public' | 'private'> {
-    return this.audiences.reach(to);
-  }
+  readonly reach: Of<'reach'> = (to) => this.audiences.reach(to);
+  /** Remembers where a person was seen (the adapter calls it for each event). */
+  readonly noteUser: SlackReader['noteUser'] = (user, project) =>
+    this.reader.noteUser(user, project);
+  readonly isBefore: Of<'isBefore'> = tsBefore;
+  /** A person's display name (users.info, cached); undefined when Slack will not say. */
+  readonly displayName: SlackReader['displayName'] = (user, project) =>
+    this.reader.displayName(user, project);
+  readonly startStream: Of<'startStream'> = (to, first) => this.streams.start(to, first);
+  readonly resumeStream: Of<'resumeStream'> = (to, id) => this.streams.resume(to, id);
+  /** The footer under an answer (slack-footer.ts). */
+  readonly finishAnswer: Of<'finishAnswer'> = (...a) => this.footers.finishAnswer(...a);
+  readonly readThread: Of<'readThread'> = (to, opts) => this.reader.readThread(to, opts);
+  readonly readChannel: Of<'readChannel'> = (to, opts) => this.reader.readChannel(to, opts);
 
   /**
    * Slack's agent view: the latest messages of `channel`, the one `viewer` looks at beside the
@@ -125,20 +133,6 @@ export class SlackPort implements PlatformPort {
       thread_ts: to.ref.sessionId,
       ...markdownMessage(text),
     });
-  }
-
-  /** Remembers where a person was seen (the adapter calls it for each event). */
-  noteUser(userId: string, projectId: string): void {
-    this.reader.noteUser(userId, projectId);
-  }
-
-  isBefore(a: string, b: string): boolean {
-    return tsBefore(a, b);
-  }
-
-  /** A person's display name (users.info, cached); undefined when Slack will not say. */
-  displayName(userId: string, projectId?: string): Promise<string | undefined> {
-    return this.reader.displayName(userId, projectId);
   }
 
   async post(to: Destination, text: RenderedText): Promise<string> {
@@ -215,14 +209,6 @@ export class SlackPort implements PlatformPort {
     });
   }
 
-  startStream(to: Destination, first: RenderedText): Promise<NativeStream | null> {
-    return this.streams.start(to, first);
-  }
-
-  resumeStream(to: Destination, messageId: string): NativeStream {
-    return this.streams.resume(to, messageId);
-  }
-
   /** A queued message's files and viewed channel, with the workspace's token looked up when needed. */
   rehydrate(queued: {
     ref: ThreadRef;
@@ -246,26 +232,5 @@ export class SlackPort implements PlatformPort {
           }
         : {}),
     };
-  }
-
-  /** The footer under an answer (slack-footer.ts). */
-  finishAnswer(
-    to: Destination,
-    messageId: string | undefined,
-    text: RenderedText | undefined,
-    footer: AnswerFooter,
-  ): Promise<void> {
-    return this.footers.finishAnswer(to, messageId, text, footer);
-  }
-
-  readThread(
-    to: Destination,
-    opts: { after?: string; limit?: number } = {},
-  ): AsyncIterable<ThreadMessage> {
-    return this.reader.readThread(to, opts);
-  }
-
-  readChannel(to: Destination, opts: { before: string; limit: number }): Promise<ThreadMessage[]> {
-    return this.reader.readChannel(to, opts);
   }
 }
