@@ -17,9 +17,7 @@ import type {
   InteractionStart,
   InteractionSurface,
   Place,
-  Shown,
 } from '../../src/model/interaction.ts';
-import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
 import { settlesWithin } from '../../src/util/deadline.ts';
 
@@ -84,6 +82,12 @@ function placeOf(
 export class SlackInteractions implements InteractionSurface {
   private readonly d: SlackInteractionsDeps;
 
+  /** A typed request's card or confirmation, with its buttons, in its thread. */
+  readonly post: InteractionSurface['post'] = (to, shown) => postCard(this.d, to, shown);
+  /** A card in place of one `post` made (an approval that expired): its buttons go. */
+  readonly update: InteractionSurface['update'] = (to, id, shown) =>
+    updateCard(this.d, to, id, shown);
+
   constructor(d: SlackInteractionsDeps) {
     this.d = d;
     const { app } = d;
@@ -142,19 +146,6 @@ export class SlackInteractions implements InteractionSurface {
       },
       { client, user, respond, triggerId, channel },
     );
-  }
-
-  /** A typed request's card or confirmation, with its buttons, in its thread. */
-  post(
-    to: Destination,
-    shown: Extract<Shown, { kind: 'card' | 'confirm' }>,
-  ): Promise<string | undefined> {
-    return postCard(this.d, to, shown);
-  }
-
-  /** A card in place of one `post` made (an approval that expired): its buttons go. */
-  update(to: Destination, messageId: string, shown: Extract<Shown, { kind: 'card' }>) {
-    return updateCard(this.d, to, messageId, shown);
   }
 
   /** A flow begun here, its reply shown to the person. */
