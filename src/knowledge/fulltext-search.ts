@@ -59,7 +59,8 @@ export class FulltextSearch {
   /** The plan for these partitions (counting their share of the chunks when not known yet). */
   async plan(query: Query, partitions: readonly string[]): Promise<FulltextPlan> {
     if (this.#narrowShare <= 0 || this.#now() < this.#aclIndexAfter) return 'broad';
-    const key = partitions.join('\u0000');
+    // The set, not the order it came in: the same partitions named otherwise are not counted again.
+    const key = [...new Set(partitions)].sort().join('\u0000');
     let share = this.#shares.get(key);
     if (share === undefined) {
       share = await shareOf(query, partitions, this.#narrowShare);

@@ -8,6 +8,7 @@
  * Released calls go `slice` at a time, each slice on a turn of the event loop of its own: the
  * requests that arrive meanwhile are read and acknowledged between slices instead of after the
  * whole burst's work. One timer serves a whole quiet period (a burst does not re-arm one per call).
+ * `now` is the clock the quiet and the hold are measured on (a test passes a mocked one).
  */
 export class QuietGate {
   private waiters: { at: number; resolve: () => void }[] = [];
@@ -18,31 +19,39 @@ export class QuietGate {
   private readonly quietMs: number;
   private readonly maxHoldMs: number;
   private readonly slice: number;
+  private readonly now: () => number;
 
-  constructor(quietMs: number, maxHoldMs: number, slice = Number.POSITIVE_INFINITY) {
+  constructor(
+    quietMs: number,
+    maxHoldMs: number,
+    slice = Number.POSITIVE_INFINITY,
+    now: () => number = () => performance.now(),
+  ) {
     this.quietMs = quietMs;
     this.maxHoldMs = maxHoldMs;
     this.slice = slice;
+    this.now = now;
   }
 
   /** A request came in: nothing is released until it is answered. */
   arrived(): void {
     this.open += 1;
-    this.lastActivity = performance.now();
+    this.lastActivity = this.now();
   }
 
   /** A request `arrived()` earlier has been answered (or its connection closed). */
   answered(): void {
     this.open = Math.max(0, this.open - 1);
-    this.lastActivity = performance.now();
+    this.lastActivity = this.now();
   }
 
   wait(): Promise<void> {
-    const now = performance.now();
+    const now = this.now();
     this.lastActivity = Math.max(this.lastActivity, now);
     return new Promise<void>((resolve) => {
       this.waiters.push({ at: now, resolve });
-      if (!this.timer && !this.releasing) this.schedule(this.quietMs);
+      // The first look comes at the hold's end if that is sooner than a quiet period.
+      if (!this.timer && !this.releasing) this.schedule(Math.min(this.quietMs, this.maxHoldMs));
     });
   }
 
@@ -54,7 +63,7 @@ export class QuietGate {
     this.timer = undefined;
     const oldest = this.waiters[0];
     if (!oldest) return;
-    const now = performance.now();
+    const now = this.now();
     const holdLeft = oldest.at + this.maxHoldMs - now;
     const quietLeft = this.lastActivity + this.quietMs - now;
     if (holdLeft > 0 && (this.open > 0 || quietLeft > 0)) {

@@ -18,6 +18,7 @@ import type {
   WaitingCall,
 } from './approval-driver.ts';
 import { contractOverrides } from './config.ts';
+import { pressOrReplay } from './discord-press.ts';
 import { CoreWatch } from './flow-driver.ts';
 
 const MANAGE_CHANNELS = String((1n << 4n) | (1n << 10n) | (1n << 11n));
@@ -136,12 +137,11 @@ export const makeDiscordApprovalDriver: MakeApprovalDriver = async (opts = {}) =
       const c = call as DiscordCall;
       const user = people[as];
       const since = watch.interactions;
-      const click = await d.componentInteraction({
-        channelId: c.thread,
-        messageId: c.message,
-        userId: user,
-        customId: c.refs[INDEX[decision]] ?? '',
-      });
+      const click = await pressOrReplay(
+        d,
+        { channelId: c.thread, messageId: c.message, userId: user },
+        c.refs[INDEX[decision]] ?? '',
+      );
       const e = await watch.interacted(since, user);
       if (e.outcome === 'done' || e.outcome === 'cancelled')
         return { outcome: e.outcome, said: '' };

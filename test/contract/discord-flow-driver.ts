@@ -12,6 +12,7 @@ import { watchFileEvents } from '../support/file-events.ts';
 import { type Harness, startHarness, startWorkerBeside } from '../support/harness.ts';
 import { startPrivateRedis, type TestRedis } from '../support/redis-server.ts';
 import { contractOverrides } from './config.ts';
+import { pressOrReplay } from './discord-press.ts';
 import type { Attachment, Who } from './driver.ts';
 import {
   type Answered,
@@ -259,13 +260,12 @@ class DiscordFlowDriver implements FlowDriver {
     const a = asked as DiscordAsked;
     const before = JSON.stringify(this.messageOf(a));
     const ref = this.refOf(a, 'confirm');
-    const click = await this.d.componentInteraction({
-      channelId: a.channel,
-      messageId: a.message,
-      userId: this.people.other,
-      customId: tamper ? tamper(ref) : ref,
-      memberPermissions: MANAGE_GUILD,
-    });
+    const click = await pressOrReplay(
+      this.d,
+      { channelId: a.channel, messageId: a.message, userId: this.people.other },
+      tamper ? tamper(ref) : ref,
+      MANAGE_GUILD,
+    );
     // Erase opens a modal for the word; a refused press answers at once.
     const opened = await this.d.waitFor(() => {
       const i = this.d.interactions().find((x) => x.id === click.id);
@@ -300,12 +300,11 @@ class DiscordFlowDriver implements FlowDriver {
     const ref = this.refOf(a, button);
     const since = this.watch.interactions;
     const before = JSON.stringify(this.messageOf(a));
-    const click = await this.d.componentInteraction({
-      channelId: a.channel,
-      messageId: a.message,
-      userId: user,
-      customId: tamper ? tamper(ref) : ref,
-    });
+    const click = await pressOrReplay(
+      this.d,
+      { channelId: a.channel, messageId: a.message, userId: user },
+      tamper ? tamper(ref) : ref,
+    );
     await this.watch.interacted(since, user);
     return this.told(click.id, a, before);
   }

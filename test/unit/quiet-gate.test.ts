@@ -1,21 +1,30 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { QuietGate } from '../../src/util/quiet-gate.ts';
 
-test('no work starts while a request is still being answered; it starts once that one is answered', async () => {
+/** Lets every callback and promise that is due run (setImmediate is not mocked). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test('no work starts while a request is still being answered; it starts once that one is answered', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   // The hold is far beyond the test: only the open request keeps the work back.
-  const gate = new QuietGate(1, 60_000);
+  const gate = new QuietGate(1, 60_000, Number.POSITIVE_INFINITY, () => Date.now());
   let started = false;
   gate.arrived();
   const work = gate.wait().then(() => {
     started = true;
   });
-  await sleep(30);
+  // Many quiet periods pass, the request still open.
+  for (let i = 0; i < 30; i += 1) {
+    t.mock.timers.tick(1);
+    await settle();
+  }
   assert.equal(started, false, 'work started while a request was open');
   gate.answered();
+  t.mock.timers.tick(1);
+  await settle();
+  assert.equal(started, true, 'work starts one quiet period after the answer');
   await work;
-  assert.equal(started, true);
 });
 
 test('a burst is released in arrival order, a slice at a time, each on a turn of the event loop of its own', async () => {
@@ -44,9 +53,20 @@ test('a burst is released in arrival order, a slice at a time, each on a turn of
   assert.ok((turns[3] ?? 0) < (turns[4] ?? 0));
 });
 
-test('a steady stream of requests holds work back for the hold at most', async () => {
-  const gate = new QuietGate(60_000, 20);
+test('a steady stream of requests holds work back for the hold at most', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const gate = new QuietGate(60_000, 20, Number.POSITIVE_INFINITY, () => Date.now());
   gate.arrived();
-  // Never answered and never quiet: the hold alone releases it.
-  await gate.wait();
+  let started = false;
+  const work = gate.wait().then(() => {
+    started = true;
+  });
+  // Never answered and never quiet: the hold alone releases it, long before a quiet period.
+  t.mock.timers.tick(19);
+  await settle();
+  assert.equal(started, false, 'released before the hold was over');
+  t.mock.timers.tick(1);
+  await settle();
+  assert.equal(started, true, 'still held once the hold was over');
+  await work;
 });

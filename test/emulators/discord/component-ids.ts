@@ -37,14 +37,14 @@ export function numberComponents(components: readonly unknown[]): Component[] {
   return copy;
 }
 
-/** The numeric id of the component with this custom_id, if the message has it. */
-export function componentIdOf(
+/** The component with this custom_id, if the message has it (the first, in order). */
+export function componentOf(
   components: readonly unknown[],
   customId: string,
-): number | undefined {
-  let id: number | undefined;
+): Component | undefined {
+  let found: Component | undefined;
   walk(components as Component[], (c) => {
-    if (id === undefined && c.custom_id === customId && typeof c.id === 'number') id = c.id;
+    if (found === undefined && c.custom_id === customId) found = c;
   });
-  return id;
+  return found;
 }

@@ -14,6 +14,8 @@ export interface ReplayInteractionInput {
   userId: string;
   /** The message a component was on (a component always comes from one). */
   messageId?: string;
+  /** The invoking member's permission bitfield. Default: @everyone's. */
+  memberPermissions?: string;
 }
 
 export function replayInteraction(ctx: EmuCtx, r: ReplayInteractionInput): InteractionHandle {
@@ -35,6 +37,7 @@ export function replayInteraction(ctx: EmuCtx, r: ReplayInteractionInput): Inter
     ...(message === undefined
       ? {}
       : { message: ctx.render.message(message), messageId: message.msg.id }),
+    memberPermissions: r.memberPermissions,
     at: installationFor(ctx, channel),
   });
 }

@@ -295,6 +295,7 @@ export interface DiscordEmulator {
     channelId: string;
     userId: string;
     messageId?: string;
+    memberPermissions?: string;
   }): Promise<InteractionHandle>;
   /**
    * A recorded gateway dispatch sent as recorded (see recorded-frames.ts), its ids already this

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIChannel } from 'discord.js';
 import { sanitizeFilename } from './cdn.ts';
-import { componentIdOf } from './component-ids.ts';
+import { componentOf } from './component-ids.ts';
 import {
   type CommandRec,
   type EmuCtx,
@@ -382,12 +382,22 @@ export function componentInteraction(ctx: EmuCtx, c: ComponentInput): Interactio
   const message = ctx.world.message(channel.id, c.messageId);
   if (message === undefined)
     throw new Error(`Discord emulator: no message ${c.messageId} in ${channel.id}`);
-  const data: Record<string, unknown> = {
-    custom_id: c.customId,
-    component_type: c.componentType ?? 2,
-  };
-  const componentId = componentIdOf(message.msg.components ?? [], c.customId);
-  if (componentId !== undefined) data.id = componentId;
+  // Discord sends a component interaction only for a component the message shows; a stale or
+  // invented payload goes through replayInteraction instead.
+  const component = componentOf(message.msg.components ?? [], c.customId);
+  if (component === undefined) {
+    throw new Error(
+      `Discord emulator: message ${message.msg.id} has no component with custom_id "${c.customId}"`,
+    );
+  }
+  const type = c.componentType ?? 2;
+  if (component.type !== type) {
+    throw new Error(
+      `Discord emulator: component "${c.customId}" is of type ${String(component.type)}, not ${type}`,
+    );
+  }
+  const data: Record<string, unknown> = { custom_id: c.customId, component_type: type };
+  if (typeof component.id === 'number') data.id = component.id;
   if (c.values !== undefined) data.values = c.values;
   // A component on an answer comes through the installation that posted the answer.
   const source =
