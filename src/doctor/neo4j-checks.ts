@@ -4,6 +4,7 @@
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
 import type { Config } from '../config/schema.ts';
 import { schemaIndexNames } from '../knowledge/schema-bootstrap.ts';
+import { aclFilterOf } from '../knowledge/vector-queries.ts';
 import {
   type CheckContext,
   type CheckGroup,
@@ -56,16 +57,26 @@ async function indexCheck(
   ctx: CheckContext,
 ): Promise<CheckResult> {
   const name = 'neo4j.indexes';
-  const wanted = schemaIndexNames({ embeddingDimensions: config.knowledge.embeddingDimensions });
   let rows: { name: string; state: string }[];
+  let kernel: string;
   try {
     const res = await step(
       ctx,
-      session.executeRead((tx) => tx.run('SHOW INDEXES YIELD name, state'), {
-        timeout: ctx.stepTimeoutMs,
-      }),
+      session.executeRead(
+        async (tx) => ({
+          indexes: await tx.run('SHOW INDEXES YIELD name, state'),
+          version: await tx.run(
+            "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0] AS v",
+          ),
+        }),
+        { timeout: ctx.stepTimeoutMs },
+      ),
     );
-    rows = res.records.map((r) => ({ name: String(r.get('name')), state: String(r.get('state')) }));
+    rows = res.indexes.records.map((r) => ({
+      name: String(r.get('name')),
+      state: String(r.get('state')),
+    }));
+    kernel = String(res.version.records[0]?.get('v') ?? '');
   } catch (err) {
     return {
       name,
@@ -74,6 +85,11 @@ async function indexCheck(
       fix: 'Give the reader the SHOW INDEX privilege to let this check run, or list them as an admin (SHOW INDEXES).',
     };
   }
+  // The ACL vector index exists where the server can filter with IN inside a vector search.
+  const wanted = schemaIndexNames({
+    embeddingDimensions: config.knowledge.embeddingDimensions,
+    vectorAcl: aclFilterOf(kernel),
+  });
   const byName = new Map(rows.map((r) => [r.name, r.state]));
   const missing = wanted.filter((n) => !byName.has(n));
   if (missing.length > 0) {

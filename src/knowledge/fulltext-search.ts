@@ -110,7 +110,7 @@ export function readCandidates(
  * The share of chunks whose first partition is one of `partitions`, counted no further than just
  * past `narrowShare` (a broad reader costs no more to count than a narrow one).
  */
-async function shareOf(
+export async function shareOf(
   query: Query,
   partitions: readonly string[],
   narrowShare: number,

@@ -3,6 +3,7 @@
 // file no longer has are deleted with their evidence; claims left without evidence go at the end.
 import { type Driver, int, isInt, type ManagedTransaction } from 'neo4j-driver';
 import type { DocumentPlan } from './document-plan.ts';
+import { aclKeyCypher } from './vector-queries.ts';
 
 export interface WriteOutcome {
   removedChunks: number;
@@ -43,12 +44,14 @@ export async function writeDocument(
          RETURN count(DISTINCT old)`,
         { uri, keep: plan.chunks.map((c) => c.chunk_id) },
       );
+      // acl_key: the partitions as one string, for the ACL vector index's filter (`vector-plan.ts`).
       await tx.run(
         `MATCH (d:Document {source_uri: $uri})
          UNWIND $chunks AS ch
          MERGE (c:Chunk {chunk_id: ch.chunk_id})
          SET c.text = ch.text, c.seq = ch.seq, c.heading = ch.heading, c.page = ch.page,
-             c.acl_partition = $partition, c.acl_partitions = $partitions
+             c.acl_partition = $partition, c.acl_partitions = $partitions,
+             c.acl_key = ${aclKeyCypher('$partitions')}
          MERGE (c)-[:PART_OF]->(d)`,
         {
           uri,

@@ -31,6 +31,7 @@ import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
 import { fitToBudget } from './token-budget.ts';
 import type { KnowledgeRequest, KnowledgeResult, RetrievalMode } from './types.ts';
+import type { VectorPlan } from './vector-plan.ts';
 import type { VectorSyntax } from './vector-queries.ts';
 import { VectorSearch } from './vector-search.ts';
 
@@ -53,6 +54,8 @@ export interface KnowledgeProviderDeps {
   fallbackLog?: EmbeddingFallbackLog;
   /** How fulltext candidates are asked for (default: by the reader's share of the chunks). */
   fulltext?: FulltextSearch;
+  /** Which vector index a reader asks (default: by the reader's share of the chunks). */
+  vectorPlan?: VectorPlan;
   /** Scores the checked items with a cross-encoder, whose score then orders them (not text2cypher's). */
   reranker?: Reranker;
 }
@@ -88,7 +91,11 @@ export class KnowledgeProvider {
     this.#deps = deps;
     this.#runner = new ReadRunner(deps.driver, deps.settings.database);
     this.#audience = new AudienceCheck(this.#runner, deps.settings, deps.platformGroups);
-    this.#vectors = new VectorSearch(deps.settings.vectorSearch.maxNeighbours, deps.vectorSyntax);
+    this.#vectors = new VectorSearch(
+      deps.settings.vectorSearch.maxNeighbours,
+      deps.vectorSyntax,
+      deps.vectorPlan,
+    );
     this.#fulltext = deps.fulltext ?? new FulltextSearch();
     this.#fallback = deps.fallbackLog ?? new EmbeddingFallbackLog(deps.log);
     this.#rerank = deps.reranker

@@ -2,16 +2,24 @@
 //
 //   (:Document {source_uri, title, updated_at, ingested_at, source_version, valid_from, valid_to,
 //               superseded_by, allowed_groups, acl_partition})
-//   (:Chunk {chunk_id, text, seq, acl_partition, embedding?, embedding_model?})-[:PART_OF]->(:Document)
+//   (:Chunk {chunk_id, text, seq, acl_partition, acl_partitions, acl_key, embedding?,
+//            embedding_model?})-[:PART_OF]->(:Document)
 //   (:Claim {claim_id, statement})-[:SUPPORTED_BY]->(:Evidence {evidence_id, quote})
 //   (:Evidence)-[:LOCATED_IN]->(:Chunk)
 //   (:Entity {name})-[:MENTIONED_IN]->(:Document)
 //   (:Principal {principal_id})-[:MEMBER_OF]->(:Group {name})
-import { type Driver, int, isInt } from 'neo4j-driver';
+import { type Driver, int, isInt, type Session } from 'neo4j-driver';
+import { partitionsCypher } from './acl.ts';
 import { FULLTEXT_ACL_INDEX, FULLTEXT_INDEX } from './graph-queries.ts';
-import { VECTOR_INDEX, vectorSyntaxOf } from './vector-queries.ts';
+import {
+  aclFilterOf,
+  aclKeyCypher,
+  VECTOR_ACL_INDEX,
+  VECTOR_INDEX,
+  vectorSyntaxOf,
+} from './vector-queries.ts';
 
-export { VECTOR_INDEX };
+export { VECTOR_ACL_INDEX, VECTOR_INDEX };
 
 export interface SchemaOptions {
   database?: string;
@@ -19,6 +27,8 @@ export interface SchemaOptions {
   embeddingDimensions?: number;
   /** Index `embedding_model` beside the vector, for filtering inside the index (Neo4j 2026.01+). */
   vectorFilter?: boolean;
+  /** Also the ACL vector index (Neo4j 2026.06+: `IN` inside the search). */
+  vectorAcl?: boolean;
   /** How long to wait for new indexes to come online, seconds. */
   awaitSeconds?: number;
 }
@@ -55,23 +65,34 @@ export function schemaStatements(opts: SchemaOptions = {}): string[] {
      OPTIONS { indexConfig: { \`fulltext.analyzer\`: 'cjk' } }`,
   );
   const dims = opts.embeddingDimensions ?? 0;
-  if (dims > 0) out.push(vectorIndexStatement(dims, opts.vectorFilter ?? false));
+  if (dims > 0) {
+    out.push(vectorIndexStatement(dims, opts.vectorFilter ? VECTOR_INDEX : ''));
+    if (opts.vectorAcl) out.push(vectorIndexStatement(dims, VECTOR_ACL_INDEX, VECTOR_ACL_INDEX));
+  }
   return out;
 }
 
+/** The properties beside the vector: the model id (`chunk_embedding`), and `acl_key` (the ACL index). */
+function filterProperties(filterOf: string): string[] {
+  if (filterOf === VECTOR_ACL_INDEX) return ['embedding_model', 'acl_key'];
+  return filterOf === VECTOR_INDEX ? ['embedding_model'] : [];
+}
+
 /**
- * The chunk vector index: cosine, the model's size, and (where the server can filter inside the
- * index) the model id beside the vector, so a search never compares another model's vectors.
- * Unquantized: with the server's default (binary on Neo4j 2026) the 12 nearest of 100k chunks
- * held 53 % of the true 12 nearest, and 88 % of them among the nearest 48, against 100 % unquantized
- * at about the same speed; the price is the vectors' full size in the index (~1.5 KB per chunk at
- * 384 dimensions).
+ * A chunk vector index: cosine, the model's size, and (`filterOf`, where the server can filter
+ * inside the index) the properties beside the vector: the model id, so a search never compares
+ * another model's vectors, and for the ACL index the chunk's partitions (`acl_key`). Unquantized:
+ * with the server's default (binary on Neo4j 2026) the 12 nearest of 100k chunks held 53 % of the
+ * true 12 nearest, and 88 % of them among the nearest 48, against 100 % unquantized at about the
+ * same speed; the price is the vectors' full size in each index (~1.5 KB per chunk at 384
+ * dimensions).
  */
-export function vectorIndexStatement(dims: number, filter: boolean): string {
+export function vectorIndexStatement(dims: number, filterOf = '', name = VECTOR_INDEX): string {
   if (!Number.isInteger(dims) || dims < 1 || dims > 4096)
     throw new RangeError(`bad embedding size ${dims}`);
-  return `${filter ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${
-    filter ? ' WITH [c.embedding_model]' : ''
+  const props = filterProperties(filterOf);
+  return `${props.length > 0 ? 'CYPHER 25 ' : ''}CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (c:Chunk) ON c.embedding${
+    props.length > 0 ? ` WITH [${props.map((p) => `c.${p}`).join(', ')}]` : ''
   }
      OPTIONS { indexConfig: { \`vector.dimensions\`: ${dims}, \`vector.similarity_function\`: 'cosine',
        \`vector.quantization.enabled\`: false } }`;
@@ -116,10 +137,20 @@ async function awaitIndexes(driver: Driver, opts: SchemaOptions): Promise<void> 
 
 export type VectorIndexChange = 'created' | 'recreated' | 'kept';
 
+const worst = (a: VectorIndexChange, b: VectorIndexChange): VectorIndexChange =>
+  a === 'recreated' || b === 'recreated'
+    ? 'recreated'
+    : a === 'created' || b === 'created'
+      ? 'created'
+      : 'kept';
+
 /**
- * Makes the chunk vector index fit `dims` (writer account). An index of another size (the model
- * changed: its vectors were made by a model no longer in use, and `kg:ingest` embeds the chunks
- * again), without the model id the server could filter on, or quantized, is dropped and built again.
+ * Makes the chunk vector indexes fit `dims` (writer account): `chunk_embedding` (with the model id
+ * where the server can filter on it) and, where the server can filter with `IN` (2026.06+), the ACL
+ * index `chunk_embedding_acl` (the model id and `acl_key`; chunks written before `acl_key` get it
+ * first). An index of another size (the model changed: its vectors were made by a model no longer
+ * in use, and `kg:ingest` embeds the chunks again), without the properties the server could filter
+ * on, or quantized is dropped and built again. Reports the larger change of the two.
  */
 export async function ensureVectorIndex(
   driver: Driver,
@@ -133,32 +164,57 @@ export async function ensureVectorIndex(
         "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0] AS v",
       ),
     );
-    const filter = vectorSyntaxOf(String(version.records[0]?.get('v') ?? '')) === 'search';
-    const shown = await session.executeRead((tx) =>
-      tx.run(
-        'SHOW VECTOR INDEXES YIELD name, properties, options WHERE name = $name RETURN properties, options',
-        { name: VECTOR_INDEX },
-      ),
-    );
-    const row = shown.records[0];
-    let change: VectorIndexChange = 'created';
-    if (row) {
-      const properties = row.get('properties') as unknown;
-      const config = (row.get('options') as { indexConfig?: Record<string, unknown> }).indexConfig;
-      const size = config?.['vector.dimensions'];
-      const sizeNow = isInt(size) ? size.toNumber() : Number(size);
-      const filtered = Array.isArray(properties) && properties.includes('embedding_model');
-      const quantization = config?.['vector.quantization.type'];
-      const quantized =
-        config?.['vector.quantization.enabled'] === true ||
-        (typeof quantization === 'string' && quantization.toUpperCase() !== 'NONE');
-      if (sizeNow === dims && (filtered || !filter) && !quantized) return 'kept';
-      await session.executeWrite((tx) => tx.run(`DROP INDEX ${VECTOR_INDEX}`));
-      change = 'recreated';
-    }
-    await session.executeWrite((tx) => tx.run(vectorIndexStatement(dims, filter)));
-    return change;
+    const kernel = String(version.records[0]?.get('v') ?? '');
+    const filter = vectorSyntaxOf(kernel) === 'search';
+    const main = await fitVectorIndex(session, dims, filter ? VECTOR_INDEX : '', VECTOR_INDEX);
+    if (!aclFilterOf(kernel)) return main;
+    await backfillAclKeys(session);
+    return worst(main, await fitVectorIndex(session, dims, VECTOR_ACL_INDEX, VECTOR_ACL_INDEX));
   } finally {
     await session.close();
   }
+}
+
+/** One vector index: kept when it fits, else (re)created. `filterOf` names whose properties it wants. */
+async function fitVectorIndex(
+  session: Session,
+  dims: number,
+  filterOf: string,
+  name: string,
+): Promise<VectorIndexChange> {
+  const wanted = filterProperties(filterOf);
+  const shown = await session.executeRead((tx) =>
+    tx.run(
+      'SHOW VECTOR INDEXES YIELD name, properties, options WHERE name = $name RETURN properties, options',
+      { name },
+    ),
+  );
+  const row = shown.records[0];
+  let change: VectorIndexChange = 'created';
+  if (row) {
+    const properties = row.get('properties') as unknown;
+    const config = (row.get('options') as { indexConfig?: Record<string, unknown> }).indexConfig;
+    const size = config?.['vector.dimensions'];
+    const sizeNow = isInt(size) ? size.toNumber() : Number(size);
+    const filtered =
+      Array.isArray(properties) && wanted.every((p) => (properties as unknown[]).includes(p));
+    const quantization = config?.['vector.quantization.type'];
+    const quantized =
+      config?.['vector.quantization.enabled'] === true ||
+      (typeof quantization === 'string' && quantization.toUpperCase() !== 'NONE');
+    if (sizeNow === dims && filtered && !quantized) return 'kept';
+    await session.executeWrite((tx) => tx.run(`DROP INDEX ${name}`));
+    change = 'recreated';
+  }
+  await session.executeWrite((tx) => tx.run(vectorIndexStatement(dims, filterOf, name)));
+  return change;
+}
+
+/** `acl_key` on chunks written before it (the writer sets it on every chunk it writes). */
+async function backfillAclKeys(session: Session): Promise<void> {
+  // An implicit transaction: CALL … IN TRANSACTIONS cannot run inside an explicit one.
+  await session.run(
+    `MATCH (c:Chunk) WHERE c.acl_key IS NULL
+     CALL (c) { SET c.acl_key = ${aclKeyCypher(partitionsCypher('c'))} } IN TRANSACTIONS OF 10000 ROWS`,
+  );
 }

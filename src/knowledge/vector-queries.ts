@@ -10,6 +10,27 @@ import { type ChunkHit, CLAIMS, DOC, type ScoredHit } from './graph-queries.ts';
 import type { Query, Row } from './read-runner.ts';
 
 export const VECTOR_INDEX = 'chunk_embedding';
+/**
+ * The same vectors beside `embedding_model` and `acl_key` (the chunk's partitions as one string),
+ * so a reader who may see little has their partitions filtered inside the index (`vector-plan.ts`).
+ */
+export const VECTOR_ACL_INDEX = 'chunk_embedding_acl';
+
+/** Between a chunk's partitions in `acl_key`: a character no group or partition name holds. */
+const KEY_SEPARATOR = '\u001f';
+
+/** A node's partitions as one string, as `aclKeyCypher` writes it (each name after a separator). */
+export function aclKeyOf(partitions: readonly string[]): string {
+  return partitions.map((p) => `${KEY_SEPARATOR}${p}`).join('');
+}
+
+/** `aclKeyOf` in Cypher, over a list expression (null when the list holds a null). */
+export function aclKeyCypher(list: string): string {
+  return `reduce(k = '', p IN ${list} | k + '\\u001f' + p)`;
+}
+
+/** Which index a search asks: every chunk of the model, or only the chunks of the given `acl_key`s. */
+export type VectorIndexPlan = 'broad' | 'narrow';
 
 /** How a server is asked for nearest neighbours: Cypher 25's `SEARCH` clause, or the procedure. */
 export type VectorSyntax = 'search' | 'procedure';
@@ -18,6 +39,14 @@ export type VectorSyntax = 'search' | 'procedure';
 export function vectorSyntaxOf(kernelVersion: string): VectorSyntax {
   const major = Number.parseInt(kernelVersion, 10);
   return Number.isFinite(major) && major >= 2026 ? 'search' : 'procedure';
+}
+
+/** `IN` inside the search's filter arrived in Neo4j 2026.06: the ACL index needs it. */
+export function aclFilterOf(kernelVersion: string): boolean {
+  const [major = Number.NaN, minor = Number.NaN] = kernelVersion
+    .split('.')
+    .map((n) => Number.parseInt(n, 10));
+  return major > 2026 || (major === 2026 && minor >= 6);
 }
 
 /** The server's kernel version, e.g. `2026.08.1` or `5.26.0`. */
@@ -34,7 +63,13 @@ export const cosineOfScore = (score: number): number => 2 * score - 1;
 const HIT_ROW = `{chunk_id: c.chunk_id, text: c.text, acl_partition: c.acl_partition,
   doc: d ${DOC}, claims: ${CLAIMS}, score: vector.similarity.cosine(c.embedding, $vector)}`;
 
-function neighbours(syntax: VectorSyntax): string {
+function neighbours(syntax: VectorSyntax, plan: VectorIndexPlan): string {
+  if (plan === 'narrow')
+    return `CYPHER 25
+MATCH (c:Chunk)
+  SEARCH c IN (VECTOR INDEX ${VECTOR_ACL_INDEX} FOR $vector
+    WHERE c.embedding_model = $model AND c.acl_key IN $keys LIMIT $k)
+  SCORE AS score`;
   return syntax === 'search'
     ? `CYPHER 25
 MATCH (c:Chunk)
@@ -47,10 +82,11 @@ MATCH (c:Chunk)
  * The `k` nearest chunks, then the visible ones among them (best first, at most `limit`).
  * `fetched` is how many the index returned (fewer than `k`: it has no more), `matched` how many of
  * those the current model made, `visible` how many of those the caller may see. Scores are
- * recomputed exactly for the visible rows.
+ * recomputed exactly for the visible rows. `narrow` asks the ACL index for the chunks of `$keys` only;
+ * the same filter runs after it.
  */
-export function neighbourCypher(syntax: VectorSyntax): string {
-  return `${neighbours(syntax)}
+export function neighbourCypher(syntax: VectorSyntax, plan: VectorIndexPlan = 'broad'): string {
+  return `${neighbours(syntax, plan)}
 WITH collect({c: c, score: score}) AS found
 CALL (found) {
   UNWIND found AS f
@@ -88,6 +124,8 @@ export interface NeighbourParams {
   limit: number;
   partitions: string[];
   groups: string[];
+  /** The `acl_key`s the narrow plan searches (absent: the broad plan). */
+  keys?: string[];
 }
 
 export interface Neighbours {
@@ -112,7 +150,12 @@ export async function nearestVisible(
   k: number,
   p: NeighbourParams,
 ): Promise<Neighbours> {
-  const [row] = await query(neighbourCypher(syntax), { ...p, k: int(k), limit: int(p.limit) });
+  const plan = p.keys ? 'narrow' : 'broad';
+  const [row] = await query(neighbourCypher(syntax, plan), {
+    ...p,
+    k: int(k),
+    limit: int(p.limit),
+  });
   return {
     hits: scored(Array.isArray(row?.hits) ? row.hits : []),
     fetched: Number(row?.fetched ?? 0),

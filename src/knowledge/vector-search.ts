@@ -9,10 +9,12 @@
 // `maxNeighbours` may see very little (fewer than about limit × total / maxNeighbours chunks):
 // their chunks are scored directly, which is exact and cheap for so few. The k the visible share
 // calls for (or "score directly") is remembered per ACL and model for ten minutes, so a repeat
-// caller asks once.
+// caller asks once. A reader who may see little asks the ACL index with their partitions inside
+// the search (`vector-plan.ts`), so nearly every neighbour is theirs and k stays near `limit`.
 import { LRUCache } from 'lru-cache';
 import type { ScoredHit } from './graph-queries.ts';
 import type { Query } from './read-runner.ts';
+import { VectorPlan } from './vector-plan.ts';
 import {
   exactVisible,
   kernelVersion,
@@ -24,6 +26,8 @@ import {
 
 /** First k: twice `limit`, room for some hidden chunks before asking again. */
 const FIRST_K_PER_RESULT = 2;
+/** First k of the narrow plan: its neighbours are the caller's but for a document ACL's exceptions. */
+const NARROW_FIRST_K_PER_RESULT = 1.25;
 const MIN_FIRST_K = 24;
 const MARGIN = 1.25;
 const WIDEN_BLIND = 8;
@@ -57,11 +61,14 @@ function needsProcedure(err: unknown): boolean {
 export class VectorSearch {
   readonly #maxNeighbours: number;
   readonly #plans = new LRUCache<string, number | 'exact'>({ max: 10_000, ttl: PLAN_TTL_MS });
+  readonly #plan: VectorPlan;
   #syntax: VectorSyntax | undefined;
 
-  constructor(maxNeighbours: number, syntax?: VectorSyntax) {
+  /** `plan`: which index a reader asks (default: by the reader's share of the chunks). */
+  constructor(maxNeighbours: number, syntax?: VectorSyntax, plan?: VectorPlan) {
     this.#maxNeighbours = maxNeighbours;
     this.#syntax = syntax;
+    this.#plan = plan ?? new VectorPlan();
   }
 
   /**
@@ -74,22 +81,40 @@ export class VectorSearch {
     return this.#search(query, this.#syntax, p);
   }
 
-  /** True when `err` made this search switch to the procedure, so the same search may be retried. */
+  /**
+   * True when `err` made this search switch to the broad plan (the ACL index cannot answer) or to
+   * the procedure, so the same search may be retried.
+   */
   switchedAfter(err: unknown): boolean {
+    if (this.#syntax === 'search' && this.#plan.switchedAfter(err)) return true;
     if (this.#syntax !== 'search' || !needsProcedure(err)) return false;
     this.#syntax = 'procedure';
     return true;
   }
 
   async #search(query: Query, syntax: VectorSyntax, p: NeighbourParams): Promise<VectorOutcome> {
-    const key = `${p.model}\u0001${p.partitions.join('\u0000')}\u0001${p.groups.join('\u0000')}`;
+    const keys = syntax === 'search' ? await this.#plan.keysFor(query, p.partitions) : undefined;
+    if (keys) {
+      // None of the caller's chunks has a vector of this model: the broad plan tells whether any has.
+      const narrow = await this.#walk(query, syntax, { ...p, keys });
+      if (narrow.modelHasVectors) return narrow;
+    }
+    return this.#walk(query, syntax, p);
+  }
+
+  /** Widens k until `limit` visible chunks are found, or scores the caller's chunks directly. */
+  async #walk(query: Query, syntax: VectorSyntax, p: NeighbourParams): Promise<VectorOutcome> {
+    const keys = p.keys;
+    const key = `${keys ? 'n' : 'b'}\u0001${p.model}\u0001${p.partitions.join('\u0000')}\u0001${p.groups.join('\u0000')}`;
     const plan = this.#plans.get(key);
     if (plan === 'exact') {
       const hits = await exactVisible(query, EXACT_SCAN_LIMIT, p);
       return { hits, modelHasVectors: true, via: 'exact' };
     }
     const max = Math.max(this.#maxNeighbours, p.limit);
-    const first = Math.max(p.limit * FIRST_K_PER_RESULT, MIN_FIRST_K);
+    const first = keys
+      ? Math.ceil(p.limit * NARROW_FIRST_K_PER_RESULT)
+      : Math.max(p.limit * FIRST_K_PER_RESULT, MIN_FIRST_K);
     let k = Math.min(max, plan ?? first);
     for (;;) {
       const found = await nearestVisible(query, syntax, k, p);

@@ -2,12 +2,15 @@
 // that match the question exactly, in a partition nobody here may read, fill the index's nearest
 // neighbours; the ACL filter follows the index, so the search must widen (or score the person's own
 // chunks directly) to find what they may see. Checked against brute force over the chunks each
-// person may read, through both ways of asking the index and both strategies.
+// person may read, through both ways of asking the index and both strategies; and through the ACL
+// index (the person's partitions inside the search), which must find them without walking past
+// the decoys.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { cosine } from '../../src/knowledge/query-vector.ts';
 import { ReadRunner } from '../../src/knowledge/read-runner.ts';
+import { VectorPlan } from '../../src/knowledge/vector-plan.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
 
@@ -76,9 +79,20 @@ async function expected(principal: string): Promise<string[]> {
     .map((r) => r.id);
 }
 
-for (const syntax of ['search', 'procedure'] as const) {
-  for (const maxNeighbours of [4000, 50]) {
-    const how = maxNeighbours === 50 ? 'scored directly' : 'by widening k';
+const cases = [
+  ...(['search', 'procedure'] as const).flatMap((syntax) =>
+    [4000, 50].map((maxNeighbours) => ({ syntax, maxNeighbours, narrow: false })),
+  ),
+  { syntax: 'search' as const, maxNeighbours: 4000, narrow: true },
+];
+
+for (const { syntax, maxNeighbours, narrow } of cases) {
+  {
+    const how = narrow
+      ? 'in the ACL index'
+      : maxNeighbours === 50
+        ? 'scored directly'
+        : 'by widening k';
     test(`${syntax}, ${how}: each person's best chunks, never a decoy`, async () => {
       // How each search found its chunks (debug log), to show the path under test was taken.
       const via: unknown[] = [];
@@ -93,6 +107,8 @@ for (const syntax of ['search', 'procedure'] as const) {
         log: createLogger('debug', sink),
         embedder: kg.embedder,
         vectorSyntax: syntax,
+        // Everyone here may see a small share: "narrow" lets each ask the ACL index, the others never.
+        vectorPlan: new VectorPlan({ narrowShare: narrow ? 1 : 0 }),
         settings: {
           ...kg.settings,
           vectorSearch: { ...kg.settings.vectorSearch, minSimilarity: -1, maxNeighbours },
@@ -113,7 +129,13 @@ for (const syntax of ['search', 'procedure'] as const) {
           assert.deepEqual(got.slice(0, n), want.slice(0, n), `${principal}, round ${round}`);
         }
       }
-      if (maxNeighbours === 50) assert.ok(via.includes('exact'), JSON.stringify(via));
+      if (narrow)
+        assert.ok(
+          via.length > 0 &&
+            via.every((v) => typeof v === 'object' && Number((v as { k: number }).k) < DECOYS),
+          `the ACL index should skip the decoys: ${JSON.stringify(via)}`,
+        );
+      else if (maxNeighbours === 50) assert.ok(via.includes('exact'), JSON.stringify(via));
       else
         assert.ok(
           via.some((v) => typeof v === 'object' && Number((v as { k: number }).k) > DECOYS),
