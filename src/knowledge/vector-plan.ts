@@ -25,19 +25,16 @@ const KEYS_TTL_MS = 60_000;
 const SHARE_TTL_MS = 10 * 60_000;
 const RETRY_ACL_INDEX_MS = 60_000;
 
-/** The ACL index is missing, not online, or the server cannot filter on it: the server's words. */
+/**
+ * The ACL index is missing, not online, or the server cannot filter on it: an error whose words
+ * name that index or its `acl_key` (an error of the broad plan names neither).
+ */
 function aclIndexUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
-    const { message, gqlStatus, cause } = e as {
-      message?: unknown;
-      gqlStatus?: unknown;
-      cause?: unknown;
-    };
-    if (gqlStatus === '22ND3' || gqlStatus === '42I73' || gqlStatus === '42I76') return true;
+    const { message, cause } = e as { message?: unknown; cause?: unknown };
     if (
       typeof message === 'string' &&
-      message.includes(VECTOR_ACL_INDEX) &&
-      /no such|not found|does not exist|not online|populating|failed/i.test(message)
+      (message.includes(VECTOR_ACL_INDEX) || message.includes('acl_key'))
     )
       return true;
     e = cause;

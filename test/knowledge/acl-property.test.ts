@@ -1,6 +1,7 @@
 // ACL property test on a real Neo4j: 1,200 randomised requests (seeded PRNG, so a failure
 // reproduces) over principals, words, retrieval modes (vector and hybrid through both ways of
-// asking the vector index, fulltext through both plans), allowed_scopes and budgets. No item may come from a document outside
+// asking the vector index and through the ACL vector index, fulltext through both plans),
+// allowed_scopes and budgets. No item may come from a document outside
 // the caller's groups or outside the partitions they may search. The vector index is shared with
 // every other corpus on the server, so its nearest neighbours are mostly chunks the caller may not
 // see: the test checks that this is so, i.e. that the ACL had something to filter.
@@ -9,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { FulltextSearch } from '../../src/knowledge/fulltext-search.ts';
 import { ReadRunner } from '../../src/knowledge/read-runner.ts';
 import type { KnowledgeRequest, RetrievalMode } from '../../src/knowledge/types.ts';
+import { VectorPlan } from '../../src/knowledge/vector-plan.ts';
 import { VECTOR_INDEX } from '../../src/knowledge/vector-queries.ts';
 import { mulberry32 } from '../support/prng.ts';
 import { type KgHarness, startKg } from './kg-harness.ts';
@@ -49,18 +51,26 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
       `AND toLower(c.text) CONTAINS '${(question.split(' ')[0] ?? '').toLowerCase().replace(/'/g, '')}' ` +
       'RETURN c.chunk_id AS chunk_id',
   };
-  // Each request is asked one way or the other: fulltext by the reader's partitions in the ACL
-  // index (every reader), or filtered after the text index (every reader).
+  // Each request is asked one of three ways: by the reader's partitions in the ACL indexes
+  // (fulltext and vector, every reader), or filtered after the text index and the vector index
+  // (every reader; the vector index asked by `SEARCH` or by the procedure).
   const providers = [
     kg.provider({
       ...deps,
       vectorSyntax: 'search',
       fulltext: new FulltextSearch({ narrowShare: 1 }),
+      vectorPlan: new VectorPlan({ narrowShare: 1 }),
     }),
     kg.provider({
       ...deps,
       vectorSyntax: 'procedure',
       fulltext: new FulltextSearch({ narrowShare: 0 }),
+    }),
+    kg.provider({
+      ...deps,
+      vectorSyntax: 'search',
+      fulltext: new FulltextSearch({ narrowShare: 0 }),
+      vectorPlan: new VectorPlan({ narrowShare: 0 }),
     }),
   ];
   const provider = providers[0] as (typeof providers)[number];
@@ -109,7 +119,7 @@ test(`${RUNS} randomised requests never return an item outside the caller's ACL`
     while (next < requests.length) {
       const n = next++;
       const { req, groups, partitions } = requests[n] as (typeof requests)[number];
-      const r = await (providers[n % 2] as typeof provider).retrieve(req);
+      const r = await (providers[n % providers.length] as typeof provider).retrieve(req);
       if (r.failure) failures.push(`${req.trace_id}: ${r.failure.kind} ${r.failure.message}`);
       if (r.retrieval_mode !== req.retrieval_mode)
         failures.push(`${req.trace_id}: ${req.retrieval_mode} ran as ${r.retrieval_mode}`);
