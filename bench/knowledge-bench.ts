@@ -1,14 +1,16 @@
 // Knowledge provider latency on a real Neo4j (test/support/neo4j-server.ts: NEO4J_TEST_URI or a
 // private server): 100,000 chunks in 20 partitions (a tenth of the documents shared by two) with
-// 384-dimension vectors, loaded with UNWIND batches, and the vector index built over them (timed). The vectors are random unit vectors of
-// all-MiniLM-L6-v2's size clustered around 200 random topics, not real embeddings (embedding 100k
-// chunks here would take hours); they measure speed, not quality. Reports, in one run: the query
-// embedding on its own (the real model when BENCH_EMBED_MODEL or TEST_EMBED_MODEL names its GGUF,
-// 2 threads; else the hashing stand-in), the candidate query with and without the ACL pre-filter, the whole provider
-// pipeline per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all
-// 20, and one document (0.1 %), with each question's vector precomputed so only the graph work
-// is timed (fulltext and hybrid also "before": every reader filtered after the text index), and the recall@12 of ACL-filtered vector search against brute force over what each
-// caller may see.
+// 384-dimension vectors (`knowledge-corpus.ts`), loaded with UNWIND batches, and both vector
+// indexes built over them (timed). The vectors are random unit vectors of all-MiniLM-L6-v2's size
+// clustered around 200 random topics, not real embeddings (embedding 100k chunks here would take
+// hours); they measure speed, not quality. Reports, in one run: the query embedding on its own (the
+// real model when BENCH_EMBED_MODEL or TEST_EMBED_MODEL names its GGUF, 2 threads; else the hashing
+// stand-in), the candidate query with and without the ACL pre-filter, the whole provider pipeline
+// per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all 20, and one
+// document (0.1 %), with each question's vector precomputed so only the graph work is timed, each
+// mode "before" (every reader filtered after the text index and the vector index) and "now"
+// interleaved on the same questions, with the load averages; and the recall@12 of ACL-filtered
+// vector search against brute force over what each caller may see, by both plans.
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import neo4j, { type Driver, int } from 'neo4j-driver';
@@ -30,63 +32,19 @@ import type { Embedder } from '../src/llm/embeddings/embedder.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { HashingEmbedder } from '../test/support/hashing-embedder.ts';
 import { neo4jForTests } from '../test/support/neo4j-server.ts';
-import { mulberry32 } from '../test/support/prng.ts';
 import { benchEmbedModelPath } from './embed-model-path.ts';
 import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
+import { COMMON, DIMS, dot, nearTopic, pick, RARE, sentence, word } from './knowledge-corpus.ts';
 import { fmt, percentile } from './stats.ts';
+import { timed, timedPair, WARMUP } from './timed-pair.ts';
 
 const CHUNKS = 100_000;
 const PARTITIONS = 20;
 const DOCS_PER_PARTITION = 50;
-const DIMS = 384;
-const TOPICS = 200;
 const BATCH = 2_000;
 const QUERIES = 300;
-const WARMUP = 30;
 const RECALL_QUERIES = 30;
 const MODEL = 'bench-random-384';
-
-const rand = mulberry32(7);
-const COMMON = (
-  'order payment timeout service deploy release incident review latency budget cluster ' +
-  'database migration backup network security policy contract vendor invoice quarter report ' +
-  'customer support ticket roadmap feature pipeline container schedule approval audit'
-).split(' ');
-const FILLER = 'the a of to and in for on with that is was by as at from this be are'.split(' ');
-const RARE = Array.from({ length: 5000 }, (_, i) => `term${i.toString(36)}`);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-const word = () =>
-  rand() < 0.35
-    ? pick(FILLER)
-    : rand() < 0.7
-      ? pick(COMMON)
-      : (RARE[Math.floor(RARE.length * rand() ** 3)] as string);
-const sentence = () => Array.from({ length: 10 + Math.floor(rand() * 10) }, word).join(' ');
-
-function gaussian(): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
-function unit(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / n;
-  return v;
-}
-const CENTROIDS = Array.from({ length: TOPICS }, () =>
-  unit(Float32Array.from({ length: DIMS }, gaussian)),
-);
-/** A unit vector near a random topic: cosine ≈ 0.7 to its centroid, ≈ 0.5 to its neighbours. */
-function nearTopic(): Float32Array {
-  const c = pick(CENTROIDS);
-  const s = 1 / Math.sqrt(DIMS);
-  return unit(Float32Array.from({ length: DIMS }, (_, i) => (c[i] as number) + s * gaussian()));
-}
-function dot(a: Float32Array, b: Float32Array): number {
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d += (a[i] as number) * (b[i] as number);
-  return d;
-}
 
 interface Loaded {
   ms: number;
@@ -170,45 +128,6 @@ async function buildVectorIndex(driver: Driver): Promise<number> {
   await ensureVectorIndex(driver, DIMS);
   await run(driver, 'CALL db.awaitIndexes(1800)');
   return performance.now() - started;
-}
-
-/** Two plans on the same questions, interleaved (which goes first alternates), so load hits both alike. */
-async function timedPair(
-  n: number,
-  a: (i: number) => Promise<unknown>,
-  b: (i: number) => Promise<unknown>,
-): Promise<[number[], number[]]> {
-  for (let i = 0; i < WARMUP; i++) {
-    await a(i);
-    await b(i);
-  }
-  const out: [number[], number[]] = [[], []];
-  const one = async (fn: (i: number) => Promise<unknown>, i: number, into: number[]) => {
-    const t = performance.now();
-    await fn(i);
-    into.push(performance.now() - t);
-  };
-  for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) {
-      await one(a, i, out[0]);
-      await one(b, i, out[1]);
-    } else {
-      await one(b, i, out[1]);
-      await one(a, i, out[0]);
-    }
-  }
-  return out;
-}
-
-async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < WARMUP; i++) await fn(i);
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    out.push(performance.now() - t);
-  }
-  return out;
 }
 
 const line = (label: string, ms: number[]) =>
