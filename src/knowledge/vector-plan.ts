@@ -59,7 +59,8 @@ export class VectorPlan {
   async keysFor(query: Query, partitions: readonly string[]): Promise<string[] | undefined> {
     if (this.#narrowShare <= 0 || this.#now() < this.#aclIndexAfter) return undefined;
     if (partitions.length === 0 || partitions.length > MAX_KEYS) return undefined;
-    const key = partitions.join('\u0000');
+    // The set, not the order it came in (as for fulltext's plan).
+    const key = [...new Set(partitions)].sort().join('\u0000');
     let share = this.#shares.get(key);
     if (share === undefined) {
       share = await shareOf(query, partitions, this.#narrowShare);
