@@ -1,60 +1,73 @@
-// The page's event streams (Hono's server-sent events): a thread as it is now, then every change,
-// kept open with a comment now and then; all of them end when the bot stops.
-import type { Context } from 'hono';
-import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
-import { orderedEvents } from '../../src/log/http-app.ts';
-import type { Transcript, WebEvent } from './transcript.ts';
+// The page's event streams (server-sent events): a thread as it is now, then every change, kept
+// open with a comment now and then; all of them end when the bot stops. Each is written straight to
+// Node's response (event-stream.ts), events of one event-loop turn in one write.
+import type { OutgoingHttpHeaders } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { type Context, Hono } from 'hono';
+import type { HttpEnv } from '../../src/log/http-app.ts';
+import { EventStream } from './event-stream.ts';
+import type { Transcript } from './transcript.ts';
+import { pageHeaders } from './web-http.ts';
 
 /** A comment on idle streams, so proxies and browsers keep them open. */
 const KEEPALIVE_MS = 20_000;
 
 export class WebStreams {
   private readonly transcript: Transcript;
-  /** Open streams, each with what ends it. */
-  private readonly streams = new Map<SSEStreamingApi, () => void>();
+  /** Open streams. */
+  private readonly streams = new Set<EventStream>();
+  /** The security headers every answer carries (the same for every stream). */
+  private headers: OutgoingHttpHeaders | undefined;
 
   constructor(transcript: Transcript) {
     this.transcript = transcript;
   }
 
   /** Server-sent events: the thread as it is now, then every change. */
-  async events(c: Context, threadId: string): Promise<Response> {
+  async events(c: Context<HttpEnv>, threadId: string): Promise<Response> {
     const messages = await this.transcript.messages(threadId);
     const thread = await this.transcript.thread(threadId);
-    const res = streamSSE(c, async (stream) => {
-      const events = orderedEvents(stream);
-      const send = (e: WebEvent) => events.send({ event: e.type, data: JSON.stringify(e) });
-      const snapshot = {
-        type: 'snapshot',
-        thread,
-        messages,
-        status: this.transcript.status(threadId),
-      };
-      // A lost stream is reopened after two seconds, and starts again from a snapshot.
-      events.send({ event: 'snapshot', data: JSON.stringify(snapshot), retry: 2000 });
-      const unlisten = this.transcript.listen(threadId, send);
-      const keepalive = setInterval(() => void stream.write(': keep-alive\n\n'), KEEPALIVE_MS);
-      keepalive.unref();
-      // The stream stays open until the page leaves or the bot stops.
-      await new Promise<void>((resolve) => {
-        this.streams.set(stream, resolve);
-        stream.onAbort(resolve);
-      });
+    const stream = new EventStream(c.env.outgoing, await this.headersOf());
+    const snapshot = {
+      type: 'snapshot',
+      thread,
+      messages,
+      status: this.transcript.status(threadId),
+    };
+    // A lost stream is reopened after two seconds, and starts again from a snapshot.
+    stream.send('snapshot', JSON.stringify(snapshot), 2000);
+    const unlisten = this.transcript.listen(threadId, (e) =>
+      stream.send(e.type, JSON.stringify(e)),
+    );
+    const keepalive = setInterval(() => stream.comment('keep-alive'), KEEPALIVE_MS);
+    keepalive.unref();
+    this.streams.add(stream);
+    // The stream stays open until the page leaves or the bot stops.
+    void stream.closed.then(() => {
       clearInterval(keepalive);
       unlisten();
       this.streams.delete(stream);
     });
-    res.headers.set('cache-control', 'no-store');
-    res.headers.set('x-accel-buffering', 'no');
-    return res;
+    return RESPONSE_ALREADY_SENT;
+  }
+
+  /** The headers pageHeaders gives every answer (asked of Hono once) and a stream's own. */
+  private async headersOf(): Promise<OutgoingHttpHeaders> {
+    if (!this.headers) {
+      const probe = new Hono().use(pageHeaders).get('/', (c) => c.body(null));
+      const { headers } = await probe.request('/');
+      this.headers = {
+        ...Object.fromEntries(headers),
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      };
+    }
+    return this.headers;
   }
 
   /** Ends every stream (they would hold the server open). */
   end(): void {
-    for (const [stream, ended] of this.streams) {
-      ended();
-      void stream.close();
-    }
+    for (const stream of this.streams) stream.end();
     this.streams.clear();
   }
 }
