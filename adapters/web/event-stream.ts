@@ -16,7 +16,13 @@ export class EventStream {
   constructor(res: ServerResponse, headers: OutgoingHttpHeaders) {
     this.res = res;
     this.closed = new Promise((resolve) => res.once('close', resolve));
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream' });
+    // `connection` set here (as streamSSE did) keeps Node from adding a `keep-alive: timeout=65`
+    // hint, which has clients hold their spare connections open that long and the bot's stop wait.
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream',
+      connection: 'keep-alive',
+    });
   }
 
   /** An event whose data is one line (JSON is: it escapes line breaks). */
