@@ -1,20 +1,45 @@
 // One page's server-sent event stream, written straight to Node's response (Hono's Node server
-// hands a handler its `outgoing`; the handler then answers RESPONSE_ALREADY_SENT). Events sent in
-// one turn of the event loop go out as one write: Hono's streamSSE passes each event through three
-// web streams and writes it to the socket on its own, which at 50 answers in flight was a good part
-// of the bot's CPU per turn.
+// hands a handler its `outgoing`; the handler then answers RESPONSE_ALREADY_SENT). Events go out in
+// batches: every stream with something pending is written once per `WriteWindow`, so a thread's
+// status, message and `handled` coming a few milliseconds apart are one socket write. Hono's
+// streamSSE passed each event through three web streams and wrote it to the socket on its own,
+// which at 50 answers in flight was a good part of the bot's CPU per turn.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/** Writes the streams that have events pending, all at once, `ms` after the first was queued. */
+export class WriteWindow {
+  private readonly ms: number;
+  private readonly due = new Set<EventStream>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number) {
+    this.ms = ms;
+  }
+
+  add(stream: EventStream): void {
+    this.due.add(stream);
+    this.timer ??= setTimeout(() => this.write(), this.ms);
+  }
+
+  private write(): void {
+    this.timer = undefined;
+    const due = [...this.due];
+    this.due.clear();
+    for (const stream of due) stream.flush();
+  }
+}
 
 export class EventStream {
   private readonly res: ServerResponse;
+  private readonly window: WriteWindow;
   /** Events sent since the last write, as they go on the wire. */
   private pending = '';
-  private scheduled = false;
   /** Resolves once the client has gone or the stream was ended. */
   readonly closed: Promise<void>;
 
-  constructor(res: ServerResponse, headers: OutgoingHttpHeaders) {
+  constructor(res: ServerResponse, headers: OutgoingHttpHeaders, window: WriteWindow) {
     this.res = res;
+    this.window = window;
     this.closed = new Promise((resolve) => res.once('close', resolve));
     // `connection` set here (as streamSSE did) keeps Node from adding a `keep-alive: timeout=65`
     // hint, which has clients hold their spare connections open that long and the bot's stop wait.
@@ -43,20 +68,18 @@ export class EventStream {
     if (!this.res.writableEnded) this.res.end();
   }
 
-  private queue(text: string): void {
-    if (!this.open()) return;
-    this.pending += text;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.scheduled = false;
+  /** Writes what is pending (the window calls this). */
+  flush(): void {
     const text = this.pending;
     this.pending = '';
     // Left meanwhile: what it would have got is dropped, as a reopened stream starts from a snapshot.
     if (text && this.open()) this.res.write(text);
+  }
+
+  private queue(text: string): void {
+    if (!this.open()) return;
+    if (!this.pending) this.window.add(this);
+    this.pending += text;
   }
 
   private open(): boolean {

@@ -5,29 +5,33 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import type { HttpEnv } from '../../src/log/http-app.ts';
-import { EventStream } from './event-stream.ts';
+import { EventStream, WriteWindow } from './event-stream.ts';
 import type { Transcript } from './transcript.ts';
 import { pageHeaders } from './web-http.ts';
 
 /** A comment on idle streams, so proxies and browsers keep them open. */
 const KEEPALIVE_MS = 20_000;
+/** How long an event waits for others to share its write (the page sees it that much later). */
+const WRITE_WINDOW_MS = 10;
 
 export class WebStreams {
   private readonly transcript: Transcript;
   /** Open streams. */
   private readonly streams = new Set<EventStream>();
+  private readonly window: WriteWindow;
   /** The security headers every answer carries (the same for every stream). */
   private headers: OutgoingHttpHeaders | undefined;
 
-  constructor(transcript: Transcript) {
+  constructor(transcript: Transcript, writeWindowMs = WRITE_WINDOW_MS) {
     this.transcript = transcript;
+    this.window = new WriteWindow(writeWindowMs);
   }
 
   /** Server-sent events: the thread as it is now, then every change. */
   async events(c: Context<HttpEnv>, threadId: string): Promise<Response> {
     const messages = await this.transcript.messages(threadId);
     const thread = await this.transcript.thread(threadId);
-    const stream = new EventStream(c.env.outgoing, await this.headersOf());
+    const stream = new EventStream(c.env.outgoing, await this.headersOf(), this.window);
     const snapshot = {
       type: 'snapshot',
       thread,

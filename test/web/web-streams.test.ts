@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { EventStream } from '../../adapters/web/event-stream.ts';
+import { EventStream, WriteWindow } from '../../adapters/web/event-stream.ts';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
@@ -71,7 +71,7 @@ describe('EventStream', () => {
   let base: string;
   before(async () => {
     server = http.createServer((_req, res) => {
-      const stream = new EventStream(res, { 'cache-control': 'no-store' });
+      const stream = new EventStream(res, { 'cache-control': 'no-store' }, new WriteWindow(10));
       // Sent in one turn of the event loop (one write), then ended at once.
       stream.send('first', JSON.stringify({ n: 0, text: 'line\nbreak' }), 2000);
       for (let n = 1; n < 100; n++) stream.send('next', JSON.stringify({ n }));
