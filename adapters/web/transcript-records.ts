@@ -1,8 +1,9 @@
-// How the web chat's transcript sits in the bot's store: one record per thread and per message, a
-// small index of thread ids and each thread's order of message ids. A change writes the record it
-// touches (a streamed answer: when it settles), never a whole thread or the whole list of threads.
-// Records of the older layout (all threads in one record, a thread's messages in one record) are
-// read once and written again in this layout.
+// How the web chat's transcript sits in the bot's store: one record per thread and per message, an
+// index of thread ids in pages of INDEX_PAGE and each thread's order of message ids. A change writes
+// the record it touches (a streamed answer: when it settles, a new thread: its index page), never a
+// whole thread or the whole list of threads. Records of older layouts (all threads in one record, a
+// thread's messages in one record, the thread ids in one record) are read once and written again
+// in this layout.
 import { LatestWrites } from '../../src/util/latest-writes.ts';
 import type { WebMessage, WebThread } from './web-messages.ts';
 
@@ -13,6 +14,12 @@ export interface TranscriptStore {
   set(key: string, value: unknown): Promise<unknown>;
   delete(key: string): Promise<unknown>;
 }
+
+/**
+ * Thread ids per index page: a new thread rewrites its page, not every id (one record of them all
+ * was ~2 ms of the bot's CPU per new thread at 1,500 threads).
+ */
+export const INDEX_PAGE = 256;
 
 export class TranscriptRecords {
   private readonly store: TranscriptStore;
@@ -35,14 +42,36 @@ export class TranscriptRecords {
 
   /** Every thread, in the order they were made. */
   async loadThreads(): Promise<WebThread[]> {
-    const ids = await this.store.get(this.key('thread-index'));
-    if (Array.isArray(ids)) return this.many<WebThread>(ids.map((id) => this.key('thread', id)));
-    const legacyKey = this.key('threads');
-    const legacy = await this.store.get(legacyKey);
-    if (!Array.isArray(legacy)) return [];
-    const threads = legacy as WebThread[];
-    await Promise.all(threads.map((t) => this.saveThread(t)));
-    await this.saveIndex(() => threads.map((t) => t.id));
+    const pages = await this.store.get(this.key('thread-pages'));
+    if (typeof pages === 'number') {
+      const keys = Array.from({ length: pages }, (_, n) => this.key('thread-index', String(n)));
+      const ids = (await this.store.getMany(keys)).flatMap((page) =>
+        Array.isArray(page) ? page : [],
+      );
+      return this.many<WebThread>(ids.map((id) => this.key('thread', id)));
+    }
+    return this.loadOlderThreads();
+  }
+
+  /** Threads kept with every id in one index record, or every thread in one record. */
+  private async loadOlderThreads(): Promise<WebThread[]> {
+    const indexKey = this.key('thread-index');
+    const ids = await this.store.get(indexKey);
+    let threads: WebThread[];
+    let legacyKey = indexKey;
+    if (Array.isArray(ids))
+      threads = await this.many<WebThread>(ids.map((id) => this.key('thread', id)));
+    else {
+      legacyKey = this.key('threads');
+      const legacy = await this.store.get(legacyKey);
+      if (!Array.isArray(legacy)) return [];
+      threads = legacy as WebThread[];
+      await Promise.all(threads.map((t) => this.saveThread(t)));
+    }
+    const pages = Math.ceil(threads.length / INDEX_PAGE);
+    await Promise.all(
+      Array.from({ length: pages }, (_, n) => this.saveIndexAt(n * INDEX_PAGE, () => threads)),
+    );
     await this.store.delete(legacyKey);
     return threads;
   }
@@ -75,9 +104,24 @@ export class TranscriptRecords {
     return this.writes.write(this.key('thread', t.id), () => t);
   }
 
-  /** The thread ids, read when the write happens (so changes meanwhile go out in one write). */
-  saveIndex(ids: () => string[]): Promise<void> {
-    return this.writes.write(this.key('thread-index'), ids);
+  /**
+   * The index page holding the `at`-th thread, and the page count when that thread opens a page;
+   * the threads are read when the write happens (so threads made meanwhile go out in one write).
+   */
+  async saveIndexAt(at: number, threads: () => readonly WebThread[]): Promise<void> {
+    const page = Math.floor(at / INDEX_PAGE);
+    await Promise.all([
+      at % INDEX_PAGE === 0
+        ? this.writes.write(this.key('thread-pages'), () =>
+            Math.ceil(threads().length / INDEX_PAGE),
+          )
+        : undefined,
+      this.writes.write(this.key('thread-index', String(page)), () =>
+        threads()
+          .slice(page * INDEX_PAGE, (page + 1) * INDEX_PAGE)
+          .map((t) => t.id),
+      ),
+    ]);
   }
 
   saveOrder(threadId: string, ids: () => string[]): Promise<void> {

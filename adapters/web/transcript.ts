@@ -51,7 +51,7 @@ export class Transcript {
     this.loaded.set(t.id, Promise.resolve([]));
     await Promise.all([
       this.records.saveThread(t),
-      this.records.saveIndex(() => threads.map((x) => x.id)),
+      this.records.saveIndexAt(threads.length - 1, () => threads),
     ]);
     return t;
   }

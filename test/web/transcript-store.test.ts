@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Transcript } from '../../adapters/web/transcript.ts';
-import type { TranscriptStore } from '../../adapters/web/transcript-records.ts';
+import { INDEX_PAGE, type TranscriptStore } from '../../adapters/web/transcript-records.ts';
 import { createStore } from '../../src/compose/create-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startTestRedis } from '../support/redis-server.ts';
@@ -112,6 +112,53 @@ function transcriptContract(
       assert.deepEqual(
         (await again.messages(t.id)).map((m) => m.text),
         ['keep'],
+      );
+    });
+
+    test('more threads than an index page come back in order; a new one writes one page', async () => {
+      const prefix = project();
+      const { kv, written } = watched(store);
+      const first = new Transcript(kv, prefix, fail);
+      const made: string[] = [];
+      for (let i = 0; i < INDEX_PAGE + 3; i++) made.push((await first.createThread()).id);
+      await first.flush();
+      const before = written.length;
+      made.push((await first.createThread()).id);
+      await first.flush();
+      assert.deepEqual(
+        written.slice(before).sort(),
+        [`${prefix}:thread-index:1`, `${prefix}:thread:${made.at(-1)}`].sort(),
+        'the new thread and its index page, not every thread id',
+      );
+      const again = new Transcript(store.kv, prefix, fail);
+      assert.deepEqual(
+        (await again.list()).map((t) => t.id),
+        made,
+      );
+    });
+
+    test('threads indexed in one record (the previous layout) open, and are indexed in pages', async () => {
+      const prefix = project();
+      const threads = [randomUUID(), randomUUID()].map((id, i) => ({
+        id,
+        title: `thread ${i}`,
+        createdAt: i,
+        updatedAt: i,
+      }));
+      for (const t of threads) await store.kv.set(`${prefix}:thread:${t.id}`, t);
+      await store.kv.set(
+        `${prefix}:thread-index`,
+        threads.map((t) => t.id),
+      );
+      const first = new Transcript(store.kv, prefix, fail);
+      assert.deepEqual(await first.list(), threads);
+      const added = await first.createThread();
+      await first.flush();
+      assert.equal(await store.kv.get(`${prefix}:thread-index`), undefined);
+      const again = new Transcript(store.kv, prefix, fail);
+      assert.deepEqual(
+        (await again.list()).map((t) => t.id),
+        [...threads.map((t) => t.id), added.id],
       );
     });
 
