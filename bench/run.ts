@@ -37,7 +37,11 @@ const groups: Record<string, () => Promise<string[]>> = {
   'turn-cost': async () => (await import('./turn-cost-bench.ts')).benchTurnCost(),
 };
 
-const wanted = process.argv.slice(2).filter((a) => a in groups);
+// Group names come before the first flag: `turn-cost --platform web` runs turn-cost only, though
+// `web` is also a group's name.
+const args = process.argv.slice(2);
+const firstFlag = args.findIndex((a) => a.startsWith('--'));
+const wanted = (firstFlag < 0 ? args : args.slice(0, firstFlag)).filter((a) => a in groups);
 const started = Date.now();
 console.log(`threadmind benchmarks (node ${process.version}, ${new Date().toISOString()})`);
 for (const name of wanted.length ? wanted : Object.keys(groups)) {
