@@ -1,11 +1,11 @@
 // The page's event streams (server-sent events): a thread as it is now, then every change, kept
 // open with a comment now and then; all of them end when the bot stops. Each is written straight to
-// Node's response (event-stream.ts), events of one event-loop turn in one write.
+// Node's response (src/util/event-stream.ts), events of one event-loop turn in one write.
 import type { OutgoingHttpHeaders } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import type { HttpEnv } from '../../src/log/http-app.ts';
-import { EventStream, WriteWindow } from './event-stream.ts';
+import { EventStream, WriteWindow } from '../../src/util/event-stream.ts';
 import type { Transcript } from './transcript.ts';
 import { pageHeaders } from './web-http.ts';
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { EventStream, WriteWindow } from '../../adapters/web/event-stream.ts';
 import type { WebMessage } from '../../adapters/web/transcript.ts';
+import { EventStream, WriteWindow } from '../../src/util/event-stream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ThreadView, WebChatClient } from '../support/web-client.ts';
 
