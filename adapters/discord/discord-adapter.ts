@@ -104,12 +104,12 @@ export class DiscordAdapter {
     this.interactions = new DiscordInteractions({
       ...parts,
       log: d.log.child({ component: 'discord-interactions' }),
-      admins: config.discord.admins,
     });
     d.core.attach(
       this.port,
       {
         ...surfaceTexts.discord,
+        admins: config.discord.admins,
         updateIntervalMs: config.discord.updateIntervalMs,
         nativeStreaming: false,
         thinkingText: surfaceTexts.thinking,

@@ -6,7 +6,6 @@ import {
   type Channel,
   type Client,
   InteractionContextType,
-  PermissionFlagsBits,
 } from 'discord.js';
 import type { Destination } from '../../src/model/platform-port.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
@@ -91,12 +90,4 @@ export async function interactionPlace(
   if (installed) return installed;
   const channel = i.channel ?? (await client.channels.fetch(i.channelId ?? ''));
   return channel ? placeOf(channel, i.guildId, i.user.id).ref : undefined;
-}
-
-/** A server admin: Manage Server in this server, or one of the bot's configured admins. */
-export function isServerAdmin(i: BaseInteraction, admins: readonly string[]): boolean {
-  return (
-    admins.includes(i.user.id) ||
-    (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false)
-  );
 }

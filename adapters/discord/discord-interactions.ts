@@ -36,7 +36,6 @@ import { type DiscordMessage, errorText, messageOf, modalOf } from './discord-ca
 import { editReply } from './discord-commands.ts';
 import {
   interactionPlace,
-  isServerAdmin,
   placeOf,
   userInstallDestination,
   userInstallPlace,
@@ -56,22 +55,21 @@ export interface DiscordInteractionsOptions {
   port: DiscordPort;
   core: Conversation;
   log: Logger;
-  admins: readonly string[];
   threadAutoArchiveMinutes: 60 | 1440 | 4320 | 10080;
 }
 
-function actorOf(i: Answerable, admins: readonly string[]): Actor {
+/** Manage Server makes an admin, Manage Channels a channel's; the bot's own admins are the core's. */
+function actorOf(i: Answerable): Actor {
+  const has = (p: bigint) => i.memberPermissions?.has(p) ?? false;
   return {
     id: i.user.id,
     ...(i.user.globalName ? { name: i.user.globalName } : {}),
-    may: async (right) => {
-      if (right === 'admin') return isServerAdmin(i, admins);
-      if (right === 'forgetThread') return mayForget(i);
-      return (
-        admins.includes(i.user.id) ||
-        (i.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false)
-      );
-    },
+    may: async (right) =>
+      right === 'admin'
+        ? has(PermissionFlagsBits.ManageGuild)
+        : right === 'forgetThread'
+          ? mayForget(i)
+          : has(PermissionFlagsBits.ManageChannels),
   };
 }
 
@@ -151,7 +149,7 @@ export class DiscordInteractions implements InteractionSurface {
     const work = this.o.core.interact({
       kind: 'act',
       ref: i.customId,
-      actor: actorOf(i, this.o.admins),
+      actor: actorOf(i),
       project: { platform: 'discord', projectId },
       ...(channel ? { place: placeAt(placeOf(channel, i.guildId, i.user.id).ref) } : {}),
       ...(i.isModalSubmit() ? { values: modalValues(i) } : {}),
@@ -188,7 +186,7 @@ export class DiscordInteractions implements InteractionSurface {
     const work = this.o.core.interact({
       kind: 'start',
       flow,
-      actor: actorOf(i, this.o.admins),
+      actor: actorOf(i),
       place: { ref: place, to },
       message: {
         id: target.id,
@@ -223,7 +221,7 @@ export class DiscordInteractions implements InteractionSurface {
     const work = this.o.core.interact({
       kind: 'start',
       flow,
-      actor: actorOf(i, this.o.admins),
+      actor: actorOf(i),
       place: placeAt(ref),
       values: optionValues(i),
       // The command itself: what was posted before it (forget: is not read again).

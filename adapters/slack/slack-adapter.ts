@@ -91,7 +91,6 @@ export class SlackAdapter {
       core: d.core,
       files: this.files,
       credentials: built.credentials,
-      admins: config.slack.admins,
       log: d.log.child({ component: 'slack-interactions' }),
       noteUser: (user, project) => this.port.noteUser(user, project),
     });
@@ -99,6 +98,7 @@ export class SlackAdapter {
       this.port,
       {
         ...surfaceTexts.slack,
+        admins: config.slack.admins,
         erasePreserves: (projectId) => [installationKeyOf(projectId)],
         updateIntervalMs: config.slack.updateIntervalMs,
         nativeStreaming: config.slack.streaming === 'auto',

@@ -2,12 +2,11 @@
 // block with one line), and 👍/👎 as Slack's feedback_buttons (a context_actions block) or plain
 // buttons. A workspace that refuses the native blocks gets the plainer ones (`plainerStyle`).
 import type { Block } from '@slack/web-api';
-import { MAX_SOURCES_SHOWN, sourceLabel } from '../../src/core/answer-sources.ts';
+import { linkedSources } from '../../src/core/answer-sources.ts';
 import { messages } from '../../src/core/messages.ts';
 import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { AnswerFooter, AnswerSource } from '../../src/model/answer-extras.ts';
 import type { ActionButton } from '../../src/model/interaction.ts';
-import { clip } from '../../src/text/clip.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { button, INTERACTION_ID } from './slack-cards.ts';
 
@@ -28,30 +27,20 @@ const SOURCE_TEXT_MAX = 150;
 
 /** The task card listing what the answer used, or undefined when no source has an address. */
 function sourcesCard(sources: readonly AnswerSource[]): Block | undefined {
-  const linked = sources.filter((s) => s.link !== undefined);
-  if (linked.length === 0) return undefined;
-  const shown = linked.slice(0, MAX_SOURCES_SHOWN);
-  const label = (s: AnswerSource) => clip(sourceLabel(s), SOURCE_TEXT_MAX);
-  // Sources without an address (a web-chat file, a kb:// document) are named in the details.
-  const unlinked = sources.filter((s) => s.link === undefined).slice(0, MAX_SOURCES_SHOWN);
-  const more = sources.length - shown.length - unlinked.length;
-  const extra = [
-    unlinked.length > 0 ? surfaceTexts.sourcesAlso(unlinked.map(label)) : '',
-    more > 0 ? surfaceTexts.sourcesMore(more) : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const linked = linkedSources(sources, SOURCE_TEXT_MAX);
+  if (!linked) return undefined;
+  const { links, others } = linked;
   return {
     type: 'task_card',
     task_id: 'threadmind_sources',
     title: surfaceTexts.sourcesTitle,
     status: 'complete',
-    sources: shown.map((s) => ({ type: 'url', url: s.link as string, text: label(s) })),
-    ...(extra
+    sources: links.map((s) => ({ type: 'url', url: s.url, text: s.label })),
+    ...(others
       ? {
           details: {
             type: 'rich_text',
-            elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: extra }] }],
+            elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: others }] }],
           },
         }
       : {}),

@@ -41,7 +41,6 @@ export interface SlackInteractionsDeps {
   core: Conversation;
   files: SlackFiles;
   credentials: SlackCredentialSource;
-  admins: readonly string[];
   log: Logger;
   /** Remembers where a person was seen (names are looked up with that workspace's token). */
   noteUser(userId: string, projectId: string): void;
@@ -140,7 +139,7 @@ export class SlackInteractions implements InteractionSurface {
     await this.start(
       {
         flow,
-        actor: slackActor(client, this.d.admins, user),
+        actor: slackActor(client, user),
         place: placeOf(c.projectId, c.team, user, channel, channel),
         ...(c.values ? { values: c.values } : {}),
       },
@@ -168,7 +167,7 @@ export class SlackInteractions implements InteractionSurface {
     return this.d.core.interact({
       kind: 'act',
       ref,
-      actor: slackActor(client, this.d.admins, b.user.id),
+      actor: slackActor(client, b.user.id),
       project: { platform: 'slack', projectId },
       ...more,
       traceId: randomUUID(),
@@ -243,7 +242,7 @@ export class SlackInteractions implements InteractionSurface {
     await this.start(
       {
         flow: spec.starts.flow,
-        actor: slackActor(client, this.d.admins, user),
+        actor: slackActor(client, user),
         place: placeOf(projectId, team, user, channel, m.thread_ts ?? m.ts),
         message: {
           id: m.ts,

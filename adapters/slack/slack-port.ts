@@ -196,7 +196,7 @@ export class SlackPort implements PlatformPort {
   /** The workspace's admins and owners (users.info). */
   async isAdmin(to: Destination, userId: string): Promise<boolean> {
     const { token } = await this.api.creds(to.ref.projectId);
-    return isWorkspaceAdmin(this.o.client, [], userId, token);
+    return isWorkspaceAdmin(this.o.client, userId, token);
   }
 
   async react(to: Destination, messageId: string, reaction: Reaction): Promise<void> {

@@ -1,20 +1,15 @@
 // What Slack says a person may do, as the core's `Actor`: the workspace's admins and owners
-// (users.info) and the bot's configured admins are admins; they and a channel's creator may change
-// its settings; forgetting a thread is its starter's (the core's rule: Slack adds no one).
+// (users.info) are admins; they and a channel's creator may change its settings; forgetting a
+// thread is its starter's (the core's rule: Slack adds no one). The bot's own admins are the core's.
 import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../src/model/interaction.ts';
 
-/**
- * Workspace admins and owners, and the configured admins. `token`: the workspace's, for a client
- * that holds none (the port's).
- */
+/** Workspace admins and owners. `token`: the workspace's, for a client that holds none (the port's). */
 export async function isWorkspaceAdmin(
   client: WebClient,
-  admins: readonly string[],
   userId: string,
   token?: string,
 ): Promise<boolean> {
-  if (admins.includes(userId)) return true;
   const res = (await client.users.info({ user: userId, ...(token ? { token } : {}) })) as {
     user?: { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean };
   };
@@ -22,31 +17,29 @@ export async function isWorkspaceAdmin(
   return u?.is_admin === true || u?.is_owner === true || u?.is_primary_owner === true;
 }
 
-/** Workspace admins and owners, the channel's creator, and the configured admins may change it. */
-export async function mayChangeSettings(
+/** Workspace admins and owners, and the channel's creator, may change it. */
+async function mayChangeSettings(
   client: WebClient,
-  admins: readonly string[],
   userId: string,
   channel: string,
 ): Promise<boolean> {
-  if (admins.includes(userId)) return true;
   const [admin, info] = await Promise.all([
-    isWorkspaceAdmin(client, [], userId),
+    isWorkspaceAdmin(client, userId),
     client.conversations.info({ channel }) as Promise<{ channel?: { creator?: string } }>,
   ]);
   return admin || info.channel?.creator === userId;
 }
 
 /** The person who acted, asked with the client Bolt authorized for their workspace. */
-export function slackActor(client: WebClient, admins: readonly string[], user: string): Actor {
+export function slackActor(client: WebClient, user: string): Actor {
   return {
     id: user,
     may: async (right, where) =>
       right === 'forgetThread'
         ? false
         : (right === 'admin'
-            ? isWorkspaceAdmin(client, admins, user)
-            : mayChangeSettings(client, admins, user, where?.channelId ?? '')
+            ? isWorkspaceAdmin(client, user)
+            : mayChangeSettings(client, user, where?.channelId ?? '')
           ).catch(() => false),
   };
 }

@@ -2,6 +2,8 @@
 // as an artifact), and the one short line every platform shows under the answer.
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { AnswerSource, SourcesArtifact } from '../model/answer-extras.ts';
+import { clip } from '../text/clip.ts';
+import { surfaceTexts } from './surface-texts.ts';
 
 /** More than this many sources is noise under a chat answer; the rest are counted. */
 export const MAX_SOURCES_SHOWN = 6;
@@ -64,4 +66,31 @@ export function sourcesMarkdown(sources: readonly AnswerSource[]): string | unde
     .map((s) => `\`${sourceLabel(s).replace(/`/g, "'")}\``);
   const more = sources.length - shown.length;
   return `Sources: ${shown.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`;
+}
+
+/**
+ * The sources as links, for a platform's own sources list (Slack's task card): those with an
+ * address, as many as are shown, and one line naming those without one and counting the rest
+ * (`Also: kb://runbook and 3 more`); undefined when none has an address. `labelMax`: the longest
+ * label the platform shows (the full one stays in the answer's text).
+ */
+export function linkedSources(
+  sources: readonly AnswerSource[],
+  labelMax: number,
+): { links: { url: string; label: string }[]; others?: string } | undefined {
+  const label = (s: AnswerSource) => clip(sourceLabel(s), labelMax);
+  const links = sources.flatMap((s) =>
+    s.link === undefined ? [] : [{ url: s.link, label: label(s) }],
+  );
+  if (links.length === 0) return undefined;
+  const shown = links.slice(0, MAX_SOURCES_SHOWN);
+  const unlinked = sources.filter((s) => s.link === undefined).slice(0, MAX_SOURCES_SHOWN);
+  const more = sources.length - shown.length - unlinked.length;
+  const others = [
+    unlinked.length > 0 ? surfaceTexts.sourcesAlso(unlinked.map(label)) : '',
+    more > 0 ? surfaceTexts.sourcesMore(more) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { links: shown, ...(others ? { others } : {}) };
 }

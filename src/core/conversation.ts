@@ -20,6 +20,7 @@ import { FileSharing } from './file-sharing.ts';
 import { intentOf, SHARE_REQUEST } from './intents.ts';
 import { ActionRefs } from './interactions/action-refs.ts';
 import { AskAboutFlow } from './interactions/ask-about-flow.ts';
+import { withConfiguredAdmins } from './interactions/configured-admins.ts';
 import { InteractionEngine } from './interactions/engine.ts';
 import { EraseFlow } from './interactions/erase-flow.ts';
 import { ExportFlow } from './interactions/export-flow.ts';
@@ -310,7 +311,11 @@ export class Conversation {
    * what to show them. Never rejects: a failure is logged and told privately.
    */
   interact(r: InteractionRequest): Promise<InteractionReply> {
-    return r.kind === 'start' ? this.flows.start({ ...r, via: 'interaction' }) : this.flows.act(r);
+    const platform = r.kind === 'start' ? r.place.ref.platform : r.project.platform;
+    const actor = withConfiguredAdmins(r.actor, this.ports.get(platform)?.settings.admins);
+    return r.kind === 'start'
+      ? this.flows.start({ ...r, actor, via: 'interaction' })
+      : this.flows.act({ ...r, actor });
   }
 
   /**

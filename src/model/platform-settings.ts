@@ -17,6 +17,8 @@ export interface PlatformSettings extends OutputSettings {
   feedbackAdmins?: string;
   /** Who may erase the project's stored data, in words; default `feedbackAdmins`. */
   eraseAdmins?: string;
+  /** The bot's configured admins here (user ids): every right a project's admin has. */
+  admins?: readonly string[];
   /** Keys under the project that erasing keeps (the installation: it belongs to uninstalling). */
   erasePreserves?: (projectId: string) => string[];
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { ToolMessage } from '@langchain/core/messages';
 import { createStore } from '../../src/compose/create-store.ts';
-import { answerSources, sourcesMarkdown } from '../../src/core/answer-sources.ts';
+import { answerSources, linkedSources, sourcesMarkdown } from '../../src/core/answer-sources.ts';
 import { FeedbackService, toCsv } from '../../src/core/feedback.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createMetrics } from '../../src/log/metrics.ts';
@@ -136,4 +136,24 @@ test('sources come from tool artifacts, once each, and the line marks outdated d
   assert.equal(sourcesMarkdown([]), undefined);
   const many = Array.from({ length: 9 }, (_, i) => ({ kind: 'file' as const, title: `f${i}` }));
   assert.match(sourcesMarkdown(many) ?? '', /and 3 more$/);
+});
+
+test('as links: the linked sources shown, the others named, the rest counted, labels kept short', () => {
+  const web = (i: number) => ({
+    kind: 'web' as const,
+    title: `Page ${i} with a long title`,
+    link: `https://x.test/${i}`,
+  });
+  assert.equal(linkedSources([{ kind: 'file', title: 'notes.txt' }], 20), undefined);
+  const some = linkedSources([web(1), { kind: 'knowledge', title: 'kb://r', uri: 'kb://r' }], 12);
+  assert.deepEqual(some, {
+    links: [{ url: 'https://x.test/1', label: 'Page 1 with…' }],
+    others: 'Also: kb://r',
+  });
+  const many = linkedSources(
+    Array.from({ length: 9 }, (_, i) => web(i)),
+    100,
+  );
+  assert.equal(many?.links.length, 6);
+  assert.equal(many?.others, 'and 3 more');
 });
