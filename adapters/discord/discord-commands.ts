@@ -13,7 +13,7 @@ import { messages } from '../../src/core/messages.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Destination, InboundMessage, Intent } from '../../src/model/incoming.ts';
 import type { ThreadRef } from '../../src/model/thread-ref.ts';
-import { commandOf, SERVER_INSTALL_COMMANDS, threadName } from './commands.ts';
+import { commandOf, threadName } from './commands.ts';
 import { placeOf, userInstallDestination, userInstallPlace } from './discord-events.ts';
 import { discordText } from './discord-format.ts';
 import type { DiscordPort } from './discord-port.ts';
@@ -75,7 +75,7 @@ export class DiscordCommands {
     const question = i.options.getString('question') ?? '';
     const asked = await editReply(
       i,
-      `**${i.user.globalName ?? i.user.username} asked:** ${question}`,
+      messages.askedBy(i.user.globalName ?? i.user.username, question),
     );
     this.take(i, { ...here, sessionId: asked }, { ref: here, context: {} }, traceId);
     const open = { rest: this.o.client.rest, autoArchiveMinutes: this.o.threadAutoArchiveMinutes };
@@ -123,8 +123,8 @@ export class DiscordCommands {
   async handle(i: ChatInputCommandInteraction): Promise<void> {
     const own = userInstallPlace(i);
     const intent = intentOf(i);
-    if (own && (!intent || SERVER_INSTALL_COMMANDS.has(i.commandName)))
-      return this.refuseServerOnly(i);
+    // (A command that needs the server is refused before it gets here: discord-adapter.ts.)
+    if (own && !intent) return this.refuseServerOnly(i);
     // Deferred at once: Discord drops an interaction not acknowledged within 3 s.
     await i.deferReply(own ? { flags: MessageFlags.Ephemeral } : {});
     const traceId = randomUUID();

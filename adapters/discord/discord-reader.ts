@@ -9,6 +9,7 @@ import {
   Routes,
 } from 'discord.js';
 import { type FileSource, remoteFile } from '../../src/attachments/download.ts';
+import { surfaceTexts } from '../../src/core/surface-texts.ts';
 import type { FileRef } from '../../src/model/incoming.ts';
 import type { Destination, ThreadMessage } from '../../src/model/platform-port.ts';
 import { INTERACTION_ONLY } from './discord-events.ts';
@@ -23,7 +24,7 @@ export function messageText(m: Pick<APIMessage, 'content' | 'message_snapshots'>
   const forwarded = (m.message_snapshots ?? [])
     .map((s) => s.message.content)
     .filter((t) => t !== '')
-    .map((t) => `[forwarded message]\n${t}`);
+    .map((t) => `${surfaceTexts.forwarded}\n${t}`);
   return [m.content, ...forwarded].filter((t) => t !== '').join('\n');
 }
 

@@ -147,6 +147,10 @@ export const messages = {
   answeringIn(channelMention: string): string {
     return `I am answering in ${channelMention}.`;
   },
+  /** Discord: `/ask` at a channel's top level, the first message of the thread it opens. */
+  askedBy(name: string, question: string): string {
+    return `**${name} asked:** ${question}`;
+  },
   /** Discord: a command that needs the bot in the server, used through a person's own install. */
   serverOnly(command: string): string {
     return `${command} works only where threadmind is added to the server itself. Here it runs from your own install, which answers only you and cannot see or change this place's settings.`;

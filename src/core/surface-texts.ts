@@ -5,6 +5,8 @@
 export const surfaceTexts = {
   /** A toggle shown as a choice (Discord's modals have no checkbox). */
   toggle: { on: 'On', off: 'Off' },
+  /** Before a forwarded message's words where a thread is read (Discord's forwards). */
+  forwarded: '[forwarded message]',
   /** The heading of an answer's sources (Slack's task card). */
   sourcesTitle: 'Sources',
   /** The sources without an address, named after the linked ones. */
