@@ -2,9 +2,8 @@
 // their changes, `feedback export` and `erase-workspace` (a flow) for admins; the words are the
 // core's commands table's (src/core/commands.ts).
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { slackCommand } from '../../src/core/commands.ts';
-import { FORMAT_FIELD } from '../../src/core/interactions/export-flow.ts';
 import { messages } from '../../src/core/messages.ts';
+import { slackTypedCommand } from '../../src/core/slack-typed-command.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { SlackInteractions } from './slack-interactions.ts';
 import { slackSource } from './slack-source.ts';
@@ -35,19 +34,13 @@ async function onCommand(
   const ephemeral = (text: string, limit?: number) =>
     respond({ response_type: 'ephemeral', text: d.render(text, limit) });
   if (!source) return;
-  const words = command.text.trim().toLowerCase();
   try {
-    const found = slackCommand(words);
-    const flow = found && 'flow' in found.spec.starts ? found.spec.starts.flow : undefined;
-    if (!flow) {
-      await ephemeral(
-        words.split(/\s+/)[0] === 'feedback'
-          ? messages.feedbackExportUsage
-          : messages.slackCommandUsage,
-      );
+    const typed = slackTypedCommand(command.text);
+    if ('usage' in typed) {
+      await ephemeral(typed.usage);
       return;
     }
-    await d.flows.command(flow, {
+    await d.flows.command(typed.flow, {
       client,
       user: command.user_id,
       team: source.teamId,
@@ -55,7 +48,7 @@ async function onCommand(
       channel: command.channel_id,
       triggerId: command.trigger_id,
       respond,
-      ...(found?.word ? { values: { [FORMAT_FIELD]: found.word } } : {}),
+      values: typed.values,
     });
   } catch (err) {
     d.log.error({ err, command: command.command }, 'slash command failed');
