@@ -22,10 +22,11 @@ import {
 } from '../../src/core/commands.ts';
 import { messages } from '../../src/core/messages.ts';
 import type { FlowName } from '../../src/model/interaction.ts';
+import { clip } from '../../src/text/clip.ts';
 
 /** Discord's longest option description. */
 const DESCRIPTION = 100;
-const short = (text: string) => (text.length <= DESCRIPTION ? text : `${text.slice(0, 99)}…`);
+const short = (text: string) => clip(text, DESCRIPTION);
 
 /**
  * `/settings set`'s options, one per channel setting (channel-settings-schema.ts): a select's
