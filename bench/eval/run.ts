@@ -9,6 +9,9 @@
 //                       bot evaluation, as LLM_RERANK_MODEL (default: $TEST_RERANK_MODEL; none:
 //                       that mode is reported as not available)
 //   --min-rerank-score <x>  the reranker's floor for this run (to try one; default: the index's)
+//   --embed-cache <file>  retrieval only: keep the model's vectors in this file between runs (by
+//                       model id, purpose and text), so a change to fusion, floors or scoring is
+//                       measured without embedding again; ingest times then say nothing of speed
 //   --model <gguf>      the embedding model (default: $TEST_EMBED_MODEL); needed once the index has
 //                       vector search, loaded with node-llama-cpp on --threads threads (default 1:
 //                       llama.cpp's threads spin while they wait, so on a busy 2-core machine two
@@ -18,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { closeExtractWorkers } from '../../src/attachments/extract/index.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { botCommand } from './bot-command.ts';
+import { CachedEmbedder } from './cached-embedder.ts';
 import { loadEvalSet, SET_NAMES } from './labels.ts';
 import { type LlamaEmbedder, loadLlamaEmbedder, modelName } from './llama-embedder.ts';
 import { type LlamaReranker, loadLlamaReranker } from './llama-reranker.ts';
@@ -35,6 +39,7 @@ const { values, positionals } = parseArgs({
     'min-cosine': { type: 'string' },
     'rerank-model': { type: 'string' },
     'min-rerank-score': { type: 'string' },
+    'embed-cache': { type: 'string' },
   },
 });
 
@@ -66,6 +71,9 @@ async function retrieval(): Promise<void> {
     );
     log(`sentence vectors: ${config.attachments.search.sentenceVectors ? 'on' : 'off'}`);
   } else log('embedder: none (lexical search needs none)');
+  const cacheFile = values['embed-cache'];
+  const cache = embedder && cacheFile ? await CachedEmbedder.open(embedder, cacheFile) : undefined;
+  if (cache) log(`vectors cached in ${cacheFile}`);
   const rerankPath = values['rerank-model'] ?? process.env.TEST_RERANK_MODEL;
   let reranker: LlamaReranker | undefined;
   if (rerankPath) {
@@ -81,7 +89,7 @@ async function retrieval(): Promise<void> {
         extract: config.attachments.extract,
         limit: config.attachments.search.maxHits,
         sentenceVectors: config.attachments.search.sentenceVectors,
-        ...(embedder ? { embedder } : {}),
+        ...(embedder ? { embedder: cache ?? embedder } : {}),
         ...(reranker ? { reranker } : {}),
         ...(minRerankScore === undefined ? {} : { minRerankScore }),
       });
@@ -106,6 +114,7 @@ async function retrieval(): Promise<void> {
     return;
   }
   log('');
+  if (cache) log(`vectors from the cache: ${cache.hits} texts, embedded: ${cache.misses}`);
   for (const line of LEGEND) log(line);
   log(`done in ${seconds.toFixed(1)} s`);
 }
