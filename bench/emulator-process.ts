@@ -2,11 +2,15 @@
 // in production they are other machines, and apart they leave the bot's process doing the bot's
 // work only, so that process's CPU time (process.cpuUsage) is the bot's alone.
 // Every time here is epoch milliseconds with sub-millisecond precision (performance clock).
+
+import type { WebMessage } from '../adapters/web/web-messages.ts';
 import { startOpenAIEmulator } from '../test/emulators/openai/index.ts';
 import { type ApiCall, startSlackEmulator } from '../test/emulators/slack/index.ts';
 import { WebChatClient } from '../test/support/web-client.ts';
 import { FLOOR_MARK } from './bare-bolt.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
+import { type LoopDelay, loopDelay } from './loop-delay.ts';
+import { PageClient } from './page-client.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -60,9 +64,26 @@ const slackTurn: StartTurn = async (worker) => {
 
 /**
  * The web chat: a new thread followed on its event stream (as the page does), then the question;
- * the answer is whole when the page receives the finished bot message.
+ * the answer is whole when the page has applied the finished bot message. `fetch`: the tests'
+ * client (fetch and web streams) instead of the bench's lighter page (bench/page-client.ts).
  */
-function webTurn(base: string): StartTurn {
+function webTurn(base: string, client: 'page' | 'fetch' = 'page'): StartTurn {
+  if (client === 'fetch') return fetchWebTurn(base);
+  const page = new PageClient(base);
+  const answered = (ms: WebMessage[]) =>
+    ms.some((m) => m.author === 'bot' && !m.streaming && m.text !== '');
+  return async () => {
+    const { thread } = await page.json<{ thread: { id: string } }>('/api/threads', 'POST');
+    const view = await page.watch(thread.id);
+    const sentAt = now();
+    await page.json(`/api/threads/${thread.id}/messages`, 'POST', {
+      text: `turn-${thread.id}: please answer in about twenty words`,
+    });
+    return { channel: thread.id, sentAt, closed: view.until(answered, now, 60_000) };
+  };
+}
+
+function fetchWebTurn(base: string): StartTurn {
   const client = new WebChatClient(base);
   return async () => {
     const thread = await client.createThread();
@@ -105,6 +126,8 @@ export interface LoopResult {
    * near 1, the emulators themselves are the bottleneck and their delays land in the overhead.
    */
   emulatorBusy: number;
+  /** This process's event-loop delay over the loop: what the emulators and the client waited. */
+  loopDelay: LoopDelay;
 }
 
 function question(channel: string): string {
@@ -119,6 +142,7 @@ function question(channel: string): string {
 async function closedLoop(spec: LoopSpec, start: StartTurn = slackTurn): Promise<LoopResult> {
   const fromRequest = llm.requests.length;
   const elu0 = performance.eventLoopUtilization();
+  const delay = loopDelay();
   let inFlight = 0;
   let started = 0;
   let finished = 0;
@@ -157,6 +181,7 @@ async function closedLoop(spec: LoopSpec, start: StartTurn = slackTurn): Promise
   );
 
   const emulatorBusy = performance.eventLoopUtilization(elu0).utilization;
+  const emulatorDelay = delay.stop();
   const byChannel = new Map(samples.map((s) => [s.channel, s]));
   for (const r of llm.requests.slice(fromRequest)) {
     const lastUser = (r.body?.messages as { role?: string; content?: unknown }[] | undefined)
@@ -168,7 +193,13 @@ async function closedLoop(spec: LoopSpec, start: StartTurn = slackTurn): Promise
     const s = channel === undefined ? undefined : byChannel.get(channel);
     s?.model.push({ receivedAt: r.receivedAt, lastByteAt: r.lastByteAt });
   }
-  return { samples, turns: started, window: { from, to }, emulatorBusy };
+  return {
+    samples,
+    turns: started,
+    window: { from, to },
+    emulatorBusy,
+    loopDelay: emulatorDelay,
+  };
 }
 
 export interface BurstResult {
@@ -212,7 +243,7 @@ type Request =
   | { id: number; op: 'setEventsUrl'; url: string }
   | { id: number; op: 'setReply'; content: string; chunkDelayMs: number }
   | ({ id: number; op: 'loop' } & LoopSpec)
-  | ({ id: number; op: 'webLoop'; base: string } & LoopSpec)
+  | ({ id: number; op: 'webLoop'; base: string; client?: 'page' | 'fetch' } & LoopSpec)
   | { id: number; op: 'fire'; n: number }
   | { id: number; op: 'burst'; n: number }
   | { id: number; op: 'acks'; n: number }
@@ -231,7 +262,7 @@ async function handle(req: Request): Promise<unknown> {
     case 'loop':
       return closedLoop(req);
     case 'webLoop':
-      return closedLoop(req, webTurn(req.base));
+      return closedLoop(req, webTurn(req.base, req.client));
     case 'fire':
       await Promise.all(
         Array.from({ length: req.n }, (_, i) =>

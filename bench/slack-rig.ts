@@ -14,6 +14,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import type { ThreadRef } from '../src/model/thread-ref.ts';
 import type { LoopResult, LoopSpec } from './emulator-process.ts';
 import { SIGNING_SECRET } from './emulator-secret.ts';
+import { type LoopDelay, loopDelay } from './loop-delay.ts';
 import { fmt, summary } from './stats.ts';
 
 export const REPLY = Array.from({ length: 20 }, (_, i) => `token${i}`).join(' ');
@@ -187,6 +188,10 @@ export interface Measurement {
   overhead: number[];
   queueWait: number[];
   rest: number[];
+  /** Of the overhead: the question POSTed → the turn's first model request at the emulator. */
+  beforeModel: number[];
+  /** Of the overhead: the model's last byte → the finished answer seen by the client. */
+  afterModel: number[];
   /** Measured turns that could not be joined (no model request, or no queue-wait record). */
   unjoined: number;
   /** Every turn run in the batch, the measured ones, warm-up and tail included. */
@@ -206,6 +211,9 @@ export interface Measurement {
   window: { from: number; to: number };
   /** The machine's 1-minute load average as the batch ended (the machine is shared). */
   load: number;
+  /** Event-loop delay over the batch (perf_hooks, 1 ms resolution), p50/p99/max in ms. */
+  botLoopDelay: LoopDelay;
+  emulatorLoopDelay: LoopDelay;
 }
 
 async function untilIdle(bot: Bot): Promise<void> {
@@ -218,14 +226,18 @@ export async function measure(
   emu: Emulators,
   spec: LoopSpec,
   /** The load generator's loop: Slack mentions, or the web chat at `base`. */
-  loop: { op: 'loop' } | { op: 'webLoop'; base: string } = { op: 'loop' },
+  loop: { op: 'loop' } | { op: 'webLoop'; base: string; client?: 'page' | 'fetch' } = {
+    op: 'loop',
+  },
 ): Promise<Measurement> {
   await untilIdle(bot);
   bot.queueWaits.clear();
   bot.queueAtAdmission.clear();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
+  const delay = loopDelay();
   const r = await emu.call<LoopResult>({ ...loop, ...spec });
+  const botLoopDelay = delay.stop();
   await untilIdle(bot);
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);
@@ -239,6 +251,8 @@ export async function measure(
     overhead: [],
     queueWait: [],
     rest: [],
+    beforeModel: [],
+    afterModel: [],
     unjoined: 0,
     turns: r.turns,
     cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / r.turns,
@@ -252,6 +266,8 @@ export async function measure(
     botQueue: [],
     window: r.window,
     load: loadavg()[0] ?? Number.NaN,
+    botLoopDelay,
+    emulatorLoopDelay: r.loopDelay,
   };
   for (const s of r.samples) {
     const wait = bot.queueWaits.get(s.channel);
@@ -267,6 +283,8 @@ export async function measure(
     m.overhead.push(wall - model);
     m.queueWait.push(wait);
     m.rest.push(wall - model - wait);
+    m.beforeModel.push(Math.min(...s.model.map((q) => q.receivedAt)) - s.sentAt);
+    m.afterModel.push(s.closedAt - Math.max(...s.model.map((q) => q.lastByteAt ?? 0)));
     const queued = bot.queueAtAdmission.get(s.channel);
     if (queued !== undefined) m.botQueue.push(queued);
   }

@@ -2,10 +2,14 @@
 //  - per turn, like Slack's (bench/slack-bench.ts): wall time from the question POSTed to the page's
 //    event stream delivering the finished answer, that turn's own model time at the emulated model
 //    server, overhead = wall − model time, the same turn's queue wait apart, and the bot's CPU per
-//    turn (emulator and load generator, the "page", in a child process);
+//    turn (emulator and load generator, the "page", in a child process; bench/page-client.ts);
+//    the overhead split at the model (before its first request, after its last byte) and both
+//    processes' event-loop delay, which tell the bot's queue from the load generator's;
 //  - time from process start (`node bin/run.mjs src/main.ts`, what `npm start` runs, with no chat
 //    platform configured) to the web chat's address printed, to the page served, and to the first
 //    question's answer finished on the page, the model being the OpenAI emulator.
+
+import type { LoopDelay } from './loop-delay.ts';
 import {
   type Emulators,
   ENOUGH_SLOTS,
@@ -21,6 +25,8 @@ import {
 import { fmt, summary } from './stats.ts';
 import { startToFirstAnswer } from './web-start.ts';
 
+const delays = (d: LoopDelay) => `${fmt(d.p50)}/${fmt(d.p99)}/${fmt(d.max)}`;
+
 function report(profile: string, m: Measurement): string[] {
   const held =
     m.inFlight.min === m.inFlight.max ? `${m.inFlight.min}` : `${m.inFlight.min}–${m.inFlight.max}`;
@@ -31,7 +37,10 @@ function report(profile: string, m: Measurement): string[] {
     `  ${series('overhead = wall − own model time', m.overhead)}`,
     `  ${series('  of which queue wait (threadmind_turn_queue_wait_seconds, same turn)', m.queueWait)}`,
     `  ${series('  the rest = overhead − queue wait (bot work, its event loop, the page’s HTTP and event-stream round trips)', m.rest)}`,
-    `  bot CPU: ${fmt(m.cpuMsPerTurn)}/turn (process.cpuUsage user+system of the bot's process, emulator and page load generator in a child process; ${m.turns} turns incl. ramp and tail); bot main thread busy: ${fmt(m.eluMsPerTurn)}/turn; emulator process busy ${Math.round(100 * m.emulatorBusy)}%`,
+    `  ${series('  before the model: question POSTed → first model request at the emulator', m.beforeModel)}`,
+    `  ${series('  after the model: its last byte → the finished answer parsed by the page', m.afterModel)}`,
+    `  event-loop delay over the batch (p50/p99/max): bot ${delays(m.botLoopDelay)}; emulators and page load generator ${delays(m.emulatorLoopDelay)}`,
+    `  bot CPU: ${fmt(m.cpuMsPerTurn)}/turn (process.cpuUsage user+system of the bot's process, emulator and page load generator in a child process; ${m.turns} turns incl. ramp and tail); bot main thread busy: ${fmt(m.eluMsPerTurn)}/turn, ${Math.round(100 * m.botBusy)}% of the batch (near 100%: the turns queue for the bot's event loop, and the overhead is that queue); emulator process busy ${Math.round(100 * m.emulatorBusy)}%`,
   ];
 }
 
