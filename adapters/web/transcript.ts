@@ -11,6 +11,9 @@ export type * from './web-messages.ts';
 
 const TITLE_CHARS = 60;
 
+/** A thread's listener; an `append` comes with its message as it now is (the live object). */
+export type Listener = (e: WebEvent, whole?: WebMessage) => void;
+
 export class Transcript {
   private readonly records: TranscriptRecords;
   private readonly onWriteError: (err: unknown) => void;
@@ -19,7 +22,7 @@ export class Transcript {
   private readonly byId = new Map<string, WebThread>();
   private readonly loaded = new Map<string, Promise<WebMessage[]>>();
   private readonly statuses = new Map<string, string>();
-  private readonly listeners = new Map<string, Set<(e: WebEvent) => void>>();
+  private readonly listeners = new Map<string, Set<Listener>>();
   /** The thread of each message created or loaded in this process. */
   private readonly threadOf = new Map<string, string>();
 
@@ -167,7 +170,7 @@ export class Transcript {
     const m = (await this.messages(threadId)).find((x) => x.id === id);
     if (!m) return false;
     m.text += text;
-    this.emit(threadId, { type: 'append', id, text });
+    this.emit(threadId, { type: 'append', id, text }, m);
     return true;
   }
 
@@ -188,12 +191,12 @@ export class Transcript {
     this.emit(threadId, { type: 'status', text });
   }
 
-  emit(threadId: string, e: WebEvent): void {
-    for (const l of this.listeners.get(threadId) ?? []) l(e);
+  emit(threadId: string, e: WebEvent, whole?: WebMessage): void {
+    for (const l of this.listeners.get(threadId) ?? []) l(e, whole);
   }
 
   /** Listens to one thread; returns the function that stops listening. */
-  listen(threadId: string, l: (e: WebEvent) => void): () => void {
+  listen(threadId: string, l: Listener): () => void {
     let set = this.listeners.get(threadId);
     if (!set) {
       set = new Set();

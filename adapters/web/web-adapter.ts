@@ -36,7 +36,7 @@ export class WebAdapter {
   private readonly d: WebAdapterDeps;
   private readonly guard: WebGuard;
   private readonly pages: WebPages;
-  private readonly streams: WebStreams;
+  readonly streams: WebStreams;
   private readonly deliveries: WebDeliveries;
   private readonly intake: WebIntake;
   /** Every path the bot's server does not answer itself: the page, the login, the API. */
@@ -54,7 +54,14 @@ export class WebAdapter {
       token: config.secrets.webAuthToken,
     });
     this.pages = new WebPages(this.guard);
-    this.streams = new WebStreams(this.transcript);
+    this.streams = new WebStreams(this.transcript, {
+      bounds: config.web.stream,
+      onDrop: (threadId) =>
+        log.warn(
+          { platform: 'web', threadId },
+          'web chat page cut off: it read its event stream too slowly (it reconnects to a snapshot)',
+        ),
+    });
     const interactions = new WebInteractions(core, this.transcript);
     core.attach(
       this.port,

@@ -11,6 +11,10 @@ export const webSettingsSchema = z
     enabled: z.union([z.boolean(), z.literal('auto')]),
     host: z.string().min(1),
     updateIntervalMs: positiveInt,
+    /** A page that reads slowly: see src/util/event-stream.ts. */
+    stream: z
+      .object({ holdBytes: positiveInt, dropBytes: positiveInt, dropAfterMs: z.number().int().min(0) })
+      .strict(),
   })
   .strict();
 
