@@ -13,7 +13,11 @@ export const webSettingsSchema = z
     updateIntervalMs: positiveInt,
     /** A page that reads slowly: see src/util/event-stream.ts. */
     stream: z
-      .object({ holdBytes: positiveInt, dropBytes: positiveInt, dropAfterMs: z.number().int().min(0) })
+      .object({
+        holdBytes: positiveInt,
+        dropBytes: positiveInt,
+        dropAfterMs: z.number().int().min(0),
+      })
       .strict(),
   })
   .strict();
