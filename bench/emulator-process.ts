@@ -65,9 +65,10 @@ const slackTurn: StartTurn = async (worker) => {
 /**
  * The web chat: a new thread followed on its event stream (as the page does), then the question;
  * the answer is whole when the page has applied the finished bot message. `fetch`: the tests'
- * client (fetch and web streams) instead of the bench's lighter page (bench/page-client.ts).
+ * client (fetch and web streams, the figures so far); `page`: node:http (bench/page-client.ts),
+ * half the load generator's CPU.
  */
-function webTurn(base: string, client: 'page' | 'fetch' = 'page'): StartTurn {
+function webTurn(base: string, client: 'page' | 'fetch' = 'fetch'): StartTurn {
   if (client === 'fetch') return fetchWebTurn(base);
   const page = new PageClient(base);
   const answered = (ms: WebMessage[]) =>

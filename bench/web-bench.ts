@@ -2,9 +2,13 @@
 //  - per turn, like Slack's (bench/slack-bench.ts): wall time from the question POSTed to the page's
 //    event stream delivering the finished answer, that turn's own model time at the emulated model
 //    server, overhead = wall − model time, the same turn's queue wait apart, and the bot's CPU per
-//    turn (emulator and load generator, the "page", in a child process; bench/page-client.ts);
-//    the overhead split at the model (before its first request, after its last byte) and both
-//    processes' event-loop delay, which tell the bot's queue from the load generator's;
+//    turn (emulator and load generator, the "page", in a child process: the tests' fetch client,
+//    or with `--client page` node:http, bench/page-client.ts); the overhead split at the model
+//    (before its first request, after its last byte), both processes' event-loop delay and the
+//    bot's busy share. At 50 in flight the loop is closed: once the bot's main thread is busy
+//    ~100% of the batch, turns finish at its pace, the overhead is the time a turn waits for that
+//    loop, and a cheaper page moves time from creating the thread and opening its stream (not
+//    measured) into the measured overhead;
 //  - time from process start (`node bin/run.mjs src/main.ts`, what `npm start` runs, with no chat
 //    platform configured) to the web chat's address printed, to the page served, and to the first
 //    question's answer finished on the page, the model being the OpenAI emulator.
@@ -44,11 +48,13 @@ function report(profile: string, m: Measurement): string[] {
   ];
 }
 
-async function turnFigures(emu: Emulators): Promise<string[]> {
-  const lines: string[] = [];
+async function turnFigures(emu: Emulators, client: 'page' | 'fetch'): Promise<string[]> {
+  const lines: string[] = [
+    `load generator's page: ${client === 'page' ? 'node:http (bench/page-client.ts)' : 'fetch and web streams (test/support/web-client.ts)'}`,
+  ];
   for (const slots of [undefined, ENOUGH_SLOTS]) {
     const bot = await startBot(emu, slots, 'web');
-    const loop = { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}` };
+    const loop = { op: 'webLoop' as const, base: `http://127.0.0.1:${bot.app.port}`, client };
     try {
       await emu.call({ op: 'setReply', content: REPLY, chunkDelayMs: 5 });
       await measure(bot, emu, { concurrency: 10, measured: 30, staggerMs: 0 }, loop);
@@ -125,13 +131,15 @@ async function startFigures(emu: Emulators): Promise<string[]> {
   return lines;
 }
 
-/** `npm run bench -- web [--only turns|start]`. */
+/** `npm run bench -- web [--only turns|start] [--client fetch|page]`. */
 export async function benchWeb(argv: string[] = process.argv.slice(2)): Promise<string[]> {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  const client =
+    argv.includes('--client') && argv[argv.indexOf('--client') + 1] === 'page' ? 'page' : 'fetch';
   const emu = await startEmulators();
   try {
     return [
-      ...(only === 'start' ? [] : await turnFigures(emu)),
+      ...(only === 'start' ? [] : await turnFigures(emu, client)),
       ...(only === 'turns' ? [] : await startFigures(emu)),
     ];
   } finally {
