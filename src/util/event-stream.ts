@@ -143,7 +143,8 @@ export class EventStream {
   /** Writes what is pending unless the response is still over its bound (the window calls this). */
   flush(): void {
     if (this.waiting.length === 0 || !this.open()) return;
-    if (this.res.writableLength > this.bounds.holdBytes) {
+    // Over the bound with a write refused: Node says when the response has drained.
+    if (this.res.writableLength > this.bounds.holdBytes && this.res.writableNeedDrain) {
       if (!this.draining) {
         this.draining = true;
         this.res.once('drain', () => {
