@@ -10,9 +10,9 @@
 //  - signed Slack request → HTTP 200 while 50 turns are in flight.
 // In-flight counts are held by a closed loop (bench/emulator-process.ts) for every measured turn.
 
+import { bareStreamCpu } from './bare-stream.ts';
 import {
   type Bot,
-  bareStreamCpu,
   type Emulators,
   ENOUGH_SLOTS,
   idleCpu,
