@@ -1,8 +1,9 @@
 // What makes chunk embedding fast with the CI model on this machine, each lever measured in one
 // run on the chunks of the attachments bench's 300-page PDF: the chunks' token counts (are any cut
 // at the model's 512?), threads per context (1 vs 2), two 1-thread contexts embedding at once,
-// a context sized to the chunks instead of the model's 512, and the q8_0 file
-// (BENCH_EMBED_MODEL_Q8: .ci/convert-bert-gguf.py … mean q8_0) with its cosines to f16's vectors.
+// a context sized to the chunks instead of the model's 512, and the q8_0 file CI uses
+// (BENCH_EMBED_MODEL_Q8: `bash .ci/fetch-embed-model.sh`) with its cosines to f16's vectors; the
+// f16 file is BENCH_EMBED_MODEL (`bash .ci/fetch-embed-model.sh f16`).
 // Configurations alternate round by round, so load from other processes hits them alike; the load
 // average is printed with each round, as per-chunk figures on a shared machine mean little without.
 import { loadavg } from 'node:os';
@@ -64,7 +65,7 @@ async function embedAll(c: Config, inputs: readonly Token[][]): Promise<number> 
 
 export async function benchEmbedLevers(): Promise<string[]> {
   const f16Path = benchEmbedModelPath();
-  if (!f16Path) return ['skipped: set TEST_EMBED_MODEL'];
+  if (!f16Path) return ['skipped: set BENCH_EMBED_MODEL (bash .ci/fetch-embed-model.sh f16)'];
   const q8Path = process.env.BENCH_EMBED_MODEL_Q8;
   const limits = { ...loadConfig({ env: {} }).attachments.extract, maxPages: PAGES };
   const pdf = await buildTextPdf(Array.from({ length: PAGES }, (_, i) => pageText(i)));

@@ -26,8 +26,8 @@ export async function benchIngestWithEmbeddings(
   pdf: Uint8Array,
   pages: number,
   limits: ExtractLimits,
+  modelPath = benchEmbedModelPath(),
 ): Promise<string[]> {
-  const modelPath = benchEmbedModelPath();
   if (!modelPath)
     return ['ingest with embeddings: skipped, no model (BENCH_EMBED_MODEL/TEST_EMBED_MODEL unset)'];
   const threads = Number(process.env.BENCH_EMBED_THREADS ?? 2);

@@ -10,6 +10,7 @@ const groups: Record<string, () => Promise<string[]>> = {
   web: async () => (await import('./web-bench.ts')).benchWeb(),
   attachments: async () => (await import('./attachments-bench.ts')).benchAttachments(),
   'ingest-words': async () => (await import('./ingest-words-bench.ts')).benchIngestWords(),
+  'ingest-embed': async () => (await import('./ingest-embed-ab-bench.ts')).benchIngestEmbedAB(),
   search: async () => [
     ...(await (await import('./search-bench.ts')).benchSearch()),
     ...(await (await import('./hybrid-search-bench.ts')).benchHybridSearch()),

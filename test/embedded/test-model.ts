@@ -1,7 +1,7 @@
 // The real models the embedded tests run, each named by an environment variable or else fetched
 // once by its .ci script into the cache (as the tests start their own Redis when none is given):
 // SmolLM2-135M-Instruct (Q4_1 GGUF, TEST_LOCAL_MODEL) for chat, all-MiniLM-L6-v2 converted to GGUF
-// (f16, TEST_EMBED_MODEL) for embeddings. Without one the tests fail with how to get it, never skip.
+// (q8_0, or f16 to compare, TEST_EMBED_MODEL) for embeddings. Without one the tests fail with how to get it, never skip.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -53,7 +53,7 @@ export function testEmbedModelPath(): string {
     env: 'TEST_EMBED_MODEL',
     script: 'fetch-embed-model.sh',
     needs: 'the embedding tests run a real GGUF model',
-    size: 'about 45 MB, converted once',
+    size: 'about 25 MB, converted once',
   });
 }
 
