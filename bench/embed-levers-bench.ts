@@ -10,7 +10,7 @@ import { loadavg } from 'node:os';
 import type { LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
 import { extractDocument } from '../src/attachments/extract/index.ts';
 import { chunkSections } from '../src/attachments/index/chunk.ts';
-import { embeddingText } from '../src/attachments/index/embed-texts.ts';
+import { embeddingTexts } from '../src/attachments/index/embed-texts.ts';
 import { sentenceTexts } from '../src/attachments/index/sentence-vectors.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { cpuLlama } from '../src/llm/embedded/engine.ts';
@@ -71,7 +71,7 @@ export async function benchEmbedLevers(): Promise<string[]> {
   const pdf = await buildTextPdf(Array.from({ length: PAGES }, (_, i) => pageText(i)));
   const doc = await extractDocument(pdf, 'pdf', 'bench.pdf', limits);
   const chunks = chunkSections(doc.sections);
-  const texts = chunks.map(embeddingText);
+  const texts = embeddingTexts(chunks);
   // attachments.search.sentenceVectors: each chunk's sentences are embedded too.
   const sentences = chunks.flatMap(sentenceTexts);
 

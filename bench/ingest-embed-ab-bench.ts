@@ -8,7 +8,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { extractDocument } from '../src/attachments/extract/index.ts';
 import { chunkSections } from '../src/attachments/index/chunk.ts';
-import { embeddingText } from '../src/attachments/index/embed-texts.ts';
+import { embeddingTexts } from '../src/attachments/index/embed-texts.ts';
 import { labelLanguages } from '../src/attachments/index/label-languages.ts';
 import { buildSegment } from '../src/attachments/index/segment.ts';
 import type { AttachmentRecord } from '../src/attachments/types.ts';
@@ -38,7 +38,10 @@ export async function benchIngestEmbedAB(): Promise<string[]> {
   for (let r = 1; r <= rounds; r++) {
     for (const model of models) {
       const before = load();
-      const [line] = await benchIngestWithEmbeddings(new Uint8Array(pdf), PAGES, limits, model);
+      const line = await benchIngestWithEmbeddings(new Uint8Array(pdf), PAGES, limits, model).then(
+        ([l]) => l,
+        (err: unknown) => `failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
       lines.push(`round ${r}, ${path.basename(model)} (${before} before): ${line}`);
       console.log(`  ${lines.at(-1)}`);
     }
@@ -75,6 +78,6 @@ async function mainThreadWork(
   await buildSegment(record, labelled);
   const indexMs = performance.now() - t;
   const docChars = doc.sections.reduce((n, s) => n + s.text.length, 0);
-  const embedChars = chunks.reduce((n, c) => n + embeddingText(c).length, 0);
+  const embedChars = embeddingTexts(chunks).reduce((n, t) => n + t.length, 0);
   return `main-thread work on the ${chunks.length} chunks, each alone (${load()}): extraction (worker, warm) ${fmt(extractMs)}, chunking ${fmt(chunkMs)}, languages ${fmt(labelMs)}, inverted index ${fmt(indexMs)}; characters embedded ${embedChars.toLocaleString('en')} for ${docChars.toLocaleString('en')} in the file (${((embedChars / docChars - 1) * 100).toFixed(0)} % more: overlap and headings)`;
 }
