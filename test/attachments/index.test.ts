@@ -121,23 +121,12 @@ describe('tokenize', () => {
 });
 
 describe('embeddingTexts', () => {
-  const squash = (t: string) => t.replace(/\s+/g, '');
-
-  test('a file’s text is embedded once: each chunk without what it shares with the one before', () => {
-    const text = SENTENCE.repeat(40);
-    const chunks = chunkSections([{ text, page: 1 }]);
-    assert.ok(chunks.length > 3 && (chunks[1]?.start ?? 0) < (chunks[0]?.end ?? 0), 'overlapping');
-    const texts = embeddingTexts(chunks);
-    assert.equal(texts.length, chunks.length);
-    assert.equal(texts[0], chunks[0]?.text);
-    assert.equal(squash(texts.join('')), squash(text));
-  });
-
-  test('every chunk keeps its heading, and a chunk that is all overlap keeps its text', () => {
+  test('every chunk is embedded whole, under its heading', () => {
     const chunks = chunkSections([{ text: SENTENCE.repeat(20), page: 2, heading: 'Travel' }]);
-    for (const t of embeddingTexts(chunks)) assert.ok(t.startsWith('Travel\n'));
-    const sliver = { text: 'approved the new budget.', start: 50, end: 74 };
-    const before = { text: `${'x'.repeat(50)}approved the new budget.`, start: 0, end: 74 };
-    assert.deepEqual(embeddingTexts([before, sliver]), [before.text, sliver.text]);
+    const texts = embeddingTexts(chunks);
+    assert.deepEqual(
+      texts,
+      chunks.map((c) => `Travel\n${c.text}`),
+    );
   });
 });
