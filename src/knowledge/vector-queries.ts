@@ -97,13 +97,13 @@ CALL (found) {
   MATCH (c)-[:PART_OF]->(d:Document)
   WHERE ${visibleCypher('c', 'd')}
   WITH c, d, score ORDER BY score DESC
-  WITH collect({c: c, d: d}) AS seen
-  CALL (seen) {
-    UNWIND seen[0..$limit] AS s
+  WITH collect({c: c, d: d}) AS kept
+  CALL (kept) {
+    UNWIND kept[0..$limit] AS s
     WITH s.c AS c, s.d AS d
     RETURN collect(${HIT_ROW}) AS hits
   }
-  RETURN size(seen) AS visible, hits
+  RETURN size(kept) AS visible, hits
 }
 RETURN size(found) AS fetched, size([f IN found WHERE f.c.embedding_model = $model]) AS matched,
   visible, hits`;
