@@ -51,7 +51,8 @@ test('a share counted up to a lower threshold is counted again for a higher one'
       return [{ total: 100 }];
     }
     // Half the chunks are the reader's; the count stops at its cap.
-    return [{ seen: Math.min(50, Number((params?.cap as { toNumber(): number }).toNumber())) }];
+    const cap = params?.cap as { toNumber(): number } | undefined;
+    return [{ seen: Math.min(50, cap ? cap.toNumber() : 0) }];
   };
   assert.ok((await shares.shareOf(query, ['a'], 0.2)) > 0.2);
   assert.equal(await shares.shareOf(query, ['a'], 0.1), 0.21, 'a lower threshold reuses it');
