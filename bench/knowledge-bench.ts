@@ -9,7 +9,8 @@
 // per mode (fulltext, vector, hybrid; graph) for a caller with 1 of 20 partitions, all 20, and one
 // document (0.1 %), with each question's vector precomputed so only the graph work is timed, each
 // mode "before" (every reader filtered after the text index and the vector index) and "now"
-// interleaved on the same questions, with the load averages; and the recall@12 of ACL-filtered
+// interleaved on the same questions, with the load averages; the broad reader's vector query alone,
+// before and now (`knowledge-vector-leg.ts`); and the recall@12 of ACL-filtered
 // vector search against brute force over what each caller may see, by both plans.
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -35,6 +36,7 @@ import { neo4jForTests } from '../test/support/neo4j-server.ts';
 import { benchEmbedModelPath } from './embed-model-path.ts';
 import { loadLlamaEmbedder } from './eval/llama-embedder.ts';
 import { COMMON, DIMS, dot, nearTopic, pick, RARE, sentence, word } from './knowledge-corpus.ts';
+import { vectorLegLines } from './knowledge-vector-leg.ts';
 import { fmt, percentile } from './stats.ts';
 import { timed, timedPair, WARMUP } from './timed-pair.ts';
 
@@ -291,6 +293,10 @@ export async function benchKnowledge(): Promise<string[]> {
       }
     }
     await measure('provider.retrieve graph, 1 partition', ask('one', 'graph'));
+    const legVectors = Array.from({ length: QUERIES }, nearTopic);
+    lines.push(
+      await vectorLegLines(runner, { label: who.all, partitions: all }, legVectors, MODEL, 24),
+    );
     const recallQueries = Array.from({ length: RECALL_QUERIES }, nearTopic);
     for (const [parts, label] of [
       [one, who.one],

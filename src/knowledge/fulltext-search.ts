@@ -5,13 +5,12 @@
 // partitions hold a small share of the chunks asks the ACL index instead, with their partitions
 // in the Lucene query (`narrowLucene`): the index itself skips everyone else's chunks. Both plans
 // keep the same ACL filter after the index, so they return the same chunks; only the work differs.
-// The share is counted once per set of partitions (from the chunks' first partition, an estimate
-// that only picks the plan) and remembered for ten minutes. A graph whose writer has not built the
+// The share is counted once per set of partitions and remembered (`chunk-share.ts`, a cache the
+// vector plan shares). A graph whose writer has not built the
 // ACL index yet (or is still building it) is asked the first way, and the index tried again a
 // minute later.
 
-import { LRUCache } from 'lru-cache';
-import { int } from 'neo4j-driver';
+import { ChunkShares } from './chunk-share.ts';
 import {
   type CandidateParams,
   FULLTEXT_ACL_INDEX,
@@ -23,7 +22,6 @@ import type { Query, ReadOptions, ReadRunner } from './read-runner.ts';
 
 /** Readers whose partitions hold at most this share of the chunks have their partitions in the query. */
 export const NARROW_SHARE = 0.2;
-const SHARE_TTL_MS = 10 * 60_000;
 const RETRY_ACL_INDEX_MS = 60_000;
 
 export type FulltextPlan = 'narrow' | 'broad';
@@ -45,27 +43,24 @@ function aclIndexUnavailable(err: unknown): boolean {
 
 export class FulltextSearch {
   readonly #now: () => number;
-  readonly #shares = new LRUCache<string, number>({ max: 10_000, ttl: SHARE_TTL_MS });
+  readonly #shares: ChunkShares;
+  readonly #narrowShare: number;
   #aclIndexAfter = 0;
 
-  readonly #narrowShare: number;
-
-  /** `narrowShare` 0: every reader is asked the first way (the benchmark's "before"). */
-  constructor(opts: { narrowShare?: number; now?: () => number } = {}) {
+  /**
+   * `narrowShare` 0: every reader is asked the first way (the benchmark's "before"); `shares`: the
+   * cache of readers' shares, shared with the vector plan.
+   */
+  constructor(opts: { narrowShare?: number; now?: () => number; shares?: ChunkShares } = {}) {
     this.#narrowShare = opts.narrowShare ?? NARROW_SHARE;
     this.#now = opts.now ?? Date.now;
+    this.#shares = opts.shares ?? new ChunkShares();
   }
 
   /** The plan for these partitions (counting their share of the chunks when not known yet). */
   async plan(query: Query, partitions: readonly string[]): Promise<FulltextPlan> {
     if (this.#narrowShare <= 0 || this.#now() < this.#aclIndexAfter) return 'broad';
-    // The set, not the order it came in: the same partitions named otherwise are not counted again.
-    const key = [...new Set(partitions)].sort().join('\u0000');
-    let share = this.#shares.get(key);
-    if (share === undefined) {
-      share = await shareOf(query, partitions, this.#narrowShare);
-      this.#shares.set(key, share);
-    }
+    const share = await this.#shares.shareOf(query, partitions, this.#narrowShare);
     return share <= this.#narrowShare ? 'narrow' : 'broad';
   }
 
@@ -104,25 +99,4 @@ export function readCandidates(
     if (fulltext.switchedAfter(err)) return read();
     throw err;
   });
-}
-
-/**
- * The share of chunks whose first partition is one of `partitions`, counted no further than just
- * past `narrowShare` (a broad reader costs no more to count than a narrow one).
- */
-export async function shareOf(
-  query: Query,
-  partitions: readonly string[],
-  narrowShare: number,
-): Promise<number> {
-  const [all] = await query('MATCH (c:Chunk) RETURN count(c) AS total');
-  const total = Number(all?.total ?? 0);
-  if (total === 0) return 1;
-  const cap = Math.floor(total * narrowShare) + 1;
-  const [seen] = await query(
-    `MATCH (c:Chunk) WHERE c.acl_partition IN $partitions
-     WITH c LIMIT $cap RETURN count(c) AS seen`,
-    { partitions: [...partitions], cap: int(cap) },
-  );
-  return Number(seen?.seen ?? 0) / total;
 }

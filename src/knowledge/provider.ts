@@ -11,6 +11,7 @@ import type { Reranker } from '../llm/rerank/reranker.ts';
 import type { Logger } from '../log/logger.ts';
 import { type Access, aclParams, resolveAccess } from './acl.ts';
 import { AudienceCheck } from './audience-check.ts';
+import { ChunkShares } from './chunk-share.ts';
 import { freshnessInstant } from './freshness.ts';
 import { FulltextSearch, readCandidates } from './fulltext-search.ts';
 import {
@@ -31,7 +32,7 @@ import type { KnowledgeSettings } from './settings.ts';
 import { type CypherGenerator, runText2Cypher } from './text2cypher.ts';
 import { fitToBudget } from './token-budget.ts';
 import type { KnowledgeRequest, KnowledgeResult, RetrievalMode } from './types.ts';
-import type { VectorPlan } from './vector-plan.ts';
+import { VectorPlan } from './vector-plan.ts';
 import type { VectorSyntax } from './vector-queries.ts';
 import { VectorSearch } from './vector-search.ts';
 
@@ -91,12 +92,14 @@ export class KnowledgeProvider {
     this.#deps = deps;
     this.#runner = new ReadRunner(deps.driver, deps.settings.database);
     this.#audience = new AudienceCheck(this.#runner, deps.settings, deps.platformGroups);
+    // One count of a reader's share of the chunks picks both legs' plans.
+    const shares = new ChunkShares();
     this.#vectors = new VectorSearch(
       deps.settings.vectorSearch.maxNeighbours,
       deps.vectorSyntax,
-      deps.vectorPlan,
+      deps.vectorPlan ?? new VectorPlan({ shares }),
     );
-    this.#fulltext = deps.fulltext ?? new FulltextSearch();
+    this.#fulltext = deps.fulltext ?? new FulltextSearch({ shares });
     this.#fallback = deps.fallbackLog ?? new EmbeddingFallbackLog(deps.log);
     this.#rerank = deps.reranker
       ? { reranker: deps.reranker, fallback: new RerankFallbackLog(deps.log) }

@@ -14,7 +14,7 @@
 // (or a server that cannot filter so), the index tried again a minute later.
 import { LRUCache } from 'lru-cache';
 import { partitionsCypher } from './acl.ts';
-import { shareOf } from './fulltext-search.ts';
+import { ChunkShares } from './chunk-share.ts';
 import type { Query } from './read-runner.ts';
 import { aclKeyCypher, aclKeyOf, VECTOR_ACL_INDEX } from './vector-queries.ts';
 
@@ -22,7 +22,6 @@ import { aclKeyCypher, aclKeyOf, VECTOR_ACL_INDEX } from './vector-queries.ts';
 export const NARROW_VECTOR_SHARE = 0.2;
 const MAX_KEYS = 200;
 const KEYS_TTL_MS = 60_000;
-const SHARE_TTL_MS = 10 * 60_000;
 const RETRY_ACL_INDEX_MS = 60_000;
 
 /**
@@ -45,14 +44,18 @@ function aclIndexUnavailable(err: unknown): boolean {
 export class VectorPlan {
   readonly #narrowShare: number;
   readonly #now: () => number;
-  readonly #shares = new LRUCache<string, number>({ max: 10_000, ttl: SHARE_TTL_MS });
+  readonly #shares: ChunkShares;
   readonly #keys = new LRUCache<string, string[]>({ max: 10_000, ttl: KEYS_TTL_MS });
   #aclIndexAfter = 0;
 
-  /** `narrowShare` 0: every reader asks the broad plan (the benchmark's "before"). */
-  constructor(opts: { narrowShare?: number; now?: () => number } = {}) {
+  /**
+   * `narrowShare` 0: every reader asks the broad plan (the benchmark's "before"); `shares`: the
+   * cache of readers' shares, shared with the fulltext plan.
+   */
+  constructor(opts: { narrowShare?: number; now?: () => number; shares?: ChunkShares } = {}) {
     this.#narrowShare = opts.narrowShare ?? NARROW_VECTOR_SHARE;
     this.#now = opts.now ?? Date.now;
+    this.#shares = opts.shares ?? new ChunkShares();
   }
 
   /** The `acl_key`s to search for these partitions, or undefined: the broad plan. */
@@ -61,11 +64,7 @@ export class VectorPlan {
     if (partitions.length === 0 || partitions.length > MAX_KEYS) return undefined;
     // The set, not the order it came in (as for fulltext's plan).
     const key = [...new Set(partitions)].sort().join('\u0000');
-    let share = this.#shares.get(key);
-    if (share === undefined) {
-      share = await shareOf(query, partitions, this.#narrowShare);
-      this.#shares.set(key, share);
-    }
+    const share = await this.#shares.shareOf(query, partitions, this.#narrowShare);
     if (share > this.#narrowShare) return undefined;
     let keys = this.#keys.get(key);
     if (keys === undefined) {

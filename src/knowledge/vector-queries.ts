@@ -81,9 +81,11 @@ MATCH (c:Chunk)
 /**
  * The `k` nearest chunks, then the visible ones among them (best first, at most `limit`).
  * `fetched` is how many the index returned (fewer than `k`: it has no more), `matched` how many of
- * those the current model made, `visible` how many of those the caller may see. Scores are
- * recomputed exactly for the visible rows. `narrow` asks the ACL index for the chunks of `$keys` only;
- * the same filter runs after it.
+ * those the current model made, `visible` how many of those the caller may see. Only the `limit`
+ * best visible rows are read further (text, document, claims, and the score recomputed exactly
+ * from the stored vector): a reader who sees everything has k = 2 × limit visible rows, and
+ * reading the rest would be thrown away. `narrow` asks the ACL index for the chunks of `$keys`
+ * only; the same filter runs after it.
  */
 export function neighbourCypher(syntax: VectorSyntax, plan: VectorIndexPlan = 'broad'): string {
   return `${neighbours(syntax, plan)}
@@ -95,7 +97,13 @@ CALL (found) {
   MATCH (c)-[:PART_OF]->(d:Document)
   WHERE ${visibleCypher('c', 'd')}
   WITH c, d, score ORDER BY score DESC
-  RETURN count(*) AS visible, collect(${HIT_ROW})[0..$limit] AS hits
+  WITH collect({c: c, d: d}) AS kept
+  CALL (kept) {
+    UNWIND kept[0..$limit] AS s
+    WITH s.c AS c, s.d AS d
+    RETURN collect(${HIT_ROW}) AS hits
+  }
+  RETURN size(kept) AS visible, hits
 }
 RETURN size(found) AS fetched, size([f IN found WHERE f.c.embedding_model = $model]) AS matched,
   visible, hits`;
