@@ -1,4 +1,5 @@
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { Command } from '@langchain/langgraph';
 import type { AgentGraph, OnChunk } from './agent-graph.ts';
 
 export interface TurnUsage {
@@ -67,9 +68,11 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
     if (delta) input.onText(delta);
   };
   // The model node hands its chunks to `onChunk` itself (agent-graph.ts): LangGraph's `messages`
-  // mode would hang a callback on every model call to get them (ARCHITECTURE.md, "Turn cost").
+  // mode would hang a callback on every model call to get them. The input is a `Command` that
+  // writes the messages and goes to the model: LangGraph applies it before the first step instead
+  // of running its start node as a step of its own (ARCHITECTURE.md, "Turn cost").
   const stream = await input.graph.stream(
-    { messages: input.messages },
+    new Command({ update: { messages: input.messages }, goto: 'model' }),
     {
       streamMode: 'updates',
       signal: input.signal,

@@ -28,9 +28,15 @@ export class TurnWatchdog {
     );
   }
 
-  /** The model is expected to speak within `idleMs` from now. */
+  /**
+   * The model is expected to speak within `idleMs` from now. Called per streamed chunk, so an armed
+   * timer is restarted in place (`refresh`) rather than replaced by a new one.
+   */
   armIdle(): void {
-    clearTimeout(this.idleTimer);
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
     this.idleTimer = setTimeout(
       () =>
         this.controller.abort(
