@@ -108,6 +108,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -143,11 +144,24 @@ function functionOf(frame: CallFrame): string {
   return `${name} (${place}:${frame.lineNumber + 1})`;
 }
 
-/** Self time goes to the sampled frame: builtins such as JSON.parse count as their caller's. */
+/** A frame of an npm package or a project file (not node's own code, a builtin or wasm). */
+const isCode = (f: CallFrame) =>
+  f.url !== '' && !f.url.startsWith('node:') && !f.url.includes('wasm');
+
+/**
+ * Self time goes to the sampled frame: builtins such as JSON.parse count as their caller's.
+ * "Inclusive" counts a sample once for every module on its stack; "by caller" gives node's own
+ * code (streams, undici, timers) to the nearest package or project file calling it.
+ */
 function summarise(profile: CpuProfile, markers: Markers, top: number): string[] {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const byCaller = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, us: number) => m.set(k, (m.get(k) ?? 0) + us);
   let busy = 0;
   let idle = 0;
   let t = profile.startTime;
@@ -166,7 +180,19 @@ function summarise(profile: CpuProfile, markers: Markers, top: number): string[]
     const f = functionOf(frame);
     byFunction.set(f, (byFunction.get(f) ?? 0) + span);
     const m = moduleOf(frame);
-    byModule.set(m, (byModule.get(m) ?? 0) + span);
+    add(byModule, m, span);
+    const onStack = new Set<string>();
+    // V8's own buckets ("(garbage collector)", "(program)") have no caller to give them to.
+    const own = isCode(frame) || frame.functionName.startsWith('(');
+    let caller: string | undefined = own ? m : undefined;
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const up = nodes.get(id)?.callFrame;
+      if (!up || up.functionName === '(root)') break;
+      onStack.add(moduleOf(up));
+      if (caller === undefined && isCode(up)) caller = moduleOf(up);
+    }
+    for (const k of onStack) add(inclusive, k, span);
+    add(byCaller, caller ?? m, span);
   }
   const perTurn = (us: number) => `${(us / 1000 / markers.turns).toFixed(3)} ms`;
   const table = (title: string, rows: Map<string, number>): string[] => [
@@ -187,6 +213,8 @@ function summarise(profile: CpuProfile, markers: Markers, top: number): string[]
     `per turn: ${calls}`,
     ...table(`top ${top} by function, self time per turn and share of busy time:`, byFunction),
     ...table(`top ${top} by module, self time per turn and share of busy time:`, byModule),
+    ...table(`top ${top} by module, inclusive time per turn (modules overlap):`, inclusive),
+    ...table(`top ${top} by calling module (node's own code to its caller), per turn:`, byCaller),
   ];
 }
 
