@@ -6,6 +6,7 @@
 // (bench/web-bench.ts reports that process's event-loop delay).
 import http from 'node:http';
 import type { WebEvent, WebMessage } from '../adapters/web/web-messages.ts';
+import { takeSseEvents } from '../test/support/sse-blocks.ts';
 
 export interface PageThread {
   id: string;
@@ -89,18 +90,10 @@ export class PageClient {
         let snapshot = false;
         res.on('error', () => undefined);
         res.on('data', (d: string) => {
-          buffer += d;
-          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let type = 'message';
-            let data = '';
-            for (const line of block.split('\n')) {
-              if (line.startsWith('event: ')) type = line.slice(7);
-              else if (line.startsWith('data: ')) data += line.slice(6);
-            }
-            if (!data) continue;
-            apply(type, JSON.parse(data) as Record<string, unknown>);
+          const { events, rest } = takeSseEvents(buffer + d);
+          buffer = rest;
+          for (const { type, data } of events) {
+            apply(type, data);
             if (type === 'snapshot' && !snapshot) {
               snapshot = true;
               resolve({ id: threadId, until });

@@ -2,6 +2,7 @@
 // stream per thread (server-sent events over fetch), its snapshot, then every change applied in
 // order. Tests and the bench read what a person would see from here.
 import type { WebEvent, WebMessage, WebThread } from '../../adapters/web/transcript.ts';
+import { takeSseEvents } from './sse-blocks.ts';
 
 export interface ThreadView {
   readonly id: string;
@@ -114,18 +115,9 @@ export class WebChatClient {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        buffer += value;
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let type = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) type = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (data) apply(type, JSON.parse(data) as Record<string, unknown>);
-        }
+        const { events, rest } = takeSseEvents(buffer + value);
+        buffer = rest;
+        for (const { type, data } of events) apply(type, data);
       }
     };
     pump().catch(() => undefined);
