@@ -16,6 +16,11 @@ interface Counted {
   upTo: number;
 }
 
+/** A set of partitions as a cache key: the set, not the order it came in. */
+export function partitionSetKey(partitions: readonly string[]): string {
+  return [...new Set(partitions)].sort().join('\u0000');
+}
+
 export class ChunkShares {
   readonly #counted: LRUCache<string, Counted>;
 
@@ -28,7 +33,7 @@ export class ChunkShares {
    * `upTo`). A share counted before is reused when it answers the same question.
    */
   async shareOf(query: Query, partitions: readonly string[], upTo: number): Promise<number> {
-    const key = [...new Set(partitions)].sort().join('\u0000');
+    const key = partitionSetKey(partitions);
     const known = this.#counted.get(key);
     if (known && (known.share <= known.upTo || known.upTo >= upTo)) return known.share;
     const share = await countShare(query, partitions, upTo);

@@ -14,7 +14,7 @@
 // (or a server that cannot filter so), the index tried again a minute later.
 import { LRUCache } from 'lru-cache';
 import { partitionsCypher } from './acl.ts';
-import { ChunkShares } from './chunk-share.ts';
+import { ChunkShares, partitionSetKey } from './chunk-share.ts';
 import type { Query } from './read-runner.ts';
 import { aclKeyCypher, aclKeyOf, VECTOR_ACL_INDEX } from './vector-queries.ts';
 
@@ -62,8 +62,7 @@ export class VectorPlan {
   async keysFor(query: Query, partitions: readonly string[]): Promise<string[] | undefined> {
     if (this.#narrowShare <= 0 || this.#now() < this.#aclIndexAfter) return undefined;
     if (partitions.length === 0 || partitions.length > MAX_KEYS) return undefined;
-    // The set, not the order it came in (as for fulltext's plan).
-    const key = [...new Set(partitions)].sort().join('\u0000');
+    const key = partitionSetKey(partitions);
     const share = await this.#shares.shareOf(query, partitions, this.#narrowShare);
     if (share > this.#narrowShare) return undefined;
     let keys = this.#keys.get(key);
